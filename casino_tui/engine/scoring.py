@@ -1,0 +1,247 @@
+"""Round scoring (RULES.md section 5), count-out order (6.3) and claim credit (6.4)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .cards import ACE, DIAMONDS, JACK, SPADES, SUITS, Card, make_card, rank_of, suit_of
+
+if TYPE_CHECKING:
+    from .rules import Rules
+
+KNOWN_ITEMS = frozenset({
+    "cards", "most_S", "most_H", "most_D", "most_C", "big_casino", "little_casino", "aces",
+    "ace_S", "ace_H", "ace_D", "ace_C", "sweeps", "last_capture", "spade_cards", "all_eleven",
+    "seven_of_diamonds", "quartets",
+})
+
+ITEM_LABELS = {
+    "cards": "Most cards", "most_S": "Most spades", "most_H": "Most hearts",
+    "most_D": "Most diamonds", "most_C": "Most clubs", "big_casino": "Big Casino (10♦)",
+    "little_casino": "Little Casino", "aces": "Aces", "sweeps": "Sweeps",
+    "last_capture": "Last capture", "spade_cards": "Spade cards", "all_eleven": "All eleven bonus",
+    "seven_of_diamonds": "Seven of diamonds", "quartets": "Quartets (7s, 6s, aces)",
+    "penalties": "Build-duty penalties",
+}
+
+SEVEN_OF_DIAMONDS = make_card(6, DIAMONDS)
+JACK_OF_SPADES = make_card(JACK, SPADES)
+ACE_OF_SPADES = make_card(ACE, SPADES)
+
+
+@dataclass
+class SideScore:
+    """One side's points for a round: item -> points, and what it counted."""
+
+    items: dict[str, int] = field(default_factory=dict)
+    cards: int = 0
+    suit_counts: tuple[int, int, int, int] = (0, 0, 0, 0)
+    all_eleven: bool = False
+
+    @property
+    def total(self) -> int:
+        return sum(self.items.values())
+
+
+def _count_out_items(rules: Rules) -> list[str]:
+    return list(rules.count_out_order)
+
+
+def majority_winner(counts: Sequence[int], rules: Rules, deck_total: int) -> int | None:
+    """Index of the side that scores a "most" item, or None (ties score nothing)."""
+    if not counts:
+        return None
+    top = max(counts)
+    leaders = [i for i, c in enumerate(counts) if c == top]
+    if len(leaders) != 1 or top == 0:
+        return None
+    if rules.majority_rule == "absolute_majority" and top < deck_total // 2 + 1:
+        return None
+    return leaders[0]
+
+
+def spade_card_points(rules: Rules, cards: Sequence[Card]) -> int:
+    mode = rules.spade_scoring
+    pts = 0
+    for c in cards:
+        if suit_of(c) != SPADES:
+            continue
+        if mode == "pagat24" or mode == "seed002_25":
+            pts += 2 if c == JACK_OF_SPADES else 1
+        elif mode == "hoyle26":
+            pts += 2 if c in (JACK_OF_SPADES, ACE_OF_SPADES, make_card(1, SPADES)) else 1
+    return pts
+
+
+def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence[Sequence[Card]],
+                sweeps: Sequence[int], last_capturer: int | None,
+                skip_immediate: bool = False) -> list[SideScore]:
+    """Points of each side for a finished round.
+
+    ``skip_immediate``: leave out items already added to the game score as they were taken
+    (``score_timing`` other than ``end_of_round``).
+    """
+    deck = rules.deck_cards
+    pooled: list[list[Card]] = [[c for s in side for c in captured[s]] for side in sides]
+    side_sweeps = [sum(sweeps[s] for s in side) for side in sides]
+    if rules.sweeps_cancel and side_sweeps:
+        low = min(side_sweeps)
+        side_sweeps = [s - low for s in side_sweeps]
+    out: list[SideScore] = []
+    for cards in pooled:
+        counts = [0, 0, 0, 0]
+        for c in cards:
+            counts[suit_of(c)] += 1
+        out.append(SideScore(cards=len(cards), suit_counts=(counts[0], counts[1], counts[2],
+                                                             counts[3])))
+    n_cards = [s.cards for s in out]
+    timing = rules.score_timing if skip_immediate else "end_of_round"
+    sweeps_now = timing == "end_of_round"
+    cards_now = timing != "all_immediate"
+
+    if rules.diamond_scoring:
+        w = majority_winner(n_cards, rules, len(deck))
+        if w is not None:
+            out[w].items["cards"] = 1
+        n_d = sum(1 for c in deck if suit_of(c) == DIAMONDS)
+        w = majority_winner([s.suit_counts[DIAMONDS] for s in out], rules, n_d)
+        if w is not None:
+            out[w].items["most_D"] = 1
+        for i, cards in enumerate(pooled):
+            if SEVEN_OF_DIAMONDS in cards:
+                out[i].items["seven_of_diamonds"] = 1
+            ranks = [rank_of(c) for c in cards]
+            q = sum(2 for r in (6, 5, ACE) if ranks.count(r) == 4)
+            if q:
+                out[i].items["quartets"] = q
+            if sweeps_now and side_sweeps[i] * rules.sweep_points:
+                out[i].items["sweeps"] = side_sweeps[i] * rules.sweep_points
+        return out
+
+    # most cards (with the Portuguese tie break)
+    w = majority_winner(n_cards, rules, len(deck))
+    if w is None and rules.cards_tie_break == "most_spades" and n_cards:
+        top = max(n_cards)
+        tied = [i for i, c in enumerate(n_cards) if c == top]
+        if len(tied) > 1:
+            sp = [out[i].suit_counts[SPADES] for i in tied]
+            best = max(sp)
+            if sp.count(best) == 1:
+                w = tied[sp.index(best)]
+    if w is not None and rules.cards_points:
+        out[w].items["cards"] = rules.cards_points
+    # most of the majority suit (pagat24 replaces it with per-spade points)
+    suit = rules.majority_suit_index
+    if rules.spade_scoring != "pagat24" and rules.majority_suit_points:
+        n_suit = sum(1 for c in deck if suit_of(c) == suit)
+        w = majority_winner([s.suit_counts[suit] for s in out], rules, n_suit)
+        if w is not None:
+            out[w].items["most_" + SUITS[suit]] = rules.majority_suit_points
+    for i, cards in enumerate(pooled):
+        items = out[i].items
+        if cards_now:
+            if rules.big_casino in cards and rules.big_casino_points:
+                items["big_casino"] = rules.big_casino_points
+            if (rules.little_casino in cards and rules.little_casino_points
+                    and rules.spade_scoring != "hoyle26"):
+                items["little_casino"] = rules.little_casino_points
+            aces = sum(1 for c in cards if rank_of(c) == ACE)
+            if aces and rules.ace_points:
+                items["aces"] = aces * rules.ace_points
+            if rules.spade_scoring != "none":
+                spade_pts = spade_card_points(rules, cards)
+                if spade_pts:
+                    items["spade_cards"] = spade_pts
+        if sweeps_now and side_sweeps[i] and rules.sweep_points:
+            items["sweeps"] = side_sweeps[i] * rules.sweep_points
+    if rules.last_capture_points and last_capturer is not None:
+        for i, side in enumerate(sides):
+            if last_capturer in side:
+                out[i].items["last_capture"] = rules.last_capture_points
+    # all eleven: one side took every base item (sweeps excluded)
+    for i, cards in enumerate(pooled):
+        items = out[i].items
+        aces = sum(1 for c in cards if rank_of(c) == ACE)
+        if ("cards" in items and "most_S" in items and rules.big_casino in cards
+                and rules.little_casino in cards and aces == 4):
+            out[i].all_eleven = True
+            if rules.all_eleven_rule == "bonus_point":
+                items["all_eleven"] = 1
+    return out
+
+
+def immediate_points(rules: Rules, cards: Sequence[Card]) -> dict[str, int]:
+    """Points scored the moment ``cards`` are captured under ``score_timing=all_immediate``."""
+    items: dict[str, int] = {}
+    if rules.score_timing != "all_immediate" or rules.diamond_scoring:
+        return items
+    if rules.big_casino in cards and rules.big_casino_points:
+        items["big_casino"] = rules.big_casino_points
+    if (rules.little_casino in cards and rules.little_casino_points
+            and rules.spade_scoring != "hoyle26"):
+        items["little_casino"] = rules.little_casino_points
+    aces = sum(1 for c in cards if rank_of(c) == ACE)
+    if aces and rules.ace_points:
+        items["aces"] = aces * rules.ace_points
+    if rules.spade_scoring != "none":
+        sp = spade_card_points(rules, cards)
+        if sp:
+            items["spade_cards"] = sp
+    return items
+
+
+def count_out_sequence(rules: Rules, score: SideScore, cards: Sequence[Card]) -> list[tuple[str,
+                                                                                           int]]:
+    """A side's round points split into count-out steps, in ``count_out_order`` (6.3, D-GE-2)."""
+    order = list(rules.count_out_order)
+    items = dict(score.items)
+    steps: list[tuple[str, int]] = []
+    # spade-card points go right after most_S; last capture just before sweeps (D-GE-2)
+    if "spade_cards" not in order:
+        pos = order.index("most_S") + 1 if "most_S" in order else len(order)
+        order.insert(pos, "spade_cards")
+    if "last_capture" not in order:
+        pos = order.index("sweeps") if "sweeps" in order else len(order)
+        order.insert(pos, "last_capture")
+    aces_split = any(x.startswith("ace_") for x in order)
+    for item in order:
+        if item.startswith("ace_"):
+            suit = SUITS.index(item[-1])
+            if make_card(ACE, suit) in cards and "aces" in items and rules.ace_points:
+                steps.append((item, rules.ace_points))
+        elif item in items:
+            steps.append((item, items.pop(item)))
+    if aces_split:
+        items.pop("aces", None)
+    steps.extend(sorted(items.items()))  # anything else counts last
+    return steps
+
+
+def claim_credit(rules: Rules, cards: Sequence[Card], sweeps: int) -> dict[str, int]:
+    """Points a claimant's side has certainly won so far (6.4, D-GE-4)."""
+    deck = rules.deck_cards
+    items: dict[str, int] = {}
+    if len(cards) >= len(deck) // 2 + 1 and rules.cards_points:
+        items["cards"] = rules.cards_points
+    suit = rules.majority_suit_index
+    n_suit = sum(1 for c in deck if suit_of(c) == suit)
+    if (rules.spade_scoring != "pagat24" and rules.majority_suit_points
+            and sum(1 for c in cards if suit_of(c) == suit) >= n_suit // 2 + 1):
+        items["most_" + SUITS[suit]] = rules.majority_suit_points
+    if rules.big_casino in cards and rules.big_casino_points:
+        items["big_casino"] = rules.big_casino_points
+    if (rules.little_casino in cards and rules.little_casino_points
+            and rules.spade_scoring != "hoyle26"):
+        items["little_casino"] = rules.little_casino_points
+    aces = sum(1 for c in cards if rank_of(c) == ACE)
+    if aces and rules.ace_points:
+        items["aces"] = aces * rules.ace_points
+    if rules.spade_scoring != "none":
+        sp = spade_card_points(rules, cards)
+        if sp:
+            items["spade_cards"] = sp
+    if sweeps and rules.sweep_points:
+        items["sweeps"] = sweeps * rules.sweep_points
+    return items
