@@ -61,9 +61,9 @@ def canonical_table(table: Iterable[Pile]) -> list[Pile]:
 
 
 class TableSums:
-    """Subset sums of a sorted run of loose cards, and what derives from them (cached)."""
+    """Subset sums of a sorted run of loose cards, and their disjoint unions (cached)."""
 
-    __slots__ = ("_build_moves", "_caps", "builds", "n", "sums", "unions")
+    __slots__ = ("n", "sums", "unions")
 
     def __init__(self, values: Sequence[tuple[int, ...]], maxv: int) -> None:
         entries: list[tuple[int, int]] = [(0, 0)]
@@ -91,9 +91,6 @@ class TableSums:
         self.n = len(values)
         self.sums = sums
         self.unions: dict[object, frozenset[int]] = {}
-        self.builds: dict[tuple[int, int, bool], list[tuple[int, bool]]] = {}
-        self._caps: dict[int, list[tuple[int, ...]]] = {}
-        self._build_moves: dict[tuple[int, int, bool], list[tuple[tuple[int, ...], bool]]] = {}
 
     def loose_unions(self, v: int) -> frozenset[int]:
         """Nonempty disjoint unions of the loose groups totalling v."""
@@ -103,20 +100,8 @@ class TableSums:
             self.unions[v] = u
         return u
 
-    def caps(self, v: int) -> list[tuple[int, ...]]:
-        """Capture pile tuples for a card worth exactly v (loose cards only), in order."""
-        c = self._caps.get(v)
-        if c is None:
-            c = [mask_tuple(m) for m in sorted(self.loose_unions(v), key=_mask_order)]
-            self._caps[v] = c
-        return c
-
     def loose_builds(self, hv: int, v: int, table_only: bool) -> list[tuple[int, bool]]:
         """Builds of value v by a hand card worth hv using loose cards only: (mask, single)."""
-        key = (hv, v, table_only)
-        res = self.builds.get(key)
-        if res is not None:
-            return res
         hgroups: list[int] = [0] if hv == v else list(self.sums.get(v - hv, ()))
         others = self.loose_unions(v) if table_only else frozenset()
         found: dict[int, bool] = {}
@@ -126,22 +111,13 @@ class TableSums:
             for u in others:
                 if not hg & u:
                     found.setdefault(hg | u, False)
-        res = sorted(found.items())
-        self.builds[key] = res
-        return res
-
-    def build_moves(self, hv: int, v: int, table_only: bool) -> list[tuple[tuple[int, ...], bool]]:
-        """``loose_builds`` as (pile tuple, single), in display order."""
-        key = (hv, v, table_only)
-        res = self._build_moves.get(key)
-        if res is None:
-            res = sorted(((mask_tuple(m), single) for m, single in
-                          self.loose_builds(hv, v, table_only)), key=lambda t: (len(t[0]), t[0]))
-            self._build_moves[key] = res
-        return res
+        return sorted(found.items())
 
 
-def _sums_for(rules: Rules, table: Sequence[Pile], n_loose: int) -> TableSums:
+EMPTY_SUMS = TableSums([], 0)
+
+
+def sums_for(rules: Rules, table: Sequence[Pile], n_loose: int) -> TableSums:
     cache = rules.sums_cache
     key = tuple(map(rules.card_class.__getitem__, table[:n_loose]))  # type: ignore[arg-type]
     ts = cache.get(key)
@@ -185,7 +161,7 @@ def table_info(rules: Rules, table: Sequence[Pile]) -> TableInfo:
         else:
             builds.append((1 << i, p.value, p.single, p.court, p.owner, len(p.cards)))
     n = len(table)
-    return TableInfo(table, n, (1 << n) - 1, n_loose, _sums_for(rules, table, n_loose), builds)
+    return TableInfo(table, n, (1 << n) - 1, n_loose, sums_for(rules, table, n_loose), builds)
 
 
 # ------------------------------------------------------------------------------ captures
@@ -271,7 +247,7 @@ class BuildCandidate:
     court: bool = False
 
 
-def _holder_values(rules: Rules, hand: Sequence[Card], hi: int) -> set[int]:
+def holder_values(rules: Rules, hand: Sequence[Card], hi: int) -> set[int]:
     cv = rules.capturer_values
     holders: set[int] = set()
     for j, c in enumerate(hand):
@@ -289,9 +265,9 @@ def raw_build_candidates(rules: Rules, info: TableInfo, hand: Sequence[Card], hi
     comp = rules.table_values[h]
     if not comp:
         if rules.court_builds != "none" and not rules.courts_are_numeric:
-            return _court_build_candidates(rules, info, hand, hi)
+            return court_build_candidates(rules, info, hand, hi)
         return []
-    holders = _holder_values(rules, hand, hi)
+    holders = holder_values(rules, hand, hi)
     if not holders:
         return []
     ts = info.ts
@@ -352,7 +328,7 @@ def raw_build_candidates(rules: Rules, info: TableInfo, hand: Sequence[Card], hi
     return list(out.values())
 
 
-def _court_build_candidates(rules: Rules, info: TableInfo, hand: Sequence[Card],
+def court_build_candidates(rules: Rules, info: TableInfo, hand: Sequence[Card],
                             hi: int) -> list[BuildCandidate]:
     """Natural builds of one court rank (2.4.6); the builder must hold another of the rank."""
     h = hand[hi]
@@ -498,55 +474,54 @@ def trail_allowed(ctx: Context, hi: int) -> tuple[bool, str]:
     return True, ""
 
 
-def captures_for_card(ctx: Context, hi: int) -> list[int]:
-    """Legal capture masks for hand[hi], all filters applied except compulsory capture."""
-    rules = ctx.rules
-    raw = raw_capture_masks(rules, ctx.info, ctx.hand[hi])
-    if not raw:
-        return []
+def filter_captures(ctx: Context, hi: int, raw: AbstractSet[int]) -> list[int]:
+    """Apply the owner filters and ``capture_extent`` to raw capture sets; sorted."""
     if ctx.owned:
         raw = {m for m in raw if capture_allowed(ctx, hi, m)}
-    if rules.capture_extent == "inclusion_maximal" and len(raw) > 1:
+    if ctx.rules.capture_extent == "inclusion_maximal" and len(raw) > 1:
         raw = {m for m in raw if not any(o != m and o & m == m for o in raw)}
-    return sorted(raw, key=_mask_order)
+    return sorted(raw, key=mask_order)
 
 
-def _mask_order(m: int) -> tuple[int, tuple[int, ...]]:
-    return (m.bit_count(), mask_tuple(m))
+def captures_for_card(ctx: Context, hi: int) -> list[int]:
+    """Legal capture masks for hand[hi], all filters applied except compulsory capture."""
+    return filter_captures(ctx, hi, raw_capture_masks(ctx.rules, ctx.info, ctx.hand[hi]))
+
+
+def mask_order(m: int) -> int:
+    """Sort key of the canonical move order: fewer piles first, then the lower mask."""
+    return (m.bit_count() << 64) | m
 
 
 # ------------------------------------------------------------------------------ generator
 def generate(rules: Rules, table: Sequence[Pile], hand: Sequence[Card], mover: int) -> list[Move]:
-    """All legal card plays (trail, capture, build) for ``mover`` holding ``hand``.
+    """Reference generator: every legal card play for ``mover``, straight from RULES.md 2.6.
 
+    The engine uses :func:`casino_tui.engine.fastgen.generate`, which caches the candidates per
+    table shape and must return exactly this list (tests compare the two).
     ``table`` must be in canonical order (the engine's own tables always are).
     """
-    n = len(table)
-    if rules.simple_filters and (not n or not isinstance(table[-1], Build)):
-        return _generate_no_builds(rules, table, hand)
-    info = table_info(rules, table)
-    if rules.simple_filters and not any(b[4] == mover for b in info.builds):
-        return _generate_fast(rules, info, hand)
-    ctx = make_context(rules, table, hand, mover, info)
-    any_capture = False
-    capturing_cards: set[int] = set()
+    ctx = make_context(rules, table, hand, mover)
     per_card: list[tuple[list[Move], list[Move], Move | None]] = []
     for hi, card in enumerate(hand):
         caps = [Move("capture", card, mask_tuple(m)) for m in captures_for_card(ctx, hi)]
-        if caps:
-            any_capture = True
-            capturing_cards.add(card)
         blds: list[Move] = []
-        for cand in raw_build_candidates(rules, info, hand, hi, mover):
-            ok, _ = build_allowed(ctx, hi, cand)
-            if ok:
+        for cand in raw_build_candidates(rules, ctx.info, hand, hi, mover):
+            if build_allowed(ctx, hi, cand)[0]:
                 blds.append(Move("build", card, mask_tuple(cand.mask), cand.value, cand.single,
                                  cand.court))
         blds.sort(key=_build_order)
         ok, _ = trail_allowed(ctx, hi)
         per_card.append((caps, blds, Move("trail", card) if ok else None))
+    return assemble(rules, per_card, hand)
+
+
+def assemble(rules: Rules, per_card: list[tuple[list[Move], list[Move], Move | None]],
+             hand: Sequence[Card]) -> list[Move]:
+    """Join each card's captures, builds and trail; apply compulsory capture and the fallback
+    (RULES.md 2.6 steps 4 and 5)."""
     comp = rules.compulsory_capture
-    strict = comp == "strict" and any_capture
+    strict = comp == "strict" and any(caps for caps, _b, _t in per_card)
     moves: list[Move] = []
     for caps, blds, trail in per_card:
         moves.extend(caps)
@@ -554,107 +529,19 @@ def generate(rules: Rules, table: Sequence[Pile], hand: Sequence[Card], mover: i
             continue
         moves.extend(blds)
         if trail is not None:
-            if comp == "no_trail_of_capturing_card" and trail.card in capturing_cards:
+            if comp == "no_trail_of_capturing_card" and caps:
                 continue
             moves.append(trail)
-    if not moves:  # fallback (only possible with the retain rule off): every trail is legal
+    if not moves:  # only possible with the retain rule off: every trail is legal
         moves = [Move("trail", c) for c in hand]
     return moves
 
 
-def _generate_no_builds(rules: Rules, table: Sequence[Pile], hand: Sequence[Card]) -> list[Move]:
-    """The hot path: no build on the table and no option that filters moves one by one."""
-    n = len(table)
-    ts = _sums_for(rules, table, n)
-    pv = rules.plain_value
-    cv = rules.capturer_values
-    tv = rules.table_values
-    moves: list[Move] = []
-    info: TableInfo | None = None
-    building = rules.building and n
-    table_only = rules.table_only_groups_in_builds
-    hvals = [cv[c] for c in hand] if building else []
-    for hi, card in enumerate(hand):
-        if n:
-            v = pv[card]
-            if v is not None:
-                for pt in ts.caps(v):
-                    moves.append(Move("capture", card, pt))
-            else:
-                if info is None:
-                    info = TableInfo(table, n, (1 << n) - 1, n, ts, [])
-                caps = raw_capture_masks(rules, info, card)
-                moves.extend([Move("capture", card, mask_tuple(m))
-                              for m in sorted(caps, key=_mask_order)])
-        if building:
-            comp = tv[card]
-            if len(comp) == 1:
-                hv = comp[0]
-                holders: set[int] = set()
-                for j, hvs in enumerate(hvals):
-                    if j != hi:
-                        holders.update(hvs)
-                for v in sorted(holders):
-                    if v >= hv:
-                        for pt, single in ts.build_moves(hv, v, table_only):
-                            moves.append(Move("build", card, pt, v, single))
-            elif comp or rules.court_builds != "none":
-                if info is None:
-                    info = TableInfo(table, n, (1 << n) - 1, n, ts, [])
-                cands = raw_build_candidates(rules, info, hand, hi, -1)
-                cands.sort(key=lambda c: (c.value, c.mask.bit_count(), mask_tuple(c.mask)))
-                moves.extend([Move("build", card, mask_tuple(c.mask), c.value, c.single, c.court)
-                              for c in cands])
-        moves.append(Move("trail", card))
-    return moves
-
-
-def _build_order(m: Move) -> tuple[int, int, tuple[int, ...]]:
-    return (m.value or 0, len(m.piles), m.piles)
-
-
-def _generate_fast(rules: Rules, info: TableInfo, hand: Sequence[Card]) -> list[Move]:
-    """The common case: the mover owns no build and no option needs per-move filtering."""
-    moves: list[Move] = []
-    n = info.n
-    ts = info.ts
-    cv = rules.capturer_values
-    tv = rules.table_values
-    low = rules.low_values
-    building = rules.building and n
-    for hi, card in enumerate(hand):
-        if n:
-            vals = cv[card]
-            if len(vals) == 1 and not info.builds and vals[0] == low[card]:
-                caps: AbstractSet[int] = ts.loose_unions(vals[0])
-                if card == rules.table_clearer:
-                    caps = caps | {info.full}
-            else:
-                caps = raw_capture_masks(rules, info, card)
-            if caps:
-                if len(caps) == 1:
-                    for m in caps:
-                        moves.append(Move("capture", card, mask_tuple(m)))
-                else:
-                    moves.extend([Move("capture", card, mask_tuple(m))
-                                  for m in sorted(caps, key=_mask_order)])
-        if building:
-            comp = tv[card]
-            if comp and not info.builds and len(comp) == 1:
-                hv = comp[0]
-                holders = _holder_values(rules, hand, hi)
-                for v in sorted(holders):
-                    if v < hv:
-                        continue
-                    for mask, single in ts.loose_builds(hv, v, rules.table_only_groups_in_builds):
-                        moves.append(Move("build", card, mask_tuple(mask), v, single))
-            elif comp or rules.court_builds != "none":
-                cands = raw_build_candidates(rules, info, hand, hi, -1)
-                cands.sort(key=lambda c: (c.value, c.mask.bit_count(), mask_tuple(c.mask)))
-                moves.extend([Move("build", card, mask_tuple(c.mask), c.value, c.single, c.court)
-                              for c in cands])
-        moves.append(Move("trail", card))
-    return moves
+def _build_order(m: Move) -> tuple[int, int]:
+    mask = 0
+    for p in m.piles:
+        mask |= 1 << p
+    return (m.value or 0, mask_order(mask))
 
 
 # ------------------------------------------------------------------------------ checks

@@ -7,7 +7,6 @@ was generated for. :mod:`casino_tui.engine.notation` writes and reads moves by t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from .cards import RANKS, Card, card_str, cards_str
@@ -15,12 +14,12 @@ from .cards import RANKS, Card, card_str, cards_str
 MoveKind = Literal["trail", "capture", "build", "pluck", "pass", "claim"]
 
 
-@dataclass(frozen=True, slots=True)
-class Build:
+class Build(NamedTuple):
     """A build on the table: its cards, announced value, kind and owner (a seat).
 
     ``court`` builds (variants with court builds) have the court rank's number as ``value``
-    (11 J, 12 Q, 13 K) and can be taken only by a card of that rank.
+    (11 J, 12 Q, 13 K) and can be taken only by a card of that rank. Immutable (a NamedTuple:
+    cheap to create, which matters in search).
     """
 
     cards: tuple[Card, ...]

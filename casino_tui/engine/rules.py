@@ -15,11 +15,8 @@ from typing import Any, Literal
 from .cards import (
     ACE,
     JACK,
-    LITTLE_CASINO_CLUBS,
-    LITTLE_CASINO_SPADES,
     SUITS,
     deck_cards,
-    make_card,
     parse_card,
     rank_of,
 )
@@ -235,6 +232,24 @@ class Rules:
         return {}
 
     @cached_property
+    def suit_totals(self) -> tuple[int, int, int, int]:
+        """Cards of each suit in the deck."""
+        t = [0, 0, 0, 0]
+        for c in self.deck_cards:
+            t[c & 3] += 1
+        return (t[0], t[1], t[2], t[3])
+
+    @cached_property
+    def deal_orders(self) -> dict:
+        """Cache of deal orders keyed by (players, dealer, first deal, hand size)."""
+        return {}
+
+    @cached_property
+    def moves_cache(self) -> dict:
+        """Per-rules cache of :class:`~casino_tui.engine.fastgen.TableMoves`."""
+        return {}
+
+    @cached_property
     def class_values(self) -> tuple[tuple[int, ...], ...]:
         """Table values of each card class (inverse of ``card_class``)."""
         out: dict[int, tuple[int, ...]] = {}
@@ -259,6 +274,29 @@ class Rules:
                 and self.same_value_builds == "allowed" and self.max_builds_per_player is None)
 
     @cached_property
+    def hot_path(self) -> bool:
+        """True when :func:`casino_tui.engine._hot.hot_generate` may serve these rules."""
+        return (self.simple_filters and not self.single_build_as_card
+                and self.court_builds == "none"
+                and (self.court_capture == "one" or self.courts_are_numeric))
+
+    @cached_property
+    def hot_owner_rules(self) -> bool:
+        """The default owner obligations, which ``_hot`` applies itself."""
+        return (self.owner_restriction == "variant1" and self.owner_must_keep_capture_card is True
+                and self.raise_own_build and self.ownership == "last_to_add")
+
+    @cached_property
+    def hot_pv(self) -> list[int]:
+        """Single plain capture value per card, 0 if none or several (for ``_hot``)."""
+        return [v or 0 for v in self.plain_value]
+
+    @cached_property
+    def hot_tv1(self) -> list[int]:
+        """Single table value per card: 0 if none, -1 if several (for ``_hot``)."""
+        return [(-1 if len(v) > 1 else v[0]) if v else 0 for v in self.table_values]
+
+    @cached_property
     def courts_are_numeric(self) -> bool:
         return self.court_values == "royal"
 
@@ -267,12 +305,20 @@ class Rules:
         """Player counts this rule set supports (the deal must come out even)."""
         return supported_player_counts(self)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle the options only, never the derived tables and caches
+        return (_rules_from_state, (self.options(), self.preset_name))
+
     def describe(self) -> str:
         return PRESET_DESCRIPTIONS.get(self.preset_name, self.preset_name)
 
     def __str__(self) -> str:  # pragma: no cover - convenience
         ov = self.overrides()
         return self.preset_name + (f" {json.dumps(ov)}" if ov else "")
+
+
+def _rules_from_state(options: dict[str, Any], preset_name: str) -> Rules:
+    return Rules.from_options(options, preset_name=preset_name)
 
 
 # ------------------------------------------------------------------------ validation
@@ -482,7 +528,7 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "casino_a_la_tire_seed000": "Casino à la tire: French rules with a draw after every play.",
     "royal_cassino": "Royal Cassino: J 11, Q 12, K 13, aces 1 or 14; no sweep points.",
     "buckeye_cassino": "Buckeye: Royal Cassino where the ten of diamonds is 10 or 11.",
-    "california_cassino": "California: courts pair in any number, no sweeps, each player deals twice.",
+    "california_cassino": "California: courts pair in any number; no sweeps; everyone deals twice.",
     "portuguese_cassino": "Portuguese: game to 31; a 26-26 card tie goes to most spades.",
     "diamond_cassino": "Diamond Cassino: 40 cards, 3 each; diamonds, 7D and quartets score.",
     "pluck_cassino": "Pluck: once a deal, pluck a non-point card from the table.",

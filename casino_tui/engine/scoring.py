@@ -49,6 +49,15 @@ def _count_out_items(rules: Rules) -> list[str]:
     return list(rules.count_out_order)
 
 
+def count_aces(cards: Sequence[Card]) -> int:
+    """Aces among ``cards`` (an ace is rank 0, so its card number is below 4)."""
+    n = 0
+    for c in cards:
+        if c < 4:
+            n += 1
+    return n
+
+
 def majority_winner(counts: Sequence[int], rules: Rules, deck_total: int) -> int | None:
     """Index of the side that scores a "most" item, or None (ties score nothing)."""
     if not counts:
@@ -93,7 +102,7 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
     for cards in pooled:
         counts = [0, 0, 0, 0]
         for c in cards:
-            counts[suit_of(c)] += 1
+            counts[c & 3] += 1
         out.append(SideScore(cards=len(cards), suit_counts=(counts[0], counts[1], counts[2],
                                                              counts[3])))
     n_cards = [s.cards for s in out]
@@ -105,7 +114,7 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
         w = majority_winner(n_cards, rules, len(deck))
         if w is not None:
             out[w].items["cards"] = 1
-        n_d = sum(1 for c in deck if suit_of(c) == DIAMONDS)
+        n_d = rules.suit_totals[DIAMONDS]
         w = majority_winner([s.suit_counts[DIAMONDS] for s in out], rules, n_d)
         if w is not None:
             out[w].items["most_D"] = 1
@@ -135,7 +144,7 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
     # most of the majority suit (pagat24 replaces it with per-spade points)
     suit = rules.majority_suit_index
     if rules.spade_scoring != "pagat24" and rules.majority_suit_points:
-        n_suit = sum(1 for c in deck if suit_of(c) == suit)
+        n_suit = rules.suit_totals[suit]
         w = majority_winner([s.suit_counts[suit] for s in out], rules, n_suit)
         if w is not None:
             out[w].items["most_" + SUITS[suit]] = rules.majority_suit_points
@@ -147,7 +156,7 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
             if (rules.little_casino in cards and rules.little_casino_points
                     and rules.spade_scoring != "hoyle26"):
                 items["little_casino"] = rules.little_casino_points
-            aces = sum(1 for c in cards if rank_of(c) == ACE)
+            aces = count_aces(cards)
             if aces and rules.ace_points:
                 items["aces"] = aces * rules.ace_points
             if rules.spade_scoring != "none":
@@ -163,7 +172,7 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
     # all eleven: one side took every base item (sweeps excluded)
     for i, cards in enumerate(pooled):
         items = out[i].items
-        aces = sum(1 for c in cards if rank_of(c) == ACE)
+        aces = count_aces(cards)
         if ("cards" in items and "most_S" in items and rules.big_casino in cards
                 and rules.little_casino in cards and aces == 4):
             out[i].all_eleven = True
@@ -182,7 +191,7 @@ def immediate_points(rules: Rules, cards: Sequence[Card]) -> dict[str, int]:
     if (rules.little_casino in cards and rules.little_casino_points
             and rules.spade_scoring != "hoyle26"):
         items["little_casino"] = rules.little_casino_points
-    aces = sum(1 for c in cards if rank_of(c) == ACE)
+    aces = count_aces(cards)
     if aces and rules.ace_points:
         items["aces"] = aces * rules.ace_points
     if rules.spade_scoring != "none":
@@ -226,7 +235,7 @@ def claim_credit(rules: Rules, cards: Sequence[Card], sweeps: int) -> dict[str, 
     if len(cards) >= len(deck) // 2 + 1 and rules.cards_points:
         items["cards"] = rules.cards_points
     suit = rules.majority_suit_index
-    n_suit = sum(1 for c in deck if suit_of(c) == suit)
+    n_suit = rules.suit_totals[suit]
     if (rules.spade_scoring != "pagat24" and rules.majority_suit_points
             and sum(1 for c in cards if suit_of(c) == suit) >= n_suit // 2 + 1):
         items["most_" + SUITS[suit]] = rules.majority_suit_points
@@ -235,7 +244,7 @@ def claim_credit(rules: Rules, cards: Sequence[Card], sweeps: int) -> dict[str, 
     if (rules.little_casino in cards and rules.little_casino_points
             and rules.spade_scoring != "hoyle26"):
         items["little_casino"] = rules.little_casino_points
-    aces = sum(1 for c in cards if rank_of(c) == ACE)
+    aces = count_aces(cards)
     if aces and rules.ace_points:
         items["aces"] = aces * rules.ace_points
     if rules.spade_scoring != "none":

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from enum import Enum
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-from . import movegen
+from . import fastgen, movegen
+from ._hotpath import hot
 from .cards import RANKS, Card, card_str, cards_str, rank_of
 from .errors import IllegalMoveError, StateError
 from .moves import Build, Move, Pile, pile_cards
@@ -27,30 +28,41 @@ from .scoring import (
 )
 
 
-class Phase(str, Enum):
+class Phase(StrEnum):
     PLAY = "play"  # current_player plays a card (or plucks / claims where the rules allow)
     PLUCK = "pluck"  # current_player just played and may pluck (Pluck Cassino) or pass
     ROUND_OVER = "round_over"  # scored; call next_round()
     GAME_OVER = "game_over"
 
 
-@dataclass
+_NO_CARDS: list[Card] = []  # shared empty defaults; MoveEvent replaces them, never mutates
+_NO_ITEMS: dict[int, dict[str, int]] = {}
+
+
 class MoveEvent:
     """What one applied move did (for logs, animations and tests)."""
 
-    seat: int
-    move: Move
-    captured: list[Card] = field(default_factory=list)
-    sweep: bool = False
-    build: Build | None = None
-    drew: Card | None = None
-    penalty: bool = False
-    immediate: dict[int, dict[str, int]] = field(default_factory=dict)  # side -> items
-    redeal: bool = False
-    round_over: bool = False
-    game_over: bool = False
-    claim_credit: dict[str, int] | None = None
-    claim_won: bool | None = None
+    __slots__ = ("build", "captured", "claim_credit", "claim_won", "drew", "game_over",
+                 "immediate", "move", "penalty", "redeal", "round_over", "seat", "sweep")
+
+    def __init__(self, seat: int, move: Move) -> None:
+        self.seat = seat
+        self.move = move
+        self.captured: list[Card] = _NO_CARDS
+        self.sweep = False
+        self.build: Build | None = None
+        self.drew: Card | None = None
+        self.penalty = False
+        self.immediate: dict[int, dict[str, int]] = _NO_ITEMS  # side -> items scored at once
+        self.redeal = False
+        self.round_over = False
+        self.game_over = False
+        self.claim_credit: dict[str, int] | None = None
+        self.claim_won: bool | None = None
+
+    def __repr__(self) -> str:
+        return (f"MoveEvent(seat={self.seat}, move={self.move}, captured={self.captured}, "
+                f"sweep={self.sweep}, round_over={self.round_over}, game_over={self.game_over})")
 
 
 @dataclass
@@ -94,6 +106,13 @@ class State:
             for s in side:
                 self.side_of[s] = i
         self.deal_sizes = deal_sizes(rules, num_players) or [rules.hand_size]
+        # rule flags read on every move
+        self._penalty2 = rules.owner_must_keep_capture_card == "penalty_2"
+        self._set_value_owner = rules.ownership == "last_to_set_value"
+        self._final_not_counted = rules.final_play_sweep == "not_counted"
+        self._all_immediate = rules.score_timing == "all_immediate"
+        self._draw = rules.draw_mode
+        self._pluck = rules.pluck
         self.scores = [0] * len(self.sides)
         self.target = rules.target
         self.round_no = 0
@@ -145,34 +164,54 @@ class State:
                 return contenders[0]
 
     # ------------------------------------------------------------------ dealing
-    def next_round(self) -> None:
-        """Start the next round (the first one is started by the constructor)."""
+    def next_round(self, deck: Sequence[Card] | None = None) -> None:
+        """Start the next round (the first one is started by the constructor).
+
+        ``deck``: the round's cards in order, top card first (reproducible deals, tests and
+        replays); by default the deck is shuffled from the seed.
+        """
         if self.phase == Phase.GAME_OVER:
             raise StateError("the game is over")
         if self.round_no and self.phase != Phase.ROUND_OVER:
             raise StateError("the round is still being played")
+        if deck is not None:
+            order = list(deck)
+            if len(order) != len(self.rules.deck_cards) or set(order) != set(
+                    self.rules.deck_cards):
+                raise StateError("the deck must hold every card of these rules exactly once")
+        else:
+            # a uniform shuffle: sort by independent random keys (one C call per card, much
+            # cheaper than random.shuffle's Python-level loop; speed matters in search)
+            rnd = self._rng(f"round-{self.round_no + 1}").random
+            order = [c for _k, c in sorted([(rnd(), c) for c in self.rules.deck_cards])]
         if self.round_no:
             self.dealer = (self.dealer + 1) % self.num_players
         self.round_no += 1
         self._reset_round_state()
-        deck = list(self.rules.deck_cards)
-        self._rng(f"round-{self.round_no}").shuffle(deck)
-        self.stock = deck[::-1]  # deck[0] is the top card
+        self.stock = order[::-1]  # order[0] is the top card
         self.phase = Phase.PLAY
         self._deal(first=True)
 
     def deal_order(self, first: bool, hand_size: int) -> list[int | None]:
         """Recipients of the stock's cards in order for one deal (None = the table)."""
-        return deal_order(self.rules, self.num_players, self.dealer, first, hand_size)
+        cache = self.rules.deal_orders
+        key = (self.num_players, self.dealer, first, hand_size)
+        order = cache.get(key)
+        if order is None:
+            order = cache[key] = deal_order(self.rules, self.num_players, self.dealer, first,
+                                            hand_size)
+        return order
 
     def _deal(self, first: bool) -> None:
         size = self.deal_sizes[self.deal_no]
+        pop = self.stock.pop
+        hands = self.hands
+        table = self.table
         for who in self.deal_order(first, size):
-            card = self.stock.pop()
             if who is None:
-                self.table.append(card)
+                table.append(pop())
             else:
-                self.hands[who].append(card)
+                hands[who].append(pop())
         self.deal_no += 1
         if first:
             self.table = movegen.canonical_table(self.table)
@@ -230,7 +269,7 @@ class State:
             moves = []
         else:
             seat = self.to_move
-            moves = movegen.generate(self.rules, self.table, self.hands[seat], seat)
+            moves = fastgen.generate(self.rules, self.table, self.hands[seat], seat)
             if self.rules.pluck and not self.pluck_used[seat]:
                 moves.extend(Move.pluck(c) for c in self._pluckable(None))
             if self.rules.game_end == "claim":
@@ -411,45 +450,30 @@ class State:
             self._end_turn(seat, ev)
             return ev
         hand = self.hands[seat]
-        hi = hand.index(move.card)
-        penalty = (self.rules.owner_must_keep_capture_card == "penalty_2"
-                   and self._breaks_duty(move, seat, hi))
-        owner = self._build_owner(move, seat, hi) if kind == "build" else seat
-        hand.pop(hi)
         card = move.card
-        if kind == "trail":
-            self._insert_loose(card)
-        elif kind == "capture":
-            taken: list[Card] = []
-            keep: list[Pile] = []
-            ps = set(move.piles)
-            for i, p in enumerate(self.table):
-                if i in ps:
-                    taken.extend(pile_cards(p))
-                else:
-                    keep.append(p)
-            self.table = keep
-            taken.append(card)
+        hi = hand.index(card)
+        rules = self.rules
+        penalty = self._penalty2 and self._breaks_duty(move, seat, hi)
+        owner = seat
+        if kind == "build" and self._set_value_owner:
+            owner = self._build_owner(move, seat, hi)
+        del hand[hi]
+        taken: list[Card] = []
+        self.table, new = hot.play_on_table(self.table, card, kind, move.piles,  # type: ignore
+                                        move.value or 0, bool(move.single), owner, move.court,
+                                        taken)
+        if kind == "capture":
             self.captured[seat].extend(taken)
             self.last_capturer = seat
             ev.captured = taken
-            if not keep and not (self.rules.final_play_sweep == "not_counted"
-                                 and self._is_final_play()):
+            if not self.table and not (self._final_not_counted and self._is_final_play()):
                 ev.sweep = True
                 self._award_sweep(seat, ev)
-            if self.rules.score_timing == "all_immediate":
-                pts = immediate_points(self.rules, taken)
+            if self._all_immediate:
+                pts = immediate_points(rules, taken)
                 if pts:
                     self._add_immediate(self.side_of[seat], pts, ev)
-        else:  # build
-            cards: list[Card] = []
-            for i in move.piles:
-                cards.extend(pile_cards(self.table[i]))
-            cards.append(card)
-            new = Build(tuple(cards), move.value or 0, bool(move.single), owner, move.court)
-            ps = set(move.piles)
-            self.table = [p for i, p in enumerate(self.table) if i not in ps]
-            self.table.append(new)
+        elif new is not None:
             ev.build = new
         if penalty:
             ev.penalty = True
@@ -460,20 +484,22 @@ class State:
                     self._add_immediate(side, pts, ev)
         if self.phase == Phase.GAME_OVER:
             return ev
-        if self.rules.draw_mode and self.stock:
+        if self._draw and self.stock:
             ev.drew = self.stock.pop()
             hand.append(ev.drew)
-        if self.rules.pluck and not self.pluck_used[seat] and self._pluckable(card):
+        if self._pluck and not self.pluck_used[seat] and self._pluckable(card):
             self.phase = Phase.PLUCK
             self._played_card = card
+            return ev
+        # end of turn (inline of _end_turn for the common case)
+        if hand or any(self.hands):
+            self.to_move = (seat + 1) % self.num_players
             return ev
         self._end_turn(seat, ev)
         return ev
 
     def _build_owner(self, move: Move, seat: int, hi: int) -> int:
-        """Owner of the build ``move`` makes (2.5 ``ownership``)."""
-        if self.rules.ownership == "last_to_add":
-            return seat
+        """Owner of the build ``move`` makes under ``ownership=last_to_set_value`` (2.5)."""
         ctx = movegen.make_context(self.rules, self.table, self.hands[seat], seat)
         mask = sum(1 << p for p in move.piles)
         for cand in movegen.raw_build_candidates(self.rules, ctx.info, self.hands[seat], hi,
@@ -481,16 +507,6 @@ class State:
             if cand.mask == mask and cand.value == move.value:
                 return movegen.new_build_owner(ctx, cand)
         return seat  # pragma: no cover - legal builds are always candidates
-
-    def _insert_loose(self, card: Card) -> None:
-        """Put a loose card in its place: the table is kept in canonical order (loose cards
-        ascending, then builds oldest first), which the move generator relies on."""
-        table = self.table
-        i = 0
-        n = len(table)
-        while i < n and not isinstance(table[i], Build) and table[i] < card:  # type: ignore[operator]
-            i += 1
-        table.insert(i, card)
 
     def _breaks_duty(self, move: Move, seat: int, hi: int) -> bool:
         """Michigan: does this move leave an owned build with no capturing card?"""
@@ -516,6 +532,8 @@ class State:
         self.scores[side] += pts
         self.round_immediate[side] += pts
         if ev is not None:
+            if ev.immediate is _NO_ITEMS:
+                ev.immediate = {}
             mine = ev.immediate.setdefault(side, {})
             for k, v in items.items():
                 mine[k] = mine.get(k, 0) + v

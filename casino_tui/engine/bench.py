@@ -1,0 +1,154 @@
+"""Engine benchmark: ``python -m casino_tui.engine.bench [--json]``.
+
+Plays complete rounds of uniformly random legal play (builds included) on one core and prints
+rounds per second, then times legal move generation on every position reached. Figures are
+medians over several runs of CPU time of this process (``time.process_time``), so another busy
+process on the machine disturbs them less than wall-clock time would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+
+from . import fastgen
+from ._hotpath import is_compiled
+from .cards import parse_cards
+from .moves import Move, Pile
+from .rules import Rules
+from .state import State
+
+CONFIGS: tuple[tuple[str, str, int], ...] = (
+    ("classic_2p", "classic", 2),
+    ("classic_4p", "classic", 4),
+    ("royal_2p", "royal_cassino", 2),
+)
+
+
+def play_rounds(rules: Rules, players: int, rounds: int, seed: int,
+                positions: list[tuple[list[Pile], list[int], int]] | None = None) -> float:
+    """Play ``rounds`` complete rounds of random legal play; return the CPU seconds taken.
+
+    With ``positions``, every position reached is recorded (table, hand, mover).
+    """
+    state = State(rules, players, seed=seed)
+    rnd = random.Random(seed).random
+    done = 0
+    t0 = time.process_time()
+    while done < rounds:
+        if state.is_round_over:
+            state.next_round()
+            done += 1
+            continue
+        if state.is_game_over:  # pragma: no cover - the target is out of reach
+            state = State(rules, players, seed=seed + done + 1)
+            continue
+        moves = state.legal_moves()
+        if positions is not None:
+            seat = state.to_move
+            positions.append((list(state.table), list(state.hands[seat]), seat))
+        state.apply(moves[int(rnd() * len(moves))], validate=False)
+    return time.process_time() - t0
+
+
+def rounds_per_second(preset: str, players: int, rounds: int, runs: int, seed: int) -> float:
+    rules = Rules.preset(preset, target=10**9)  # no game end: rounds only
+    play_rounds(rules, players, max(rounds // 4, 50), seed)  # warm-up (caches, interning)
+    rates = [rounds / play_rounds(rules, players, rounds, seed + 1 + i) for i in range(runs)]
+    return statistics.median(rates)
+
+
+def time_movegen(rules: Rules, positions: Sequence[tuple[list[Pile], list[int], int]]
+                 ) -> list[float]:
+    """Microseconds to generate the legal moves of each position (fresh, uncached list)."""
+    out = []
+    pc = time.perf_counter
+    gen = fastgen.generate
+    gc.disable()
+    try:
+        for table, hand, mover in positions:
+            t0 = pc()
+            gen(rules, table, hand, mover)
+            out.append((pc() - t0) * 1e6)
+        # the slowest positions are timed again (best of 5) so that an interrupt or a page
+        # fault is not reported as the cost of a position
+        worst = sorted(range(len(out)), key=out.__getitem__)[-max(20, len(out) // 1000):]
+        for i in worst:
+            table, hand, mover = positions[i]
+            best = out[i]
+            for _ in range(5):
+                t0 = pc()
+                gen(rules, table, hand, mover)
+                best = min(best, (pc() - t0) * 1e6)
+            out[i] = best
+    finally:
+        gc.enable()
+    return out
+
+
+def stress_position() -> tuple[State, list[Move], float]:
+    """A 20-card table with well over a thousand legal captures; times its move list."""
+    rules = Rules.preset("classic")
+    table = parse_cards("AS AH AD AC 2S 2H 2D 2C 3S 3H 3D 3C 4S 4H 4D 4C 5S 5H 5D 6S")
+    hand = parse_cards("10S 9S 8S 7S")
+    st = State.from_position(rules, 2, table=table, hands=[hand, []], to_move=0,
+                             complete=False)
+    t0 = time.perf_counter()
+    moves = fastgen.generate(rules, st.table, hand, 0)
+    return st, moves, (time.perf_counter() - t0) * 1e3
+
+
+def run(rounds: int, runs: int, seed: int) -> dict[str, object]:
+    result: dict[str, object] = {
+        "python": platform.python_version(),
+        "engine_compiled": is_compiled(),
+        "rounds_per_run": rounds,
+        "runs": runs,
+        "timer": "process_time (CPU seconds of this process), median over runs",
+    }
+    for key, preset, players in CONFIGS:
+        result[f"{key}_rounds_per_s"] = round(rounds_per_second(preset, players, rounds, runs,
+                                                                seed))
+    positions: list[tuple[list[Pile], list[int], int]] = []
+    rules = Rules.preset("classic", target=10**9)
+    play_rounds(rules, 2, max(rounds // 2, 100), seed, positions)
+    times = sorted(time_movegen(rules, positions))
+    result["movegen_positions"] = len(times)
+    result["movegen_us_median"] = round(statistics.median(times), 2)
+    result["movegen_us_p99"] = round(times[int(len(times) * 0.99)], 2)
+    result["movegen_us_max"] = round(times[-1], 1)
+    _st, moves, ms = stress_position()
+    result["stress_20_card_table_moves"] = len(moves)
+    result["stress_20_card_table_ms"] = round(ms, 2)
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m casino_tui.engine.bench",
+                                     description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--rounds", type=int, default=1000, help="rounds per run (1000)")
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure (5)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.runs < 1:
+        parser.error("--rounds and --runs must be at least 1")
+    result = run(args.rounds, args.runs, args.seed)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        width = max(len(k) for k in result)
+        for k, v in result.items():
+            print(f"{k:<{width}}  {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
