@@ -310,6 +310,8 @@ class State:
         reason = self._illegal_reason(move)
         if reason:
             raise IllegalMoveError(reason)
+        if move.kind == "capture":  # decided without listing every move
+            return Move("capture", move.card, tuple(sorted(move.piles)))
         for m in self.legal_moves():
             if m.same_action(move):
                 return m
@@ -347,9 +349,8 @@ class State:
                 else "no card was chosen"
         hi = hand.index(move.card)
         ctx = movegen.make_context(rules, self.table, hand, seat)
-        legal = self.legal_moves()
         if move.kind == "trail":
-            if any(m.kind == "trail" and m.card == move.card for m in legal):
+            if any(m.kind == "trail" and m.card == move.card for m in self.legal_moves()):
                 return None
             ok, why = movegen.trail_allowed(ctx, hi)
             if not ok:
@@ -357,7 +358,8 @@ class State:
             if rules.compulsory_capture == "strict":
                 return "you must capture when you can"
             return f"you may not trail {card_str(move.card)}: it can capture"
-        if any(p < 0 or p >= len(self.table) for p in move.piles) or not move.piles:
+        if (not move.piles or len(set(move.piles)) != len(move.piles)
+                or any(p < 0 or p >= len(self.table) for p in move.piles)):
             return "choose at least one pile on the table"
         mask = 0
         for p in move.piles:
@@ -370,16 +372,14 @@ class State:
                         and not mask & ctx.owned_mask):
                     return "you own a build, so your capture must include it"
                 return "you must keep a card that can take the build you own"
-            if any(m.kind == "capture" and m.card == move.card and m.piles == move.piles
-                   for m in legal):
-                return None
-            if rules.compulsory_capture == "strict":
-                return None  # pragma: no cover - captures are never dropped by strict
-            return "a bigger capture with this card is compulsory under these rules"
+            if (rules.capture_extent == "inclusion_maximal"
+                    and mask not in movegen.captures_for_card(ctx, hi)):
+                return "you must take everything this capture can take under these rules"
+            return None  # compulsory capture never forbids a capture
         if move.kind == "build":
             if not rules.building:
                 return "building is not part of these rules"
-            if any(m.same_action(move) for m in legal):
+            if any(m.same_action(move) for m in self.legal_moves()):
                 return None
             cands = movegen.raw_build_candidates(rules, ctx.info, hand, hi, seat)
             for cand in cands:

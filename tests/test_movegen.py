@@ -1,0 +1,247 @@
+"""Move generation: the fast generator against the reference, both against the definitions."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import subprocess
+import sys
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+from casino_tui.engine import IllegalMoveError, Move, Rules, State, fastgen, movegen
+from casino_tui.engine._hotpath import hot, is_compiled
+from casino_tui.engine.moves import Build
+from casino_tui.engine.rules import PRESET_NAMES
+
+OPTION_MIXES: list[tuple[str, dict[str, object]]] = [
+    ("classic", {"single_build_as_card": True}),
+    ("classic", {"capture_extent": "inclusion_maximal"}),
+    ("classic", {"compulsory_capture": "strict"}),
+    ("classic", {"owner_restriction": "none", "owner_must_keep_capture_card": False}),
+    ("classic", {"table_only_groups_in_builds": False}),
+    ("classic", {"raise_own_build": False}),
+    ("royal_cassino", {"single_build_as_card": True}),
+    ("danish_kortspil_seed001", {"high_value_scope": "anywhere"}),
+]
+CASES = [(name, {}) for name in PRESET_NAMES] + OPTION_MIXES
+
+
+def random_positions(rules: Rules, players: int, seed: int, rounds: int = 1):
+    """Positions of random legal play (the player to move is playing a card)."""
+    st = State(rules, players, seed=seed)
+    rng = random.Random(seed)
+    while not st.is_game_over and st.round_no <= rounds:
+        if st.is_round_over:
+            st.next_round()
+            continue
+        if st.phase == "play":
+            yield st
+        moves = [m for m in st.legal_moves() if m.kind != "claim"]  # claims end the game
+        st.apply(rng.choice(moves), validate=False)
+
+
+@pytest.mark.parametrize(("preset", "options"), CASES,
+                         ids=[f"{n}{'+' + ','.join(o) if o else ''}" for n, o in CASES])
+def test_fast_generator_matches_reference(preset: str, options: dict[str, object]) -> None:
+    rules = Rules.preset(preset, **options)
+    checked = 0
+    for players in rules.player_counts:
+        for st in random_positions(rules, players, seed=players):
+            seat = st.to_move
+            ref = movegen.generate(rules, st.table, st.hands[seat], seat)
+            fast = fastgen.generate(rules, st.table, st.hands[seat], seat)
+            assert fast == ref, (st.table, st.hands[seat], seat)
+            checked += 1
+    assert checked > 40
+
+
+def _hot_source_module():
+    src = Path(hot.__file__).with_name("_hot.py")
+    spec = importlib.util.spec_from_file_location("casino_tui.engine._hot_test_source", src)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_pure_hot_source_matches_the_loaded_hot_path() -> None:
+    """When the compiled build is in use, its source (run as Python) must agree with it."""
+    pure = _hot_source_module()
+    rules = Rules.preset("classic")
+    n = 0
+    for st in random_positions(rules, 2, seed=11, rounds=2):
+        args = (st.table, st.hands[st.to_move], st.to_move, rules.hot_pv, rules.hot_tv1,
+                rules.max_value, True, True, True)
+        assert pure.generate_for(*args) == hot.generate_for(*args)
+        n += 1
+    assert n > 50
+    assert is_compiled() in (True, False)
+
+
+def test_captures_match_the_partition_definition() -> None:
+    """Every capture set is exactly a subset of piles that splits into capture groups."""
+    rng = random.Random(5)
+    for preset in ("classic", "royal_cassino", "danish_kortspil_seed001", "trailing_royals"):
+        rules = Rules.preset(preset)
+        for _ in range(120):
+            deck = list(rules.deck_cards)
+            rng.shuffle(deck)
+            table = deck[:rng.randint(1, 7)]
+            card = deck[10]
+            st = State.from_position(rules, 2, table=table, hands=[[card], []], to_move=0,
+                                     complete=False)
+            info = movegen.table_info(rules, st.table)
+            raw = movegen.raw_capture_masks(rules, info, card)
+            n = len(st.table)
+            brute = {m for m in range(1, 1 << n)
+                     if movegen.capture_groups_ok(rules, st.table, card, m)}
+            assert raw == brute, (preset, st.table, card)
+
+
+def _build_by_definition(rules: Rules, table: list, h: int, piles: tuple[int, ...],
+                         v: int) -> bool | None:
+    """RULES.md B3 straight from the text: None if no grouping works, else single?"""
+    tv = rules.table_values
+    units = [("h", tv[h])] + [("p", i) for i in piles]
+
+    def value_options(u: tuple) -> list[int]:
+        if u[0] == "h":
+            return list(u[1])
+        p = table[u[1]]
+        return [p.value] if isinstance(p, Build) else list(tv[p])
+
+    best: bool | None = None
+    idx = list(range(len(units)))
+
+    def groups_of(rest: list[int]):
+        if not rest:
+            yield []
+            return
+        first, others = rest[0], rest[1:]
+        for k in range(len(others) + 1):
+            for combo in combinations(others, k):
+                group = [first, *combo]
+                left = [x for x in others if x not in combo]
+                for tail in groups_of(left):
+                    yield [group, *tail]
+
+    for partition in groups_of(idx):
+        ok = True
+        for group in partition:
+            members = [units[i] for i in group]
+            has_h = any(u[0] == "h" for u in members)
+            builds = [u for u in members if u[0] == "p" and isinstance(table[u[1]], Build)]
+            if has_h:
+                if len(builds) > 1 or (builds and (not table[builds[0][1]].single
+                                                   or len(members) != 2)):
+                    ok = False
+                    break
+                if builds and table[builds[0][1]].court:
+                    ok = False
+                    break
+            else:
+                if builds and len(members) > 1:
+                    ok = False
+                    break
+                if builds:
+                    b = table[builds[0][1]]
+                    if b.court or b.value != v:
+                        ok = False
+                        break
+                    continue
+                if not rules.table_only_groups_in_builds:
+                    ok = False
+                    break
+            totals = {0}
+            for u in members:
+                totals = {t + x for t in totals for x in value_options(u)}
+            if v not in totals:
+                ok = False
+                break
+        if ok:
+            single = len(partition) == 1
+            best = single if best is None else (best or single)
+    return best
+
+
+def test_build_candidates_match_the_definition() -> None:
+    rng = random.Random(9)
+    rules = Rules.preset("classic")
+    for _ in range(150):
+        deck = list(rules.deck_cards)
+        rng.shuffle(deck)
+        loose = deck[:rng.randint(1, 5)]
+        piles: list = list(loose)
+        if rng.random() < 0.6:
+            a, b = deck[20], deck[21]
+            if rules.low_values[a] and rules.low_values[b] and \
+                    rules.low_values[a] + rules.low_values[b] <= 10:
+                piles.append(Build((a, b), rules.low_values[a] + rules.low_values[b],
+                                   rng.random() < 0.7, 1))
+        hand = deck[30:33]
+        st = State.from_position(rules, 2, table=piles, hands=[hand, []], to_move=0,
+                                 complete=False)
+        info = movegen.table_info(rules, st.table)
+        for hi, h in enumerate(hand):
+            got = {(c.mask, c.value): c.single
+                   for c in movegen.raw_build_candidates(rules, info, hand, hi, 0)}
+            holders = movegen.holder_values(rules, hand, hi)
+            want = {}
+            n = len(st.table)
+            for m in range(1, 1 << n):
+                pt = tuple(i for i in range(n) if m >> i & 1)
+                for v in holders:
+                    single = _build_by_definition(rules, st.table, h, pt, v)
+                    if single is not None:
+                        want[(m, v)] = single
+            assert got == want, (st.table, hand, h)
+
+
+def test_check_move_agrees_with_the_legal_list() -> None:
+    rng = random.Random(3)
+    for preset in ("classic", "build_variant_2", "danish_kortspil_seed001",
+                   "french_casino_seed000"):
+        rules = Rules.preset(preset)
+        for st in random_positions(rules, 2, seed=4):
+            legal = st.legal_moves()
+            for m in rng.sample(legal, min(3, len(legal))):
+                assert st.check_move(m) == m
+            hand = st.hands[st.to_move]
+            n = len(st.table)
+            if not n:
+                continue
+            card = rng.choice(hand)
+            piles = tuple(sorted(rng.sample(range(n), rng.randint(1, n))))
+            candidate = Move("capture", card, piles)
+            try:
+                st.check_move(candidate)
+                accepted = True
+            except IllegalMoveError as err:
+                accepted = False
+                assert str(err)
+            assert accepted == (candidate in legal)
+
+
+def test_illegal_moves_leave_the_state_unchanged() -> None:
+    rules = Rules.preset("classic")
+    st = next(random_positions(rules, 2, seed=8))
+    before = (list(st.table), [list(h) for h in st.hands], list(st.history))
+    hand = st.hands[st.to_move]
+    foreign = next(c for c in rules.deck_cards if c not in hand)
+    for bad in (Move.trail(foreign), Move("capture", hand[0], (99,)),
+                Move("build", hand[0], (0,), 99, True)):
+        with pytest.raises(IllegalMoveError):
+            st.apply(bad)
+    assert (list(st.table), [list(h) for h in st.hands], list(st.history)) == before
+
+
+def test_engine_never_imports_textual() -> None:
+    code = ("import sys, casino_tui.engine, casino_tui.engine.bench, "
+            "casino_tui.engine.conformance; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
