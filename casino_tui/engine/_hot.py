@@ -182,6 +182,8 @@ def hot_generate(pv: list[int], tv1: list[int], maxv: int, table_only: bool, bui
             else:
                 singles_of[bv] = [bit]
     sub_cache: dict[int, list[int]] = {}
+    cap_cache: dict[int, list[int]] = {}  # value -> sorted capture masks (before owner rules)
+    others_cache: dict[int, list[int]] = {}  # build value -> unions of the other groups
     moves: list[Move] = []
     hvals: list[int] = []
     for c in hand:
@@ -192,27 +194,22 @@ def hot_generate(pv: list[int], tv1: list[int], maxv: int, table_only: bool, bui
         # ---- captures
         if n:
             if v:
-                groups: list[int] = []
-                if reach >> v & 1:
-                    g = sub_cache.get(v)
-                    if g is None:
-                        g = _subsets(vals, pos, v)
-                        sub_cache[v] = g
-                    groups.extend(g)
-                if v in bbits_of:
-                    groups.extend(bbits_of[v])
-                if groups:
-                    if len(groups) == 1:
-                        if not owned_bits or _keeps(owned_bits, owned_vals, hvals, hi,
-                                                    groups[0]):
-                            moves.append(_capture(card, groups[0]))
-                    else:
-                        unions = _unions(groups)[1:]
-                        if owned_bits:
-                            unions = [m for m in unions
-                                      if _keeps(owned_bits, owned_vals, hvals, hi, m)]
-                        for m in _sort_masks(unions):
-                            moves.append(_capture(card, m))
+                caps = cap_cache.get(v)
+                if caps is None:
+                    groups: list[int] = []
+                    if reach >> v & 1:
+                        g = sub_cache.get(v)
+                        if g is None:
+                            g = _subsets(vals, pos, v)
+                            sub_cache[v] = g
+                        groups.extend(g)
+                    if v in bbits_of:
+                        groups.extend(bbits_of[v])
+                    caps = groups if len(groups) <= 1 else _sort_masks(_unions(groups)[1:])
+                    cap_cache[v] = caps
+                for m in caps:
+                    if not owned_bits or _keeps(owned_bits, owned_vals, hvals, hi, m):
+                        moves.append(_capture(card, m))
             elif tv1[card] == 0:  # a court card: one loose card of its rank
                 r = card >> 2
                 for i in range(nl):
@@ -251,19 +248,22 @@ def hot_generate(pv: list[int], tv1: list[int], maxv: int, table_only: bool, bui
                         raises.extend(singles_of[d])
                 if not hg and not raises:
                     continue
-                others: list[int] = []
-                if table_only and reach >> target & 1:
-                    g = sub_cache.get(target)
-                    if g is None:
-                        g = _subsets(vals, pos, target)
-                        sub_cache[target] = g
-                    others.extend(g)
-                if target in bbits_of:
-                    others.extend(bbits_of[target])
-                if not others and not raises and (not hg or hg[0] == 0):
+                us = others_cache.get(target)
+                if us is None:
+                    others: list[int] = []
+                    if table_only and reach >> target & 1:
+                        g = sub_cache.get(target)
+                        if g is None:
+                            g = _subsets(vals, pos, target)
+                            sub_cache[target] = g
+                        others.extend(g)
+                    if target in bbits_of:
+                        others.extend(bbits_of[target])
+                    us = _unions(others) if others else [0]
+                    others_cache[target] = us
+                if len(us) == 1 and not raises and (not hg or hg[0] == 0):
                     continue
                 found: dict[int, bool] = {}
-                us = _unions(others) if others else [0]
                 for h in hg:
                     for u in us:
                         if not u & h:
