@@ -90,6 +90,15 @@ def _subsets(vals: list[int], pos: list[int], target: int) -> list[int]:
     return out
 
 
+def _cached_subsets(vals: list[int], pos: list[int], target: int,
+                    cache: dict[int, list[int]]) -> list[int]:
+    g = cache.get(target)
+    if g is None:
+        g = _subsets(vals, pos, target)
+        cache[target] = g
+    return g
+
+
 def _unions(groups: list[int]) -> list[int]:
     """Every union of pairwise-disjoint groups, including the empty one (0)."""
     res: list[int] = [0]
@@ -198,11 +207,7 @@ def hot_generate(pv: list[int], tv1: list[int], maxv: int, table_only: bool, bui
                 if caps is None:
                     groups: list[int] = []
                     if reach >> v & 1:
-                        g = sub_cache.get(v)
-                        if g is None:
-                            g = _subsets(vals, pos, v)
-                            sub_cache[v] = g
-                        groups.extend(g)
+                        groups.extend(_cached_subsets(vals, pos, v, sub_cache))
                     if v in bbits_of:
                         groups.extend(bbits_of[v])
                     caps = groups if len(groups) <= 1 else _sort_masks(_unions(groups)[1:])
@@ -239,11 +244,7 @@ def hot_generate(pv: list[int], tv1: list[int], maxv: int, table_only: bool, bui
                     hg.append(0)
                 else:
                     if reach >> d & 1:
-                        g = sub_cache.get(d)
-                        if g is None:
-                            g = _subsets(vals, pos, d)
-                            sub_cache[d] = g
-                        hg.extend(g)
+                        hg.extend(_cached_subsets(vals, pos, d, sub_cache))
                     if d in singles_of:
                         raises.extend(singles_of[d])
                 if not hg and not raises:
@@ -252,11 +253,7 @@ def hot_generate(pv: list[int], tv1: list[int], maxv: int, table_only: bool, bui
                 if us is None:
                     others: list[int] = []
                     if table_only and reach >> target & 1:
-                        g = sub_cache.get(target)
-                        if g is None:
-                            g = _subsets(vals, pos, target)
-                            sub_cache[target] = g
-                        others.extend(g)
+                        others.extend(_cached_subsets(vals, pos, target, sub_cache))
                     if target in bbits_of:
                         others.extend(bbits_of[target])
                     us = _unions(others) if others else [0]
@@ -264,25 +261,12 @@ def hot_generate(pv: list[int], tv1: list[int], maxv: int, table_only: bool, bui
                 if len(us) == 1 and not raises and (not hg or hg[0] == 0):
                     continue
                 found: dict[int, bool] = {}
-                for h in hg:
+                for h in hg + raises:  # the hand card's group: loose cards or a raise
                     for u in us:
                         if not u & h:
                             m = h | u
                             if m:
-                                single = u == 0
-                                if m in found:
-                                    found[m] = found[m] or single
-                                else:
-                                    found[m] = single
-                for b in raises:
-                    for u in us:
-                        if not u & b:
-                            m = b | u
-                            single = u == 0
-                            if m in found:
-                                found[m] = found[m] or single
-                            else:
-                                found[m] = single
+                                found[m] = found.get(m, False) or u == 0
                 if len(found) == 1:
                     for m, single in found.items():
                         if not owned_bits or _keeps(owned_bits, owned_vals, hvals, hi, m):

@@ -25,6 +25,7 @@ from .movegen import (
     disjoint_unions,
     mask_order,
     mask_tuple,
+    subset_sums,
     trail_allowed,
 )
 from .moves import Build, Move, Pile
@@ -47,29 +48,7 @@ class TableMoves:
         self.rules = rules
         self.n_loose = nl = len(loose_vals)
         self.n = nl + len(builds)
-        maxv = rules.max_value
-        entries: list[tuple[int, int]] = [(0, 0)]
-        multi = False
-        for i, vals in enumerate(loose_vals):
-            bit = 1 << i
-            if len(vals) == 1:
-                val = vals[0]
-                entries += [(m | bit, t + val) for m, t in entries if t + val <= maxv]
-            elif vals:
-                multi = True
-                new: list[tuple[int, int]] = []
-                for val in vals:
-                    new += [(m | bit, t + val) for m, t in entries if t + val <= maxv]
-                entries += new
-        sums: dict[int, list[int]] = {}
-        for m, t in entries[1:]:
-            lst = sums.get(t)
-            if lst is None:
-                sums[t] = [m]
-            else:
-                lst.append(m)
-        if multi:
-            sums = {k: sorted(set(v)) for k, v in sums.items()}
+        sums = subset_sums(loose_vals, rules.max_value)
         self.sums = sums
         self.bvalue: list[int] = []
         self.bsingle: list[int] = []  # bits of single, non-court builds

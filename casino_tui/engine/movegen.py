@@ -60,34 +60,44 @@ def canonical_table(table: Iterable[Pile]) -> list[Pile]:
     return loose + [p for p in table if isinstance(p, Build)]
 
 
+def subset_sums(values: Sequence[tuple[int, ...]], maxv: int) -> dict[int, list[int]]:
+    """Total -> masks of the nonempty subsets of ``values`` with that total (at most maxv).
+
+    Bit i of a mask stands for ``values[i]``; a card with several values (an ace worth 1 or 14)
+    counts each of them.
+    """
+    entries: list[tuple[int, int]] = [(0, 0)]
+    multi = False
+    for i, vals in enumerate(values):
+        bit = 1 << i
+        if len(vals) == 1:
+            val = vals[0]
+            entries += [(m | bit, t + val) for m, t in entries if t + val <= maxv]
+        elif vals:
+            multi = True
+            new: list[tuple[int, int]] = []
+            for val in vals:
+                new += [(m | bit, t + val) for m, t in entries if t + val <= maxv]
+            entries += new
+    sums: dict[int, list[int]] = {}
+    for m, t in entries[1:]:
+        lst = sums.get(t)
+        if lst is None:
+            sums[t] = [m]
+        else:
+            lst.append(m)
+    if multi:
+        sums = {k: sorted(set(v)) for k, v in sums.items()}
+    return sums
+
+
 class TableSums:
     """Subset sums of a sorted run of loose cards, and their disjoint unions (cached)."""
 
     __slots__ = ("n", "sums", "unions")
 
     def __init__(self, values: Sequence[tuple[int, ...]], maxv: int) -> None:
-        entries: list[tuple[int, int]] = [(0, 0)]
-        multi = False
-        for i, vals in enumerate(values):
-            bit = 1 << i
-            if len(vals) == 1:
-                val = vals[0]
-                entries += [(m | bit, t + val) for m, t in entries if t + val <= maxv]
-            elif vals:
-                multi = True
-                new: list[tuple[int, int]] = []
-                for val in vals:
-                    new += [(m | bit, t + val) for m, t in entries if t + val <= maxv]
-                entries += new
-        sums: dict[int, list[int]] = {}
-        for m, t in entries[1:]:
-            lst = sums.get(t)
-            if lst is None:
-                sums[t] = [m]
-            else:
-                lst.append(m)
-        if multi:
-            sums = {k: sorted(set(v)) for k, v in sums.items()}
+        sums = subset_sums(values, maxv)
         self.n = len(values)
         self.sums = sums
         self.unions: dict[object, frozenset[int]] = {}
