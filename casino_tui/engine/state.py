@@ -527,16 +527,21 @@ class State:
         if self.rules.score_timing != "end_of_round" and self.rules.sweep_points:
             self._add_immediate(self.side_of[seat], {"sweeps": self.rules.sweep_points}, ev)
 
-    def _add_immediate(self, side: int, items: dict[str, int], ev: MoveEvent | None) -> None:
+    def _record_immediate(self, side: int, items: dict[str, int], ev: MoveEvent | None) -> None:
+        """Add points scored at once to the game score (and to the move's event)."""
         pts = sum(items.values())
         self.scores[side] += pts
         self.round_immediate[side] += pts
-        if ev is not None:
+        if ev is not None and items:
             if ev.immediate is _NO_ITEMS:
                 ev.immediate = {}
             mine = ev.immediate.setdefault(side, {})
             for k, v in items.items():
                 mine[k] = mine.get(k, 0) + v
+
+    def _add_immediate(self, side: int, items: dict[str, int], ev: MoveEvent | None) -> None:
+        """Points scored during play; they can end the game at once (D-SD-1)."""
+        self._record_immediate(side, items, ev)
         # D-SD-1: reaching the target while strictly highest ends the game at once
         if self.phase in (Phase.PLAY, Phase.PLUCK):
             s = self.scores[side]
@@ -595,6 +600,11 @@ class State:
                 self.unassigned.extend(residue)
             else:
                 self.captured[residue_to].extend(residue)
+                if self._all_immediate:
+                    # point cards in the residue score as they are taken, like any capture;
+                    # the game-end test of the end of the round follows below
+                    self._record_immediate(self.side_of[residue_to],
+                                           immediate_points(self.rules, residue), ev)
         rules = self.rules
         scores = score_round(rules, self.sides, self.captured, self.sweeps, self.last_capturer,
                              skip_immediate=True)
