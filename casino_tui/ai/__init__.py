@@ -1,0 +1,70 @@
+"""Computer opponents.
+
+``choose_move(view, level, seed=...)`` picks a move for the seat of a :class:`SeatView` using
+only what that seat may know; ``hint(view, seed=...)`` gives Hard's suggestion with a reason.
+Levels, weakest first:
+
+* ``random``: any legal move, uniformly;
+* ``easy``: takes something about two times in three when it can, otherwise plays at random;
+* ``medium``: one-move card counter (see :mod:`casino_tui.ai.heuristic`);
+* ``hard``: determinized search with card-counting playouts and an exact last deal
+  (see :mod:`casino_tui.ai.search`).
+
+The choice depends only on the view, the level, the seed and the search effort: with
+``iterations`` (or any level but ``hard``) the same inputs give the same move, in any process.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..engine import Move, SeatView
+from .explain import explain
+from .heuristic import choose_easy, choose_medium, choose_random
+from .search import search as _search
+
+LEVELS: tuple[str, ...] = ("random", "easy", "medium", "hard")
+DEFAULT_BUDGET = 1.0  # seconds per move for Hard
+
+__all__ = ["DEFAULT_BUDGET", "LEVELS", "choose_move", "hint"]
+
+
+def _check(view: SeatView) -> None:
+    if view.to_move != view.seat:
+        raise ValueError(f"it is not seat {view.seat}'s turn")
+
+
+def choose_move(view: SeatView, level: str, *, seed: int, budget: float | None = None,
+                iterations: int | None = None) -> Move:
+    """The move ``level`` plays for ``view.seat``.
+
+    ``budget``: Hard's thinking time in seconds (default 1 s). ``iterations``: a fixed number of
+    sampled deals for Hard instead of a time limit, which makes its choice reproducible.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
+    if budget is not None and not budget > 0:
+        raise ValueError("budget must be a positive number of seconds")
+    if iterations is not None and iterations < 1:
+        raise ValueError("iterations must be at least 1")
+    _check(view)
+    rng = random.Random(f"casino-tui/{level}/{seed}")
+    if level == "random":
+        return choose_random(view, rng)
+    if level == "easy":
+        return choose_easy(view, rng)
+    if level == "medium":
+        return choose_medium(view, rng)
+    if iterations is None and budget is None:
+        budget = DEFAULT_BUDGET
+    return _search(view, seed=seed, budget=budget, iterations=iterations).move
+
+
+def hint(view: SeatView, *, seed: int, budget: float | None = None,
+         iterations: int | None = None) -> tuple[Move, str]:
+    """Hard's suggestion for ``view.seat`` and a short reason in a player's words."""
+    _check(view)
+    if iterations is None and budget is None:
+        budget = DEFAULT_BUDGET
+    result = _search(view, seed=seed, budget=budget, iterations=iterations)
+    return result.move, explain(view, result)

@@ -1,0 +1,112 @@
+"""How cards look: Unicode suits or ASCII letters, two- or four-colour decks.
+
+Cards are drawn as small "faces" (a light background with the suit's colour) so they stand out
+from the table in any theme; every state that matters (preview, selection, a computer's last
+play) also has a non-colour cue (underline, bold, a marker) so the game works with NO_COLOR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.style import Style
+from rich.text import Text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.engine import Build, Card, Pile
+
+# The engine is imported on first use, not on the start-up path (the title screen needs none).
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("S", "H", "D", "C")
+SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
+
+
+def _is_build(pile: object) -> bool:
+    from casino_tui.engine import Build
+
+    return isinstance(pile, Build)
+
+FACE_BG = "#e4e4e4"
+BLACK = "#1c1c1c"
+RED = "#c62828"
+BLUE = "#1554c0"
+GREEN = "#17752f"
+
+HIGHLIGHT_BG = "#ffd75f"  # the piles a previewed move uses
+SELECTED_BG = "#87d7ff"  # piles in a free selection
+RECENT_BG = "#d7afff"  # cards a computer just put on the table
+
+SUIT_LETTERS = ("S", "H", "D", "C")
+
+
+@dataclass(frozen=True)
+class CardPainter:
+    """Turns cards and piles into Rich text according to the player's settings."""
+
+    symbols: bool = True
+    four_colour: bool = False
+
+    # ------------------------------------------------------------------ plain strings
+    def label(self, card: Card) -> str:
+        """``10♦`` (or ``10D``): the engine's card notation (``card_str``)."""
+        return RANKS[card >> 2] + (SUIT_SYMBOLS if self.symbols else SUITS)[card & 3]
+
+    def labels(self, cards: Iterable[Card], sep: str = " ") -> str:
+        return sep.join(self.label(c) for c in cards)
+
+    def back(self) -> str:
+        return "▒" if self.symbols else "#"
+
+    # ------------------------------------------------------------------ styles
+    def suit_colour(self, card: Card) -> str:
+        suit = card & 3
+        if self.four_colour:
+            return (BLACK, RED, BLUE, GREEN)[suit]
+        return RED if suit in (1, 2) else BLACK
+
+    def face_style(self, card: Card, bg: str = FACE_BG, *, underline: bool = False) -> Style:
+        return Style(color=self.suit_colour(card), bgcolor=bg, bold=True, underline=underline)
+
+    # ------------------------------------------------------------------ rich text
+    def face(self, card: Card, bg: str = FACE_BG, *, underline: bool = False,
+             width: int = 0) -> Text:
+        s = self.label(card)
+        if width:
+            s = s.rjust(width)
+        return Text(s, style=self.face_style(card, bg, underline=underline))
+
+    def faces(self, cards: Sequence[Card], sep: str = " ", bg: str = FACE_BG) -> Text:
+        out = Text()
+        for i, c in enumerate(cards):
+            if i:
+                out.append(sep)
+            out.append_text(self.face(c, bg))
+        return out
+
+    def build_text(self, build: Build, owner_name: str, bg: str = FACE_BG,
+                   *, underline: bool = False) -> Text:
+        """``[7♣ 2♦] 9 single · North``."""
+        out = Text("[", style="bold")
+        for i, c in enumerate(build.cards):
+            if i:
+                out.append(" ", style=Style(bgcolor=bg) if bg != FACE_BG else "")
+            out.append_text(self.face(c, bg, underline=underline))
+        out.append("]", style="bold")
+        out.append(f" {build.value_str()}", style="bold")
+        out.append(f" {build.kind} · {owner_name}", style="italic")
+        return out
+
+    def pile_text(self, pile: Pile, owner_names: Sequence[str], bg: str = FACE_BG,
+                  *, underline: bool = False) -> Text:
+        if _is_build(pile):
+            return self.build_text(pile, owner_names[pile.owner],  # type: ignore[union-attr]
+                                   bg, underline=underline)
+        return self.face(pile, bg, underline=underline)  # type: ignore[arg-type]
+
+    def pile_label(self, pile: Pile) -> str:
+        """Short plain form of a pile for one-line descriptions: ``5♥`` or ``[7♣ 2♦]=9``."""
+        if _is_build(pile):
+            return f"[{self.labels(pile.cards)}]={pile.value_str()}"  # type: ignore[union-attr]
+        return self.label(pile)  # type: ignore[arg-type]

@@ -1,0 +1,808 @@
+"""The game table: piles, your hand, the other players, the score, the log, and move selection.
+
+Move selection: Left/Right (or 1-9) choose a hand card; Up/Down cycle that card's legal moves,
+previewed on the table and described in one line; Enter plays. Tab moves a cursor over the
+table piles and Space toggles them for a free selection, which narrows the moves to those using
+exactly the selected piles (the engine says why when none does). ``m`` lists every legal move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+
+from casino_tui.engine import (
+    Build,
+    Card,
+    IllegalMoveError,
+    Move,
+    MoveEvent,
+    Phase,
+    SeatView,
+    State,
+)
+
+from ..cardfmt import CardPainter
+from ..describe import move_preview
+from ..players import Chooser
+from ..session import GameSession, pile_index_of
+from ..styles import css
+from ..widgets.table import (
+    HandData,
+    HandView,
+    InfoBar,
+    InfoData,
+    KeyBar,
+    LineData,
+    LogData,
+    LogView,
+    RecentData,
+    RecentPlays,
+    ScoreData,
+    ScorePanel,
+    SeatBox,
+    SeatData,
+    StatusLine,
+    TableData,
+    TableView,
+)
+from .confirm import ConfirmScreen
+from .gameover import GameOverData, GameOverScreen
+from .picklist import PickListScreen
+from .privacy import PrivacyScreen
+from .summary import RoundSummaryScreen, summary_data
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..app import CasinoApp
+
+SUIT_WORDS = ("Spades", "Hearts", "Diamonds", "Clubs")
+LOG_LINES = 40  # entries kept on screen (more than fit in the panel at any size)
+
+GAME_KEYS: list[tuple[str, str]] = [
+    ("← → or 1-9", "choose a card from your hand"),
+    ("↑ ↓", "cycle its moves, previewed on the table"),
+    ("Enter", "play the previewed move"),
+    ("Tab Shift+Tab", "move the cursor over the table piles"),
+    ("Space", "select the pile under the cursor (free selection)"),
+    ("Esc", "clear the selection and any message"),
+    ("t", "trail the chosen card"),
+    ("p", "pluck the loose card under the cursor (Pluck)"),
+    ("c", "claim the game (Call-out)"),
+    ("m", "list every legal move, with a filter"),
+    ("s", "skip ahead: computers play without pausing"),
+    ("r", "rules of this game"),
+    ("o", "settings"),
+    ("q", "leave the game (back to the title screen)"),
+]
+
+
+def _move_order(table: Sequence[object], m: Move) -> tuple[int, int, int, tuple[int, ...]]:
+    if m.kind == "capture":
+        n = sum(len(p.cards) if isinstance(p, Build) else 1
+                for p in (table[i] for i in m.piles))
+        return (0, -n, 0, m.piles)
+    if m.kind == "build":
+        return (1, 0, m.value or 0, m.piles)
+    if m.kind == "trail":
+        return (2, 0, 0, ())
+    if m.kind == "pluck":
+        return (3, 0, m.card, ())
+    return (4, 0, 0, ())
+
+
+class GameScreen(Screen[None]):
+    """Plays one game from the first deal to the game-over screen."""
+
+    CSS_PATH: ClassVar[list[str | Path]] = css("game")
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "card(-1)", "Card", show=False, id="game.card_left"),
+        Binding("right", "card(1)", "Card", show=False, id="game.card_right"),
+        *[Binding(str(i), f"pick({i - 1})", f"Card {i}", show=False, id=f"game.card_{i}")
+          for i in range(1, 10)],
+        Binding("up", "cycle(-1)", "Move", show=False, id="game.move_prev"),
+        Binding("down", "cycle(1)", "Move", show=False, id="game.move_next"),
+        Binding("enter", "play", "Play", show=False, id="game.play"),
+        Binding("tab", "cursor(1)", "Pile", show=False, priority=True, id="game.cursor_next"),
+        Binding("shift+tab", "cursor(-1)", "Pile", show=False, priority=True,
+                id="game.cursor_prev"),
+        Binding("space", "toggle", "Select", show=False, id="game.toggle"),
+        Binding("escape", "clear", "Clear", show=False, id="game.clear"),
+        Binding("t", "trail", "Trail", show=False, id="game.trail"),
+        Binding("p", "pluck", "Pluck", show=False, id="game.pluck"),
+        Binding("c", "claim", "Claim", show=False, id="game.claim"),
+        Binding("m", "move_list", "Moves", show=False, id="game.move_list"),
+        Binding("s", "skip", "Skip", show=False, id="game.skip"),
+        Binding("r", "rules", "Rules", show=False, id="game.rules"),
+        Binding("o", "settings", "Settings", show=False, id="game.settings"),
+        Binding("q", "leave", "Leave", show=False, id="game.leave"),
+    ]
+
+    HELP_TITLE = "Game table"
+
+    def __init__(self, session: GameSession, chooser: Chooser) -> None:
+        super().__init__()
+        self.session = session
+        self.chooser = chooser
+        humans = session.human_seats
+        self._perspective = humans[0] if humans else 0
+        self._revealed: int | None = None if session.hot_seat else self._perspective
+        self._card_i = 0
+        self._move_i = 0
+        self._selection: set[int] = set()
+        self._cursor: int | None = None
+        self._awaiting = False
+        self._thinking: int | None = None
+        self._token = 0
+        self._pending: tuple[int, int, Move] | None = None
+        self._timer: Timer | None = None
+        self._timer_args: tuple[int, int, Move] | None = None
+        self._skip = False
+        self._skip_event = asyncio.Event()
+        self._moves_cache: tuple[int, list[Move]] | None = None
+        self._recent: list[tuple[bool, str]] = []
+        self._recent_cards: set[Card] = set()
+        self._message = LineData("")
+        self._modal = False
+        self._finished = False
+
+    # ------------------------------------------------------------------ app glue
+    @property
+    def casino(self) -> CasinoApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def painter(self) -> CardPainter:
+        return self.casino.painter
+
+    @property
+    def state(self) -> State:
+        return self.session.state
+
+    @property
+    def awaiting_human(self) -> bool:
+        """A person is to move and the screen is waiting for their keys."""
+        return self._awaiting
+
+    @property
+    def settled(self) -> bool:
+        """Nothing will happen without a key: a person is to move, a dialog is open, or the
+        game is over."""
+        return self._awaiting or self._modal or self._finished
+
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        return [(self.HELP_TITLE, GAME_KEYS)]
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield InfoBar(id="game-header")
+        with Horizontal(id="game-body"):
+            with Vertical(id="main-col"):
+                with Horizontal(id="opponents"):
+                    for i in range(self.session.num_players - 1):
+                        yield SeatBox(id=f"seat-{i}", classes="seat")
+                with Vertical(id="table-box"):
+                    yield TableView(id="table")
+                    yield RecentPlays(id="recent",
+                                      classes=f"lines-{min(3, self.session.num_players - 1)}")
+                yield HandView(id="hand")
+                yield StatusLine(id="move-line")
+                yield StatusLine(id="message-line")
+            with Vertical(id="side-col"):
+                yield ScorePanel(id="score")
+                yield LogView(id="log")
+        yield KeyBar(id="keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#table-box").border_title = "Table"
+        self.query_one("#score").border_title = "Score"
+        self.query_one("#log").border_title = "Log"
+        if not self.session.log:
+            self.session.round_start_notes()
+        if any(not self.session.is_human(s) for s in range(self.session.num_players)):
+            self.chooser.start()
+        self.refresh_all()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_all()
+        self.call_after_refresh(self._advance)
+
+    def on_unmount(self) -> None:
+        self._token += 1
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    # ------------------------------------------------------------------ the flow of play
+    def _advance(self) -> None:
+        """Decide what happens next: a summary, a person's turn or a computer's turn."""
+        if self._finished or self._modal or not self.is_active or self.casino.too_small:
+            return
+        if self._pending is not None:
+            token, seat, move = self._pending
+            self._pending = None
+            self._computer_done(token, seat, move)
+            return
+        if self._awaiting or self._thinking is not None or self._timer is not None:
+            return
+        st = self.state
+        session = self.session
+        if st.is_round_over or st.is_game_over:
+            if len(st.round_summaries) > session.summaries_shown:
+                self._show_summary()
+            elif st.is_game_over:
+                self._show_game_over()
+            return
+        seat = st.current_player
+        if seat is None:  # pragma: no cover - only in the phases handled above
+            return
+        if session.is_human(seat):
+            self._begin_human_turn(seat)
+        else:
+            self._begin_computer_turn(seat)
+
+    def _begin_human_turn(self, seat: int) -> None:
+        session = self.session
+        if session.hot_seat and self._revealed != seat:
+            self._perspective = seat
+            self._revealed = None
+            self.refresh_all()
+            self._push(PrivacyScreen(session.names[seat]), lambda _: self._reveal(seat))
+            return
+        self._perspective = seat
+        self._skip = False
+        self._skip_event.clear()
+        self._awaiting = True
+        self._moves_cache = None
+        self._clamp_card()
+        self._move_i = 0
+        if self.state.phase == Phase.PLAY and not self._choices():
+            playable = {m.card for m in self._human_moves()}
+            hand = self._hand()
+            self._card_i = next((i for i, c in enumerate(hand) if c in playable), self._card_i)
+        self._message = LineData("")
+        self.refresh_all()
+
+    def _reveal(self, seat: int) -> None:
+        self._revealed = seat
+
+    def _begin_computer_turn(self, seat: int) -> None:
+        self._thinking = seat
+        self._token += 1
+        token = self._token
+        view = self.state.view(seat)
+        level = self.session.level(seat)
+        seed = self.session.ai_seed()
+        self._message = LineData(f"{self.session.names[seat]} is thinking…", "thinking",
+                                 "s: skip ahead")
+        self.refresh_all()
+        if self.chooser.in_process:
+            move = self._safe_choose_now(view, level, seed)
+            delay = 0.0 if self._skip else self.casino.settings.delay
+            if delay > 0:
+                self._timer_args = (token, seat, move)
+                self._timer = self.set_timer(delay, self._timer_done)
+            else:
+                self.call_later(self._computer_done, token, seat, move)
+        else:
+            self.run_worker(self._think(token, seat, view, level, seed), group="computer",
+                            exclusive=True, exit_on_error=False)
+
+    def _safe_choose_now(self, view: SeatView, level: str, seed: int) -> Move:
+        try:
+            return self.chooser.choose_now(view, level, seed)
+        except Exception as err:  # a broken computer player must not stop the game
+            return self._fallback_move(view, seed, err)
+
+    def _fallback_move(self, view: SeatView, seed: int, err: BaseException) -> Move:
+        self.session.add_note(f"The computer player failed ({err}); it played a random move")
+        return random.Random(seed).choice(view.legal_moves())
+
+    async def _think(self, token: int, seat: int, view: SeatView, level: str,
+                     seed: int) -> None:
+        started = time.monotonic()
+        try:
+            move = await self.chooser.choose(view, level, seed)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:
+            move = self._fallback_move(view, seed, err)
+        remaining = self.casino.settings.delay - (time.monotonic() - started)
+        if remaining > 0 and not self._skip:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._skip_event.wait(), remaining)
+        self._computer_done(token, seat, move)
+
+    def _timer_done(self) -> None:
+        self._timer = None
+        args, self._timer_args = self._timer_args, None
+        if args is not None:
+            self._computer_done(*args)
+
+    def _computer_done(self, token: int, seat: int, move: Move) -> None:
+        if token != self._token or self._finished:
+            return
+        if not self.is_active or self.casino.too_small:
+            self._pending = (token, seat, move)  # played when the screen is back
+            self._thinking = None
+            return
+        self._thinking = None
+        try:
+            ev, before = self.session.apply(move, self.painter)
+        except IllegalMoveError as err:  # a computer bug: never let it stall the game
+            view = self.state.view(seat)
+            ev, before = self.session.apply(self._fallback_move(view, seat, err), self.painter)
+        self._note_recent(ev, before)
+        self._after_move()
+
+    def _note_recent(self, ev: MoveEvent, before: Sequence[object]) -> None:
+        self._recent.append((False, self.session.log[-1].text if self.session.log else ""))
+        if ev.move.kind in ("trail", "build") and ev.move.card >= 0:
+            self._recent_cards.add(ev.move.card)
+        self._recent = self._recent[-min(3, self.session.num_players - 1):]
+
+    def _after_move(self) -> None:
+        self._moves_cache = None
+        self._selection.clear()
+        self._cursor = None
+        self.refresh_all()
+        self.call_later(self._advance)
+
+    # ------------------------------------------------------------------ summaries and end
+    def _push(self, screen: Screen[object], callback: object) -> None:
+        self._modal = True
+
+        def done(result: object) -> None:
+            self._modal = False
+            callback(result)  # type: ignore[operator]
+
+        self.app.push_screen(screen, done)
+
+    def _show_summary(self) -> None:
+        session = self.session
+        st = self.state
+        summary = st.round_summaries[-1]
+        session.summaries_shown = len(st.round_summaries)
+        session.add_note(f"Round {summary.round_no} over")
+        self.refresh_all()
+        data = summary_data(session, summary, self.painter)
+
+        def after(_: object) -> None:
+            if st.is_round_over:
+                session.next_round()
+                self._recent.clear()
+                self._recent_cards.clear()
+                self._card_i = 0
+                if session.hot_seat:
+                    self._revealed = None
+                self.refresh_all()
+
+        self._push(RoundSummaryScreen(data), after)
+
+    def _show_game_over(self) -> None:
+        session = self.session
+        st = self.state
+        self._finished = True
+        data = GameOverData(
+            winner=None if st.winner is None else session.side_names[st.winner],
+            sides=tuple(session.side_names), scores=tuple(st.scores), target=st.target,
+            rounds=st.round_no, seed=str(session.seed))
+        self.casino.push_screen(GameOverScreen(data), self.casino.game_over_choice)
+
+    # ------------------------------------------------------------------ person's moves
+    def _human_moves(self) -> list[Move]:
+        st = self.state
+        key = len(st.history) * 1000 + st.round_no
+        if self._moves_cache is None or self._moves_cache[0] != key:
+            table = st.table
+            moves = sorted(st.legal_moves(), key=lambda m: _move_order(table, m))
+            self._moves_cache = (key, moves)
+        return self._moves_cache[1]
+
+    def _hand(self) -> tuple[Card, ...]:
+        return tuple(self.state.hands[self._perspective])
+
+    def _clamp_card(self) -> None:
+        n = len(self._hand())
+        self._card_i = min(self._card_i, max(0, n - 1))
+
+    def _card(self) -> Card | None:
+        hand = self._hand()
+        return hand[self._card_i] if 0 <= self._card_i < len(hand) else None
+
+    def _choices(self) -> list[Move]:
+        """The moves Up/Down cycles through now."""
+        if not self._awaiting:
+            return []
+        moves = self._human_moves()
+        if self.state.phase == Phase.PLUCK:
+            return list(moves)
+        card = self._card()
+        out = [m for m in moves if m.card == card and m.kind in ("trail", "capture", "build")]
+        if self._selection:
+            sel = tuple(sorted(self._selection))
+            out = [m for m in out if m.piles == sel]
+        return out
+
+    @property
+    def current_move(self) -> Move | None:
+        """The previewed move that Enter plays (None: there is none)."""
+        return self._current()
+
+    def _current(self) -> Move | None:
+        choices = self._choices()
+        if not choices:
+            return None
+        self._move_i %= len(choices)
+        return choices[self._move_i]
+
+    def _apply_human(self, move: Move) -> None:
+        st = self.state
+        seat = st.current_player
+        try:
+            move = st.check_move(move)
+        except IllegalMoveError as err:
+            self._error(str(err))
+            return
+        ev, _before = self.session.apply(move, self.painter)
+        self._awaiting = False
+        self._recent.clear()
+        self._recent_cards.clear()
+        if ev.move.kind in ("trail", "capture", "build"):
+            self._move_i = 0
+        if self.session.hot_seat and st.current_player != seat:
+            self._revealed = None
+        self._message = LineData("")
+        self._after_move()
+
+    def _error(self, text: str) -> None:
+        self._message = LineData(text, "error")
+        self._refresh_status()
+
+    def _not_your_turn(self) -> bool:
+        if self._awaiting:
+            return False
+        st = self.state
+        seat = st.current_player
+        who = self.session.names[seat] if seat is not None else "nobody"
+        self._error(f"It is {who}'s turn: wait for your turn (s skips ahead)")
+        return True
+
+    # ------------------------------------------------------------------ actions
+    def action_card(self, delta: int) -> None:
+        n = len(self._hand())
+        if not n:
+            return
+        self._card_i = (self._card_i + delta) % n
+        self._move_i = 0
+        self._message = LineData("")
+        self._refresh_choice()
+
+    def action_pick(self, index: int) -> None:
+        if index < len(self._hand()):
+            self._card_i = index
+            self._move_i = 0
+            self._message = LineData("")
+            self._refresh_choice()
+
+    def action_cycle(self, delta: int) -> None:
+        if self._not_your_turn():
+            return
+        choices = self._choices()
+        if choices:
+            self._move_i = (self._move_i + delta) % len(choices)
+            self._message = LineData("")
+        self._refresh_choice()
+
+    def action_play(self) -> None:
+        if self._not_your_turn():
+            return
+        move = self._current()
+        if move is not None:
+            self._apply_human(move)
+            return
+        card = self._card()
+        if self._selection and card is not None and self.state.phase == Phase.PLAY:
+            try:
+                self.state.check_capture(card, sorted(self._selection))
+            except IllegalMoveError as err:
+                self._error(str(err))
+                return
+            self._error("no legal move uses exactly those piles")  # pragma: no cover
+            return
+        self._error("there is no move to play")
+
+    def action_cursor(self, delta: int) -> None:
+        n = len(self.state.table)
+        if not n:
+            self._cursor = None
+            return
+        self._cursor = (0 if delta > 0 else n - 1) if self._cursor is None else (
+            (self._cursor + delta) % n)
+        self._refresh_table()
+
+    def action_toggle(self) -> None:
+        n = len(self.state.table)
+        if not n:
+            self._error("the table is empty")
+            return
+        if self._cursor is None:
+            self._cursor = 0
+        i = self._cursor
+        if i in self._selection:
+            self._selection.discard(i)
+        else:
+            self._selection.add(i)
+        self._move_i = 0
+        self._message = LineData("")
+        self._refresh_choice()
+
+    def action_clear(self) -> None:
+        self._selection.clear()
+        self._cursor = None
+        self._move_i = 0
+        self._message = LineData("")
+        self._refresh_choice()
+
+    def action_trail(self) -> None:
+        if self._not_your_turn():
+            return
+        card = self._card()
+        if card is None or self.state.phase != Phase.PLAY:
+            self._error("you have no card to trail now")
+            return
+        self._apply_human(Move.trail(card))
+
+    def action_pluck(self) -> None:
+        if self._not_your_turn():
+            return
+        if not self.state.rules.pluck:
+            self._error("plucking is not part of these rules")
+            return
+        if self._cursor is None:
+            self._error("put the cursor on a loose table card first (Tab), then press p")
+            return
+        pile = self.state.table[self._cursor]
+        if isinstance(pile, Build):
+            self._error("only a loose card can be plucked, never a build")
+            return
+        self._apply_human(Move.pluck(pile))
+
+    def action_claim(self) -> None:
+        if self._not_your_turn():
+            return
+        if self.state.rules.game_end != "claim":
+            self._error("claiming is not part of these rules")
+            return
+        target = self.state.target
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self._apply_human(Move.claim())
+
+        self._push(ConfirmScreen(
+            f"Claim the game? You win if your side has {target} points counting what you "
+            f"have certainly won so far; otherwise you lose the game."), decided)
+
+    def action_move_list(self) -> None:
+        if self._not_your_turn():
+            return
+        moves = self._human_moves()
+        table = tuple(self.state.table)
+        items = [(m, move_preview(table, m, self.painter)) for m in moves]
+
+        def chosen(move: Move | None) -> None:
+            if move is not None and self._awaiting:
+                self._apply_human(move)
+
+        self._push(PickListScreen(items, title="All legal moves", noun="moves", verb="plays",
+                                  placeholder="take, build 9, trail, 10d, 7♣ …"), chosen)
+
+    def action_skip(self) -> None:
+        self._skip = True
+        self._skip_event.set()
+        if self._timer is not None and self._timer_args is not None:
+            self._timer.stop()
+            self._timer = None
+            args, self._timer_args = self._timer_args, None
+            self._computer_done(*args)
+
+    def action_rules(self) -> None:
+        self.casino.show_rules(self.state.rules, self.session.num_players)
+
+    def action_settings(self) -> None:
+        self.casino.show_settings()
+
+    def action_leave(self) -> None:
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self._finished = True
+                self._token += 1
+                self.casino.back_to_title()
+
+        self._push(ConfirmScreen("Leave this game and go back to the title screen? "
+                                 "The game will be lost."), decided)
+
+    # ------------------------------------------------------------------ drawing
+    def settings_changed(self) -> None:
+        """Called by the app when the card style or colours change."""
+        self.refresh_all()
+
+    def refresh_all(self) -> None:
+        if not self.is_mounted:
+            return
+        self._refresh_header()
+        self._refresh_seats()
+        self._refresh_score()
+        self._refresh_log()
+        self._refresh_choice()
+        self.query_one("#keys", KeyBar).set_data(self._keys())
+
+    def _keys(self) -> tuple[tuple[str, str], ...]:
+        sym = self.painter.symbols
+        lr, ud = ("←→", "↑↓") if sym else ("<>", "^v")
+        if self._awaiting:
+            return ((lr, "card"), (ud, "move"), ("Enter", "play"), ("Space", "pile"),
+                    ("m", "list"), ("?", "help"), ("q", "leave"))
+        return (("s", "skip ahead"), (lr, "look at your cards"), ("?", "help"),
+                ("q", "leave"))
+
+    def _refresh_choice(self) -> None:
+        self._refresh_table()
+        self._refresh_hand()
+        self._refresh_status()
+
+    def _view(self) -> SeatView:
+        return self.state.view(self._perspective)
+
+    def _refresh_header(self) -> None:
+        st = self.state
+        session = self.session
+        from ..session import preset_title
+
+        parts = [preset_title(st.rules.preset_name), f"Round {st.round_no}"]
+        if not st.rules.draw_mode:
+            parts.append(f"Deal {st.deal_no} of {len(st.deal_sizes)}")
+        parts.append(f"Stock {len(st.stock)}")
+        parts.append(f"to {st.target}")
+        if len(parts[0]) > 22:
+            parts[0] = parts[0][:21] + "…"
+        badge = "LAST DEAL" if st.is_last_deal and not (st.is_round_over or st.is_game_over) \
+            else ""
+        del session
+        self.query_one("#game-header", InfoBar).set_data(InfoData(" · ".join(parts), badge))
+
+    def _refresh_seats(self) -> None:
+        st = self.state
+        session = self.session
+        n = session.num_players
+        partner = session.partner_of(self._perspective)
+        for i in range(n - 1):
+            seat = (self._perspective + 1 + i) % n
+            detail = "person" if session.is_human(seat) else session.level(seat)
+            self.query_one(f"#seat-{i}", SeatBox).set_data(SeatData(
+                name=session.names[seat], detail=detail, partner=seat == partner,
+                hand_size=len(st.hands[seat]),
+                taken=len(st.captured[seat]), sweeps=st.sweeps[seat],
+                dealer=st.dealer == seat, to_move=st.current_player == seat,
+                thinking=self._thinking == seat, painter=self.painter))
+
+    def _refresh_score(self) -> None:
+        st = self.state
+        session = self.session
+        view = self._view()
+        n_sides = len(st.sides)
+        width = self.query_one("#score").content_region.width or 24
+        col = max(3, (width - 8) // max(1, n_sides))
+        headers = tuple(session.short_side_names(max(3, col - 1)))
+        suit = session.majority_suit
+        self.query_one("#score", ScorePanel).set_data(ScoreData(
+            headers=headers, game=tuple(st.scores), target=st.target,
+            counts=tuple(session.side_counts(view)),
+            suit_label=SUIT_WORDS[suit] if not self.painter.symbols
+            else f"{SUIT_WORDS[suit]}",
+            big_casino=st.rules.big_casino, little_casino=st.rules.little_casino,
+            painter=self.painter, highlight=st.side_of[self._perspective]
+            if session.human_seats else None))
+
+    def _refresh_log(self) -> None:
+        entries = self.session.log[-LOG_LINES:]
+        self.query_one("#log", LogView).set_data(
+            LogData(tuple((e.text, e.seat is None) for e in entries)))
+
+    def _refresh_table(self) -> None:
+        st = self.state
+        move = self._current()
+        highlight: set[int] = set()
+        if move is not None:
+            if move.kind in ("capture", "build"):
+                highlight.update(move.piles)
+            elif move.kind == "pluck":
+                i = pile_index_of(st.table, move.card)
+                if i is not None:
+                    highlight.add(i)
+        recent = {i for c in self._recent_cards
+                  if (i := pile_index_of(st.table, c)) is not None}
+        if self._cursor is not None and self._cursor >= len(st.table):
+            self._cursor = None
+        self.query_one("#table", TableView).set_data(TableData(
+            piles=tuple(st.table), owner_names=tuple(self.session.names), painter=self.painter,
+            highlight=frozenset(highlight), selected=frozenset(self._selection),
+            cursor=self._cursor, recent=frozenset(recent)))
+        self.query_one("#recent", RecentPlays).set_data(RecentData(tuple(self._recent)))
+
+    def _refresh_hand(self) -> None:
+        st = self.state
+        seat = self._perspective
+        hidden = self.session.hot_seat and self._revealed != seat
+        hand = tuple(st.hands[seat])
+        self._clamp_card()
+        box = self.query_one("#hand", HandView)
+        name = self.session.names[seat]
+        if hidden:
+            box.border_title = f"{name}'s hand · hidden"
+        elif self.session.human_seats and len(self.session.human_seats) == 1:
+            box.border_title = f"Your hand · {name}"
+        elif not self.session.human_seats:
+            box.border_title = f"{name}'s hand · watching"
+        else:
+            box.border_title = f"{name}'s hand"
+        box.set_data(HandData(cards=None if hidden else hand, count=len(hand),
+                              selected=None if hidden else self._card_i, painter=self.painter,
+                              active=self._awaiting))
+
+    def _refresh_status(self) -> None:
+        move_line = self.query_one("#move-line", StatusLine)
+        msg_line = self.query_one("#message-line", StatusLine)
+        st = self.state
+        p = self.painter
+        sym = p.symbols
+        ud = "↑↓" if sym else "up/down"
+        if self._awaiting:
+            choices = self._choices()
+            move = self._current()
+            if move is not None:
+                move_line.set_data(LineData(move_preview(st.table, move, p), "move",
+                                            f"{ud} {self._move_i + 1}/{len(choices)}"))
+            elif self._selection:
+                card = self._card()
+                sel = " ".join(p.pile_label(st.table[i]) for i in sorted(self._selection)
+                               if i < len(st.table))
+                with_card = f" with {p.label(card)}" if card is not None else ""
+                move_line.set_data(LineData(
+                    f"Selected {sel}: no legal move{with_card} uses exactly these piles",
+                    "info", "Esc clears"))
+            else:
+                card = self._card()
+                what = p.label(card) if card is not None else "this card"
+                move_line.set_data(LineData(f"{what} has no legal move here", "info"))
+        else:
+            seat = st.current_player
+            if seat is None:
+                move_line.set_data(LineData(""))
+            else:
+                move_line.set_data(LineData(f"Waiting for {self.session.names[seat]}", "info"))
+        msg = self._message
+        if not msg.text and self._awaiting:
+            msg = self._turn_message()
+        msg_line.set_data(msg)
+
+    def _turn_message(self) -> LineData:
+        st = self.state
+        if st.phase == Phase.PLUCK:
+            return LineData("You may pluck a loose table card now, or pass", "ok")
+        who = "Your turn" if not self.session.hot_seat else \
+            f"{self.session.names[self._perspective]} to play"
+        extra = " · last deal" if st.is_last_deal else ""
+        return LineData(who + extra, "ok")

@@ -1,0 +1,75 @@
+"""Game over: the winner and the totals; a new game, the title screen or quit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ..styles import css
+
+GameOverChoice = Literal["new", "menu", "quit"]
+
+
+@dataclass(frozen=True)
+class GameOverData:
+    winner: str | None
+    sides: tuple[str, ...]
+    scores: tuple[int, ...]
+    target: int
+    rounds: int
+    seed: str
+
+
+class GameOverScreen(ModalScreen[GameOverChoice]):
+    """Dismisses with "new" (n or Enter), "menu" (t or Esc) or "quit" (q)."""
+
+    CSS_PATH: ClassVar[list[str | Path]] = css("dialogs")
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n,enter", "choose('new')", "New game", id="gameover.new"),
+        Binding("t,escape", "choose('menu')", "Title screen", id="gameover.menu"),
+        Binding("q", "choose('quit')", "Quit", id="gameover.quit"),
+    ]
+    HELP_TITLE = "Game over"
+
+    def __init__(self, data: GameOverData) -> None:
+        super().__init__()
+        self.data = data
+
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        return [(self.HELP_TITLE, [("n / Enter", "new game"), ("t / Esc", "title screen"),
+                                   ("q", "quit")])]
+
+    def compose(self) -> ComposeResult:
+        d = self.data
+        title = f"{d.winner} won!" if d.winner else "The game is over"
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+        table.add_column("Side", style="bold")
+        table.add_column("Points", justify="right")
+        order = sorted(range(len(d.sides)), key=lambda i: -d.scores[i])
+        for i in order:
+            won = d.sides[i] == d.winner
+            style = "bold" if won else ""
+            table.add_row(Text(("★ " if won else "  ") + d.sides[i], style=style),
+                          Text(str(d.scores[i]), style=style))
+        with Vertical(id="gameover-box", classes="dialog"):
+            yield Static("Game over", classes="dialog-title")
+            yield Static(title, id="gameover-winner")
+            yield Static(table, id="gameover-table")
+            yield Static(f"{d.rounds} round{'s' if d.rounds != 1 else ''} played, target "
+                         f"{d.target}, seed {d.seed}", id="gameover-info")
+            yield Static("[b]n[/b] / [b]Enter[/b] new game   [b]t[/b] title screen   "
+                         "[b]q[/b] quit", classes="dialog-keys")
+
+    def action_choose(self, choice: GameOverChoice) -> None:
+        self.dismiss(choice)

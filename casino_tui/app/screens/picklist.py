@@ -1,0 +1,123 @@
+"""A list to choose from, filtered as you type: every legal move, or every preset."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar, Generic, TypeVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..styles import css
+
+ASCII_SUITS = str.maketrans({"♠": "s", "♥": "h", "♦": "d", "♣": "c"})
+
+
+def search_key(text: str) -> str:
+    """Lower-case text with suits also as letters, so "10d" finds "10♦"."""
+    low = text.lower()
+    return low + " " + low.translate(ASCII_SUITS)
+
+
+T = TypeVar("T")
+
+
+class PickListScreen(ModalScreen[T | None], Generic[T]):
+    """Type to filter; Up/Down choose; Enter picks (dismisses with the item); Esc gives None."""
+
+    CSS_PATH: ClassVar[list[str | Path]] = css("dialogs")
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Back", id="picklist.cancel"),
+        Binding("up", "move(-1)", "Up", show=False, id="picklist.up"),
+        Binding("down", "move(1)", "Down", show=False, id="picklist.down"),
+        Binding("pageup", "move(-10)", "Page up", show=False, id="picklist.pageup"),
+        Binding("pagedown", "move(10)", "Page down", show=False, id="picklist.pagedown"),
+    ]
+
+    def __init__(self, items: Sequence[tuple[T, str]], *, title: str, noun: str,
+                 placeholder: str, verb: str = "choose", highlight: int = 0,
+                 numbered: bool = True) -> None:
+        super().__init__()
+        self.items = list(items)
+        self.keys = [search_key(text) for _, text in self.items]
+        self.shown: list[int] = list(range(len(self.items)))
+        self.title_text = title
+        self.noun = noun
+        self.placeholder = placeholder
+        self.verb = verb
+        self.start = highlight
+        self.numbered = numbered
+
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        return [(self.title_text, [
+            ("letters, digits", f"filter the {self.noun} (e.g. {self.placeholder})"),
+            ("↑↓ PgUp PgDn", f"highlight one of the {self.noun}"),
+            ("Enter", f"{self.verb} the highlighted one"),
+            ("Esc", "go back"),
+        ])]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picklist-box", classes="dialog wide"):
+            yield Static(f"{self.title_text} ({len(self.items)})", classes="dialog-title",
+                         id="picklist-title")
+            yield Input(placeholder=f"type to filter: {self.placeholder}",
+                        id="picklist-filter", compact=True)
+            yield OptionList(*self._options(), id="picklist-options")
+            yield Static(f"Enter {self.verb} · ↑↓ choose · Esc back", classes="dialog-keys")
+
+    def on_mount(self) -> None:
+        inp = self.query_one(Input)
+        inp.cursor_blink = False
+        inp.focus()
+        options = self.query_one(OptionList)
+        options.can_focus = False
+        if self.shown:
+            options.highlighted = min(self.start, len(self.shown) - 1)
+
+    def _options(self) -> list[Option]:
+        if not self.numbered:
+            return [Option(self.items[i][1], id=str(i)) for i in self.shown]
+        return [Option(f"{n + 1:>3}. {self.items[i][1]}", id=str(i))
+                for n, i in enumerate(self.shown)]
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        words = event.value.lower().split()
+        self.shown = [i for i, k in enumerate(self.keys) if all(w in k for w in words)]
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options(self._options())
+        if self.shown:
+            options.highlighted = 0
+        self.query_one("#picklist-title", Static).update(
+            f"{self.title_text}: {len(self.shown)} of {len(self.items)}")
+
+    def action_move(self, delta: int) -> None:
+        options = self.query_one(OptionList)
+        if not self.shown:
+            return
+        cur = options.highlighted or 0
+        options.highlighted = max(0, min(len(self.shown) - 1, cur + delta))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._choose()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._choose()
+
+    def _choose(self) -> None:
+        options = self.query_one(OptionList)
+        if not self.shown or options.highlighted is None:
+            return
+        option = options.get_option_at_index(options.highlighted)
+        self.dismiss(self.items[int(option.id or 0)][0])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,98 @@
+"""Settings: card style, four-colour deck, theme and computer move speed (saved to disk)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from casino_tui.engine import parse_cards
+from casino_tui.settings import SPEED_DELAYS, Settings
+
+from ..cardfmt import CardPainter
+from ..styles import css
+from ..widgets.cycler import Cycler
+
+SAMPLE_CARDS = tuple(parse_cards("AS 10H 9D JC"))
+SPEED_LABELS = {"slow": "slow", "normal": "normal", "fast": "fast", "instant": "instant"}
+
+
+class SettingsScreen(ModalScreen[Settings | None]):
+    """Enter saves (dismisses with the new settings); Esc cancels (None)."""
+
+    CSS_PATH: ClassVar[list[str | Path]] = css("dialogs", "setup")
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "save", "Save", id="settings.save"),
+        Binding("escape", "cancel", "Cancel", id="settings.cancel"),
+        Binding("up", "app.focus_previous", "Previous", show=False, id="settings.up"),
+        Binding("down", "app.focus_next", "Next", show=False, id="settings.down"),
+    ]
+    HELP_TITLE = "Settings"
+
+    def __init__(self, settings: Settings, themes: Sequence[str],
+                 forced_ascii: bool = False) -> None:
+        super().__init__()
+        self.settings = settings
+        self.themes = list(themes)
+        self.forced_ascii = forced_ascii
+
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        return [(self.HELP_TITLE, [("↑↓", "choose a setting"), ("←→", "change it"),
+                                   ("Enter", "save"), ("Esc", "cancel")])]
+
+    def compose(self) -> ComposeResult:
+        s = self.settings
+        speeds = [(k, f"{SPEED_LABELS[k]} ({SPEED_DELAYS[k]:g} s)") for k in SPEED_DELAYS]
+        with Vertical(id="settings-box", classes="dialog"):
+            yield Static("Settings", classes="dialog-title")
+            yield Cycler("Card style", [("unicode", "Unicode suits ♠♥♦♣"),
+                                        ("ascii", "ASCII letters SHDC")], s.card_style,
+                         id="set-cards", label_width=16,
+                         note="--ascii is on" if self.forced_ascii else "")
+            yield Cycler("Four colours", [(False, "off"), (True, "on")], s.four_colour,
+                         id="set-colours", label_width=16)
+            yield Cycler("Theme", [(t, t) for t in self.themes], s.theme, id="set-theme",
+                         label_width=16)
+            yield Cycler("Computer speed", speeds, s.speed, id="set-speed", label_width=16)
+            yield Static(id="settings-sample")
+            yield Static("↑↓ choose · ←→ change · Enter save · Esc cancel",
+                         classes="dialog-keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#set-cards").focus()
+        self._sample()
+
+    def _current(self) -> Settings:
+        return Settings(
+            card_style=self.query_one("#set-cards", Cycler).value,
+            four_colour=bool(self.query_one("#set-colours", Cycler).value),
+            theme=str(self.query_one("#set-theme", Cycler).value),
+            speed=self.query_one("#set-speed", Cycler).value,
+        )
+
+    def _sample(self) -> None:
+        s = self._current()
+        p = CardPainter(symbols=s.symbols, four_colour=s.four_colour)
+        out = Text("Sample:  ", style="bold")
+        out.append_text(p.faces(SAMPLE_CARDS, sep="  "))
+        self.query_one("#settings-sample", Static).update(out)
+
+    def on_cycler_changed(self, event: Cycler.Changed) -> None:
+        self._sample()
+        if event.cycler.id == "set-theme":
+            self.app.theme = str(event.value)
+
+    def action_save(self) -> None:
+        self.dismiss(self._current())
+
+    def action_cancel(self) -> None:
+        self.app.theme = self.settings.theme
+        self.dismiss(None)

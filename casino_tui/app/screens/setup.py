@@ -1,0 +1,198 @@
+"""New game: preset, players, partnerships, seats (person or computer, level, name), target
+and seed. Enter starts the game from any field, so Enter, Enter from the title starts classic
+against one computer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+from casino_tui.engine import PRESET_DESCRIPTIONS, PRESET_NAMES, Rules
+
+from ..session import DEFAULT_LEVEL, GameConfig, SeatConfig, default_seats, preset_title
+from ..styles import css
+from ..widgets.cycler import Cycler
+from .picklist import PickListScreen
+
+MAX_SEATS = 6
+
+
+def seat_choices(levels: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [("human", "Person"), *((lv, f"Computer · {lv}") for lv in levels)]
+
+
+class SetupScreen(Screen[GameConfig | None]):
+    """Dismisses with the GameConfig (Enter) or None (Esc)."""
+
+    CSS_PATH: ClassVar[list[str | Path]] = css("setup")
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "start", "Start", id="setup.start"),
+        Binding("escape", "cancel", "Back", id="setup.back"),
+        Binding("up", "app.focus_previous", "Previous field", show=False, id="setup.up"),
+        Binding("down", "app.focus_next", "Next field", show=False, id="setup.down"),
+        Binding("space", "pick_preset", "Preset list", show=False, id="setup.preset_list"),
+    ]
+    HELP_TITLE = "New game"
+
+    def __init__(self, config: GameConfig, levels: tuple[str, ...]) -> None:
+        super().__init__()
+        self.config = config
+        self.levels = levels
+        self.default_level = DEFAULT_LEVEL if DEFAULT_LEVEL in levels else levels[-1]
+
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        return [(self.HELP_TITLE, [
+            ("↑↓ / Tab", "move between the fields"),
+            ("←→", "change the value of a field (preset, players, seat, ...)"),
+            ("Space", "on the preset: list every preset with a filter"),
+            ("letters", "type a name, a target or a seed"),
+            ("Enter", "start the game"),
+            ("Esc", "back to the title screen"),
+        ])]
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        c = self.config
+        rules = Rules.preset(c.preset)
+        with Vertical(id="setup-box"):
+            yield Static("New game", classes="dialog-title")
+            yield Cycler("Preset", [(n, preset_title(n)) for n in PRESET_NAMES], c.preset,
+                         id="setup-preset", note="Space: list")
+            yield Static(PRESET_DESCRIPTIONS[c.preset], id="setup-preset-desc")
+            yield Cycler("Players", [(n, str(n)) for n in rules.player_counts], c.players,
+                         id="setup-players")
+            yield Cycler("Partners", [(True, "two partnerships"), (False, "each for himself")],
+                         c.partnerships, id="setup-partners")
+            for i in range(MAX_SEATS):
+                seat = c.seats[i] if i < len(c.seats) else SeatConfig(f"Player {i + 1}", False,
+                                                                      self.default_level)
+                with Horizontal(classes="seat-row", id=f"seat-row-{i}"):
+                    yield Static(f"Seat {i + 1}", classes="seat-label")
+                    yield Input(seat.name, id=f"seat-name-{i}", classes="seat-name",
+                                compact=True, max_length=12)
+                    kind = "human" if seat.human else seat.level
+                    yield Cycler("", seat_choices(self.levels), kind, id=f"seat-kind-{i}",
+                                 classes="seat-kind", label_width=0)
+            with Horizontal(classes="field-row", id="target-row"):
+                yield Static("Target", classes="field-label")
+                yield Input(str(c.target if c.target is not None else rules.target),
+                            id="setup-target", compact=True, type="integer", max_length=4)
+                yield Static("points to win", classes="field-note")
+            with Horizontal(classes="field-row"):
+                yield Static("Seed", classes="field-label")
+                yield Input("" if c.seed is None else str(c.seed), id="setup-seed",
+                            compact=True, type="integer", placeholder="random", max_length=9)
+                yield Static("the same seed deals the same cards", classes="field-note")
+            yield Static("", id="setup-error")
+            yield Static("[b]Enter[/b] start   [b]↑↓[/b] field   [b]←→[/b] change   "
+                         "[b]Esc[/b] back   [b]?[/b] help", classes="dialog-keys")
+
+    def on_mount(self) -> None:
+        for inp in self.query(Input):
+            inp.cursor_blink = False
+        self._sync()
+        self.query_one("#setup-preset", Cycler).focus()
+
+    # ------------------------------------------------------------------ state of the form
+    def _rules(self) -> Rules:
+        return Rules.preset(str(self.query_one("#setup-preset", Cycler).value))
+
+    def _players(self) -> int:
+        return int(self.query_one("#setup-players", Cycler).value)
+
+    def _sync(self) -> None:
+        """Show the fields that apply to the chosen preset and player count."""
+        rules = self._rules()
+        n = self._players()
+        players = self.query_one("#setup-players", Cycler)
+        if n not in rules.player_counts:
+            n = 2 if 2 in rules.player_counts else rules.player_counts[0]
+        players.set_choices([(k, str(k)) for k in rules.player_counts], n)
+        partners = self.query_one("#setup-partners", Cycler)
+        can_partner = n == 4 and rules.partnerships_for_4
+        partners.disabled = not can_partner
+        partners.display = can_partner
+        for i in range(MAX_SEATS):
+            self.query_one(f"#seat-row-{i}").display = i < n
+        self.query_one("#setup-preset-desc", Static).update(PRESET_DESCRIPTIONS[rules.preset_name])
+
+    def on_cycler_changed(self, event: Cycler.Changed) -> None:
+        event.stop()
+        if event.cycler.id == "setup-preset":
+            self.query_one("#setup-target", Input).value = str(self._rules().target)
+            self._sync()
+        elif event.cycler.id == "setup-players":
+            self._sync()
+        self.query_one("#setup-error", Static).update("")
+
+    def action_pick_preset(self) -> None:
+        preset = self.query_one("#setup-preset", Cycler)
+        if self.focused is not preset:
+            return
+        items = [(n, f"{preset_title(n):<22} {PRESET_DESCRIPTIONS[n]}") for n in PRESET_NAMES]
+        start = list(PRESET_NAMES).index(str(preset.value))
+
+        def chosen(name: str | None) -> None:
+            if name is not None:
+                preset.set_value(name)
+                self.query_one("#setup-target", Input).value = str(Rules.preset(name).target)
+                self._sync()
+
+        self.app.push_screen(PickListScreen(items, title="Presets", noun="presets",
+                                            verb="chooses", placeholder="royal, draw, 61 …",
+                                            highlight=start, numbered=False), chosen)
+
+    # ------------------------------------------------------------------ result
+    def build_config(self) -> GameConfig:
+        """The GameConfig the form describes (raises ValueError with a message)."""
+        rules = self._rules()
+        n = self._players()
+        names = []
+        defaults = default_seats(n)
+        seats = []
+        for i in range(n):
+            name = self.query_one(f"#seat-name-{i}", Input).value.strip() or defaults[i].name
+            if name in names:
+                raise ValueError(f"two seats are called {name}: give them different names")
+            names.append(name)
+            kind = str(self.query_one(f"#seat-kind-{i}", Cycler).value)
+            seats.append(SeatConfig(name, kind == "human",
+                                    self.default_level if kind == "human" else kind))
+        target_text = self.query_one("#setup-target", Input).value.strip()
+        try:
+            target = int(target_text) if target_text else rules.target
+        except ValueError:
+            raise ValueError("the target must be a whole number") from None
+        if target < 1:
+            raise ValueError("the target must be at least 1")
+        seed_text = self.query_one("#setup-seed", Input).value.strip()
+        try:
+            seed = int(seed_text) if seed_text else None
+        except ValueError:
+            raise ValueError("the seed must be a whole number") from None
+        partners = self.query_one("#setup-partners", Cycler)
+        return GameConfig(preset=rules.preset_name, players=n, seats=tuple(seats),
+                          partnerships=bool(partners.value) if not partners.disabled else True,
+                          target=target if target != rules.target else None, seed=seed)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_start()
+
+    def action_start(self) -> None:
+        try:
+            config = self.build_config()
+        except ValueError as err:
+            self.query_one("#setup-error", Static).update(f"[b red]✗[/] {err}")
+            return
+        self.dismiss(config)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

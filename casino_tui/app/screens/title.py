@@ -1,0 +1,117 @@
+"""The title screen: New game, Continue, Load, Rules, Settings, Quit."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Center, Middle, Vertical
+from textual.screen import Screen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..app import CasinoApp
+
+LOGO = (
+    "╔═╗╔═╗╔═╗╔═╗╦╔╗╔╔═╗",
+    "║  ╠═╣╚═╗╚═╗║║║║║ ║",
+    "╚═╝╩ ╩╚═╝╚═╝╩╝╚╝╚═╝",
+)
+LOGO_ASCII = (
+    " ___   _   ___ ___ ___ _  _  ___ ",
+    "/ __| /_\\ / __/ __|_ _| \\| |/ _ \\",
+    "\\__ \\/ _ \\\\__ \\__ \\| || .` | (_) |",
+    "|___/_/ \\_\\___/___/___|_|\\_|\\___/",
+)
+
+
+class TitleScreen(Screen[None]):
+    """The menu; each entry also has a letter key."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "menu('new')", "New game", show=False, id="title.new"),
+        Binding("c", "menu('continue')", "Continue", show=False, id="title.continue"),
+        Binding("l", "menu('load')", "Load", show=False, id="title.load"),
+        Binding("r", "menu('rules')", "Rules", show=False, id="title.rules"),
+        Binding("s", "menu('settings')", "Settings", show=False, id="title.settings"),
+        Binding("q,escape", "menu('quit')", "Quit", show=False, id="title.quit"),
+    ]
+    HELP_TITLE = "Title screen"
+
+    @property
+    def casino(self) -> CasinoApp:
+        return self.app  # type: ignore[return-value]
+
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        return [(self.HELP_TITLE, [
+            ("↑↓ Enter", "choose an entry"),
+            ("n", "new game"), ("c", "continue the saved game (when there is one)"),
+            ("l", "load a saved game (when there are saves)"),
+            ("r", "rules of every preset"), ("s", "settings"), ("q / Esc", "quit"),
+        ])]
+
+    def compose(self) -> ComposeResult:
+        with Middle(), Center(), Vertical(id="title-box"):
+            yield Static(id="title-logo")
+            yield Static("the classic fishing card game", id="title-tagline")
+            yield OptionList(id="title-menu")
+            yield Static("↑↓ choose · Enter select · ? help", id="title-keys")
+
+    def on_mount(self) -> None:
+        self.refresh_menu()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_menu()
+
+    def refresh_menu(self) -> None:
+        app = self.casino
+        symbols = app.painter.symbols
+        logo = Text("\n".join(LOGO if symbols else LOGO_ASCII), style="bold")
+        suits = Text("♠ ♥ ♦ ♣" if symbols else "S  H  D  C", style="bold")
+        self.query_one("#title-logo", Static).update(Text("\n").join([logo, Text(""), suits]))
+        saved = app.saved_game_label()
+        can_load = app.can_load()
+        menu = self.query_one("#title-menu", OptionList)
+        highlighted = menu.highlighted
+        menu.clear_options()
+        def entry(label: str, key: str, note: str = "") -> Text:
+            t = Text(f"{label:<12}", style="bold")
+            t.append(key, style="underline")
+            if note:
+                t.append(f"   {note}", style="italic")
+            return t
+
+        menu.add_options([
+            Option(entry("New game", "n"), id="new"),
+            Option(entry("Continue", "c", saved or "no saved game"), id="continue",
+                   disabled=saved is None),
+            Option(entry("Load game", "l", "" if can_load else "no saves yet"), id="load",
+                   disabled=not can_load),
+            Option(entry("Rules", "r"), id="rules"),
+            Option(entry("Settings", "s"), id="settings"),
+            Option(entry("Quit", "q"), id="quit"),
+        ])
+        menu.highlighted = highlighted if highlighted is not None else 0
+        menu.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_menu(event.option.id or "")
+
+    def action_menu(self, what: str) -> None:
+        app = self.casino
+        if what == "new":
+            app.show_setup()
+        elif what == "continue":
+            self.notify("There is no saved game to continue.", severity="warning")
+        elif what == "load":
+            self.notify("There are no saved games to load.", severity="warning")
+        elif what == "rules":
+            app.show_rules(None, None)
+        elif what == "settings":
+            app.show_settings()
+        elif what == "quit":
+            app.exit()

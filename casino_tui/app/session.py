@@ -1,0 +1,235 @@
+"""A game being played in the UI: who sits where, the engine State and the move log.
+
+Pure Python (no Textual): the screens drive it, tests can use it directly. It talks to the engine
+only through its public API (State, Rules, Move, MoveEvent, SeatView).
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from casino_tui.engine import (
+    PRESET_DESCRIPTIONS,
+    Build,
+    Card,
+    Move,
+    MoveEvent,
+    Pile,
+    Rules,
+    SeatView,
+    State,
+    resolve_preset_name,
+)
+from casino_tui.engine.cards import ACE, rank_of
+
+from .cardfmt import CardPainter
+from .describe import move_log_line
+
+DEFAULT_LEVEL = "medium"
+
+SEAT_NAMES: dict[int, tuple[str, ...]] = {
+    2: ("South", "North"),
+    3: ("South", "West", "East"),
+    4: ("South", "West", "North", "East"),
+    5: ("South", "West", "Northwest", "Northeast", "East"),
+    6: ("South", "Southwest", "Northwest", "North", "Northeast", "Southeast"),
+}
+
+
+def preset_title(name: str) -> str:
+    """A preset's display name: the text of its description before the colon."""
+    key = resolve_preset_name(name)
+    desc = PRESET_DESCRIPTIONS.get(key, key)
+    head = desc.split(":", 1)[0]
+    if "(" in head:
+        head = head.split("(", 1)[0]
+    return head.strip() or key
+
+
+def seat_names(n: int) -> tuple[str, ...]:
+    return SEAT_NAMES.get(n, tuple(f"Player {i + 1}" for i in range(n)))
+
+
+@dataclass(frozen=True)
+class SeatConfig:
+    """One seat: its player's name and whether a person or the computer (at a level) plays."""
+
+    name: str
+    human: bool
+    level: str = DEFAULT_LEVEL
+
+
+def default_seats(n: int, humans: int = 1, level: str = DEFAULT_LEVEL) -> tuple[SeatConfig, ...]:
+    names = seat_names(n)
+    return tuple(SeatConfig(names[i], i < humans, level) for i in range(n))
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything the New game screen decides."""
+
+    preset: str = "classic"
+    players: int = 2
+    seats: tuple[SeatConfig, ...] = field(default_factory=lambda: default_seats(2))
+    partnerships: bool = True  # four players only, where the preset has partnerships
+    target: int | None = None  # None: the preset's target
+    seed: int | None = None  # None: a random seed chosen when the game starts
+
+    def rules(self) -> Rules:
+        base = Rules.preset(self.preset)
+        over: dict[str, object] = {}
+        if self.target is not None and self.target != base.target:
+            over["target"] = self.target
+        if self.players == 4 and base.partnerships_for_4 and not self.partnerships:
+            over["partnerships_for_4"] = False
+        return base.with_options(**over) if over else base
+
+    def with_players(self, n: int) -> GameConfig:
+        """The same game for ``n`` players, keeping the names and kinds of existing seats."""
+        defaults = default_seats(n, humans=1)
+        seats = tuple(self.seats[i] if i < len(self.seats) else defaults[i] for i in range(n))
+        return replace(self, players=n, seats=seats)
+
+
+@dataclass
+class LogEntry:
+    text: str
+    seat: int | None  # None: a note from the table (new deal, round over)
+    round_no: int
+
+
+@dataclass
+class SideCounts:
+    """A side's running counts in the current round (for the score panel)."""
+
+    cards: int
+    suit: int  # cards of the suit that scores "most" (spades in most presets)
+    aces: int
+    casinos: tuple[Card, ...]
+    sweeps: int
+
+
+class GameSession:
+    """The engine State plus the seats, names and log of one game in the UI."""
+
+    def __init__(self, config: GameConfig, state: State | None = None) -> None:
+        self.config = config
+        self.rules = state.rules if state is not None else config.rules()
+        if state is not None:
+            self.seed: int | str = state.seed
+        else:
+            self.seed = config.seed if config.seed is not None else random.randrange(1, 10**6)
+        self.state = state if state is not None else State(self.rules, config.players, self.seed)
+        self.names: list[str] = [s.name for s in config.seats]
+        self.log: list[LogEntry] = []
+        self.summaries_shown = 0
+
+    # ------------------------------------------------------------------ seats and sides
+    @property
+    def num_players(self) -> int:
+        return self.state.num_players
+
+    def is_human(self, seat: int) -> bool:
+        return self.config.seats[seat].human
+
+    @property
+    def human_seats(self) -> list[int]:
+        return [i for i, s in enumerate(self.config.seats) if s.human]
+
+    @property
+    def hot_seat(self) -> bool:
+        """Two or more people share the keyboard: hands are hidden between their turns."""
+        return len(self.human_seats) >= 2
+
+    def level(self, seat: int) -> str:
+        return self.config.seats[seat].level
+
+    @property
+    def side_names(self) -> list[str]:
+        return [" & ".join(self.names[s] for s in side) for side in self.state.sides]
+
+    def short_side_names(self, width: int) -> list[str]:
+        """Side names for narrow columns: names cut to ``width``; partnerships as initials
+        (``S+N``) when the names do not fit."""
+        out = []
+        for side in self.state.sides:
+            full = "+".join(self.names[s] for s in side)
+            if len(full) <= width:
+                out.append(full)
+            elif len(side) == 1:
+                out.append(full[:width])
+            else:
+                out.append("+".join(self.names[s][:1] for s in side)[:width])
+        return out
+
+    def partner_of(self, seat: int) -> int | None:
+        side = self.state.sides[self.state.side_of[seat]]
+        others = [s for s in side if s != seat]
+        return others[0] if others else None
+
+    # ------------------------------------------------------------------ playing
+    def ai_seed(self) -> int:
+        """A seed for the computer's next decision, fixed by the game seed and the move number
+        (so a seeded game replays identically)."""
+        st = self.state
+        return zlib.crc32(f"{self.seed}/{st.round_no}/{len(st.history)}".encode())
+
+    def apply(self, move: Move, painter: CardPainter) -> tuple[MoveEvent, list[Pile]]:
+        """Play ``move`` for the player to move (raises IllegalMoveError, changing nothing)."""
+        st = self.state
+        table_before = list(st.table)
+        deal_before = st.deal_no
+        ev = st.apply(move)
+        self.log.append(LogEntry(move_log_line(table_before, ev, self.names, self.side_names,
+                                               painter), ev.seat, st.round_no))
+        if ev.redeal and not st.is_round_over:
+            note = "New deal" + (": the last one" if st.is_last_deal else "")
+            if st.deal_no != deal_before:
+                note += f" ({st.deal_no} of {len(st.deal_sizes)})"
+            self.add_note(note)
+        return ev, table_before
+
+    def add_note(self, text: str) -> None:
+        self.log.append(LogEntry(text, None, self.state.round_no))
+
+    def next_round(self) -> None:
+        self.state.next_round()
+        self.round_start_notes()
+
+    def round_start_notes(self) -> None:
+        st = self.state
+        self.add_note(f"Round {st.round_no}: {self.names[st.dealer]} deals")
+        if st.initial_grant is not None:
+            seat, cards = st.initial_grant
+            self.add_note(f"{self.names[seat]} took the {len(cards)} paired table cards")
+
+    # ------------------------------------------------------------------ counts
+    def side_counts(self, view: SeatView) -> list[SideCounts]:
+        rules = self.rules
+        suit = 2 if rules.diamond_scoring else rules.majority_suit_index
+        out = []
+        for side in view.sides:
+            cards = [c for s in side for c in view.captured[s]]
+            out.append(SideCounts(
+                cards=len(cards),
+                suit=sum(1 for c in cards if c & 3 == suit),
+                aces=sum(1 for c in cards if rank_of(c) == ACE),
+                casinos=tuple(c for c in (rules.big_casino, rules.little_casino) if c in cards),
+                sweeps=sum(view.sweeps[s] for s in side),
+            ))
+        return out
+
+    @property
+    def majority_suit(self) -> int:
+        return 2 if self.rules.diamond_scoring else self.rules.majority_suit_index
+
+
+def pile_index_of(table: Sequence[Pile], card: Card) -> int | None:
+    """Index of the pile holding ``card`` (loose or in a build)."""
+    for i, p in enumerate(table):
+        if p == card or (isinstance(p, Build) and card in p.cards):
+            return i
+    return None

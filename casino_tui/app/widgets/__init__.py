@@ -1,0 +1,1 @@
+"""Widgets of the game table and the menus."""

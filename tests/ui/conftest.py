@@ -1,0 +1,64 @@
+"""Fixtures of the UI tests: a private config directory and apps with a deterministic,
+in-process computer player (nothing races: no worker process, no wall clock)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from casino_tui.app.app import CasinoApp
+from casino_tui.app.players import InProcessChooser
+from casino_tui.app.screens.game import GameScreen
+from casino_tui.app.session import GameConfig
+from casino_tui.engine import State
+from casino_tui.settings import CONFIG_ENV, Settings
+
+from .positions import config_for, greedy_first
+
+
+@pytest.fixture(autouse=True)
+def _config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(CONFIG_ENV, str(tmp_path / "config"))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return tmp_path / "config"
+
+
+def make_app(state: State | None = None, config: GameConfig | None = None, *, humans: int = 1,
+             settings: Settings | None = None, ascii: bool = False,
+             save: bool = False) -> CasinoApp:
+    """An app with the deterministic test player; with ``state`` it opens at the table."""
+    if state is not None and config is None:
+        config = config_for(state, humans)
+    return CasinoApp(config=config, state=state,
+                     chooser_factory=lambda: InProcessChooser(greedy_first),
+                     settings=settings or Settings(speed="instant"), ascii=ascii,
+                     save_settings_to_disk=save)
+
+
+async def settle(pilot: Pilot[None], limit: int = 400) -> None:
+    """Wait until nothing happens without a key (a person to move, a dialog, game over)."""
+    app = pilot.app
+    for _ in range(limit):
+        await pilot.pause(0)
+        screen = app.screen
+        if not isinstance(screen, GameScreen) or screen.settled:
+            await pilot.pause(0)
+            return
+    raise AssertionError("the game did not settle")
+
+
+
+def asynctest(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async test with asyncio (no async pytest plugin needed)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(fn(*args, **kwargs))
+
+    return wrapper

@@ -1,0 +1,124 @@
+"""Snapshot tests of every screen at 80x24 and 120x40 (and the too-small message).
+
+Deterministic: seeded positions, no cursor blink, no animation, instant computer speed with an
+in-process player, and every picture is taken once the game has settled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from casino_tui.engine import State
+
+from .conftest import make_app, settle
+from .positions import last_play, table_2p, table_4p
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+
+
+def run(snap_compare: Any, app: Any, size: tuple[int, int], *keys: str) -> bool:
+    async def before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return snap_compare(app, terminal_size=size, run_before=before)
+
+
+def at_table(state_fn: Callable[[], State], humans: int = 1, **kw: Any) -> Any:
+    return make_app(state_fn(), humans=humans, **kw)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_title(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert run(snap_compare, make_app(), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_setup(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert run(snap_compare, make_app(), size, "enter")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_table_two_players(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert run(snap_compare, at_table(table_2p), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_table_four_players(snap_compare: Any, size: tuple[int, int]) -> None:
+    """The three computers have just played (their plays stay highlighted)."""
+    assert run(snap_compare, at_table(table_4p), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_move_preview(snap_compare: Any, size: tuple[int, int]) -> None:
+    """Card 4 (A♥), third move: a build previewed on the piles it uses."""
+    assert run(snap_compare, at_table(table_2p), size, "4", "down", "down")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_free_selection(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert run(snap_compare, at_table(table_2p), size, "2", "space", "tab", "space", "tab")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_move_list(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert run(snap_compare, at_table(table_2p), size, "m", "9")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_illegal_move(snap_compare: Any, size: tuple[int, int]) -> None:
+    """Trailing while owning a build: the engine's reason is shown, nothing changes."""
+    assert run(snap_compare, at_table(table_2p), size, "t")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_round_summary(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert run(snap_compare, at_table(last_play), size, "enter")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_game_over(snap_compare: Any, size: tuple[int, int]) -> None:
+    app = make_app(last_play(scores=[15, 18]))
+    assert run(snap_compare, app, size, "enter", "enter")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert run(snap_compare, at_table(table_2p), size, "question_mark")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_rules(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert run(snap_compare, at_table(table_2p), size, "r")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_settings(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert run(snap_compare, at_table(table_2p), size, "o", "down", "right")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_privacy(snap_compare: Any, size: tuple[int, int]) -> None:
+    """Two people at the keyboard: the table is hidden until South presses a key."""
+    assert run(snap_compare, at_table(table_2p, humans=2), size)
+
+
+@pytest.mark.parametrize("size", [pytest.param((79, 24), id="79x24"),
+                                  pytest.param((50, 15), id="50x15")])
+def test_too_small(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert run(snap_compare, at_table(table_2p), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_ascii_four_colour(snap_compare: Any, size: tuple[int, int]) -> None:
+    """ASCII cards (--ascii) with the four-colour deck."""
+    from casino_tui.settings import Settings
+
+    app = at_table(table_4p, settings=Settings(speed="instant", four_colour=True), ascii=True)
+    assert run(snap_compare, app, size)
