@@ -23,14 +23,14 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         try:
             super().run()
-        except Exception as exc:  # noqa: BLE001 - any compiler problem means pure Python
+        except Exception as exc:  # any compiler problem means pure Python
             print(f"casino-tui: not compiling the engine hot path ({exc}); using pure Python",
                   file=sys.stderr)
 
     def build_extension(self, ext) -> None:  # type: ignore[no-untyped-def]
         try:
             super().build_extension(ext)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             print(f"casino-tui: could not compile {ext.name} ({exc}); using pure Python",
                   file=sys.stderr)
 
@@ -44,7 +44,7 @@ def extensions() -> list:
         return []
     try:
         return mypycify([HOT], opt_level="3")
-    except Exception as exc:  # noqa: BLE001 - a type error in _hot.py: stay pure
+    except Exception as exc:  # a type error in _hot.py: stay pure
         print(f"casino-tui: mypyc could not compile {HOT} ({exc}); using pure Python",
               file=sys.stderr)
         return []
