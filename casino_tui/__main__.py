@@ -12,8 +12,13 @@ import locale
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from casino_tui import __version__
+
+if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
 
 SUBCOMMANDS = ("arena", "serve")
 
@@ -66,6 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="draw suits as letters (10D) for terminals without suit symbols")
     parser.add_argument("--list-presets", action="store_true",
                         help="list the rule presets with a line about each, and exit")
+    parser.add_argument("--data-dir", metavar="DIR",
+                        help="where saved games are kept (default: $CASINO_TUI_DATA_DIR, else "
+                             "the user data folder; see docs/SAVE_FORMAT.md)")
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument("--continue", dest="continue_", action="store_true",
+                        help="continue the most recently played unfinished game")
+    resume.add_argument("--load", metavar="FILE",
+                        help="open a saved game file (a file from elsewhere is copied into "
+                             "your saved games; the file itself is never changed)")
     return parser
 
 
@@ -132,13 +146,61 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = GameConfig(preset=preset, players=players, seats=default_seats(players),
                             target=args.target, seed=args.seed)
     ascii_cards = args.ascii or terminal_lacks_symbols()
+    from .saves import SaveError, open_store
+
+    store = open_store(args.data_dir)
+    try:
+        resumed, notice = _resume(store, args)
+    except SaveError as err:
+        print(f"casino-tui: {err}", file=sys.stderr)
+        return 2
     if not _is_terminal():
+        if resumed is not None:
+            store.close(resumed.slot)
         print("casino-tui needs a terminal to play in.", file=sys.stderr)
         return 1
     from .app.app import CasinoApp
 
-    CasinoApp(config=config, ascii=ascii_cards).run()
+    app = CasinoApp(config=config, ascii=ascii_cards, store=store, resume=resumed,
+                    notice=notice)
+    try:
+        app.run()
+    finally:
+        if resumed is not None:
+            store.close(resumed.slot)
     return 0
+
+
+def _resume(store: SaveStore, args: argparse.Namespace) -> tuple[LoadedGame | None, str | None]:
+    """The game that ``--continue`` or ``--load`` opens, and a note for the player.
+
+    ``--continue`` with nothing to continue is not an error (the SSH server passes it whenever
+    the player has saved games): the title screen opens with a quiet note. A file that cannot
+    be opened with ``--load`` raises :class:`SaveError`. A game open in another window opens
+    read-only.
+    """
+    from .saves import GameInUseError, SaveError
+
+    if args.load:
+        target: SaveEntry | Path = Path(args.load)
+    elif args.continue_:
+        try:
+            entry = store.latest_unfinished()
+        except SaveError as err:
+            return None, str(err)
+        if entry is None:
+            return None, "There is no unfinished game to continue."
+        target = entry
+    else:
+        return None, None
+    try:
+        return store.load(target), None
+    except GameInUseError:
+        return store.load(target, read_only=True), None
+    except SaveError as err:
+        if args.load:
+            raise
+        return None, str(err)
 
 
 if __name__ == "__main__":

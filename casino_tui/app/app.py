@@ -23,6 +23,7 @@ from .styles import css
 
 if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.engine import Rules, State
+    from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
 
     from .players import Chooser
     from .screens.gameover import GameOverChoice
@@ -35,7 +36,10 @@ class CasinoApp(App[None]):
     ``config``: defaults of the New game screen; ``state`` with ``config``: start straight at
     the table with this position (tests); ``chooser_factory``: how computer players decide
     (default: the AI worker process; tests pass an in-process deterministic chooser);
-    ``settings``: instead of the saved ones; ``ascii``: force ASCII cards.
+    ``settings``: instead of the saved ones; ``ascii``: force ASCII cards; ``store``: the saved
+    games (default: ``open_store()``, which honours ``$CASINO_TUI_DATA_DIR``); ``resume``: a
+    loaded game to open at once (``--continue``, ``--load``); ``notice``: a message to show
+    when the app starts.
     """
 
     TITLE = "casino-tui"
@@ -50,8 +54,13 @@ class CasinoApp(App[None]):
     def __init__(self, *, config: GameConfig | None = None, state: State | None = None,
                  chooser_factory: Callable[[], Chooser] | None = None,
                  settings: Settings | None = None, ascii: bool = False,
-                 save_settings_to_disk: bool = True) -> None:
+                 save_settings_to_disk: bool = True, store: SaveStore | None = None,
+                 resume: LoadedGame | None = None, notice: str | None = None) -> None:
         super().__init__()
+        self._store = store
+        self.resume = resume
+        self.start_notice = notice
+        self._latest: SaveEntry | None = None
         self.settings = settings if settings is not None else load_settings()
         self.force_ascii = ascii
         self.start_config = config
@@ -59,7 +68,8 @@ class CasinoApp(App[None]):
         self.chooser_factory = chooser_factory
         self.save_settings_to_disk = save_settings_to_disk
         self.too_small = False
-        self._pending_start: tuple[GameConfig | None, State | None] | None = None
+        self._pending_start: tuple[GameConfig | None, State | None, LoadedGame | None] | None \
+            = None
         self._chooser: Chooser | None = None
         self.painter = self._make_painter()
         self.animation_level = "none"
@@ -91,7 +101,12 @@ class CasinoApp(App[None]):
     def on_mount(self) -> None:
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
-        if self.start_state is not None:
+        if self.start_notice:
+            self.notify(self.start_notice)
+        if self.resume is not None:
+            game, self.resume = self.resume, None
+            self.start_loaded(game)
+        elif self.start_state is not None:
             self.start_game(self.start_config, self.start_state)
         self._check_size(self.size.width, self.size.height)
 
@@ -109,9 +124,9 @@ class CasinoApp(App[None]):
         if isinstance(self.screen, TooSmallScreen):
             self.pop_screen()
         if self._pending_start is not None:
-            config, state = self._pending_start
+            config, state, loaded = self._pending_start
             self._pending_start = None
-            self.start_game(config, state)
+            self.start_game(config, state, loaded=loaded)
 
     # ------------------------------------------------------------------ computer players
     def chooser(self) -> Chooser:
@@ -125,8 +140,17 @@ class CasinoApp(App[None]):
         return self._chooser
 
     async def action_quit(self) -> None:
+        self.close_games()
         self.shutdown_chooser()
         self.exit()
+
+    def close_games(self) -> None:
+        """Release the save files of every game screen (quitting)."""
+        from .screens.game import GameScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, GameScreen):
+                screen.close_save()
 
     def shutdown_chooser(self) -> None:
         if self._chooser is not None:
@@ -136,13 +160,98 @@ class CasinoApp(App[None]):
     def on_unmount(self) -> None:
         self.shutdown_chooser()
 
-    # ------------------------------------------------------------------ saves (later issue)
+    # ------------------------------------------------------------------ saved games
+    @property
+    def store(self) -> SaveStore:
+        if self._store is None:
+            from casino_tui.saves import open_store
+
+            self._store = open_store()
+        return self._store
+
     def saved_game_label(self) -> str | None:
         """A description of the saved game that Continue would resume, if any."""
-        return None
+        from casino_tui.saves import SaveError
+
+        try:
+            self._latest = self.store.latest_unfinished()
+        except SaveError:
+            self._latest = None
+        e = self._latest
+        if e is None:
+            return None
+        names = " v ".join(e.side_names())
+        return f"{e.name} · round {e.round_no}" if e.name else f"{names} · round {e.round_no}"
 
     def can_load(self) -> bool:
-        return False
+        from casino_tui.saves import SaveError
+
+        try:
+            return bool(self.store.entries(verify=False))
+        except SaveError:
+            return False
+
+    def saves_changed(self) -> None:
+        """Saved games were deleted or renamed: refresh the title screen's menu."""
+        for screen in self.screen_stack:
+            if isinstance(screen, TitleScreen):
+                screen.refresh_menu()
+
+    def continue_latest(self) -> None:
+        entry = self._latest or self.store.latest_unfinished()
+        if entry is None:
+            self.notify("There is no saved game to continue.", severity="warning")
+            return
+        self.open_saved(entry)
+
+    def show_load(self) -> None:
+        from .screens.load import LoadScreen
+
+        def chosen(entry: SaveEntry | None) -> None:
+            if entry is not None:
+                self.open_saved(entry)
+
+        self.push_screen(LoadScreen(self.store), chosen)
+
+    def open_saved(self, entry: SaveEntry) -> None:
+        """Open a saved game; a game open in another window may be opened read-only."""
+        from casino_tui.saves import GameInUseError, SaveError
+
+        from .screens.confirm import ConfirmScreen
+
+        try:
+            game = self.store.load(entry)
+        except GameInUseError as e:
+            def decided(yes: bool | None) -> None:
+                if yes:
+                    try:
+                        self.start_loaded(self.store.load(entry, read_only=True))
+                    except SaveError as err:
+                        self.notify(str(err), severity="error")
+
+            self.push_screen(ConfirmScreen(f"{e} Open it read-only (your moves will not be "
+                                           "saved)?"), decided)
+            return
+        except SaveError as e:
+            self.notify(str(e), severity="error", timeout=8)
+            return
+        self.start_loaded(game)
+
+    def start_loaded(self, game: LoadedGame) -> None:
+        """Go to the table with a game from the saves (its seats, names and computers)."""
+        from .session import DEFAULT_LEVEL, GameConfig, SeatConfig
+
+        st = game.state
+        seats = tuple(SeatConfig(s.name, s.is_human, s.level or DEFAULT_LEVEL)
+                      for s in game.seats)
+        config = GameConfig(preset=st.rules.preset_name, players=st.num_players, seats=seats,
+                            seed=st.seed if isinstance(st.seed, int) else None)
+        if game.notice:
+            self.notify(game.notice, timeout=8)
+        if game.read_only:
+            self.notify("This game is open read-only: your moves are not saved.",
+                        severity="warning", timeout=8)
+        self.start_game(config, st, loaded=game)
 
     # ------------------------------------------------------------------ navigation
     def action_help(self) -> None:
@@ -193,20 +302,39 @@ class CasinoApp(App[None]):
             self.start_config = config
             self.start_game(config, None)
 
-    def start_game(self, config: GameConfig | None, state: State | None) -> None:
+    def start_game(self, config: GameConfig | None, state: State | None, *,
+                   loaded: LoadedGame | None = None) -> None:
+        """Go to the table: a new game (``state`` None), a set-up position (tests) or a
+        loaded game (``loaded``, whose slot, None when read-only, receives the autosaves)."""
+        from casino_tui.engine.notation import format_position
+        from casino_tui.saves import SaveSlot, Seat
+
         from .screens.game import GameScreen
         from .session import GameConfig as _GameConfig
         from .session import GameSession
 
         if self.too_small:  # start when the terminal is large enough
-            self._pending_start = (config, state)
+            self._pending_start = (config, state, loaded)
             return
         cfg = config or _GameConfig()
-        session = GameSession(cfg, state)
-        self.push_screen(GameScreen(session, self.chooser()))
+        session = GameSession(cfg, state, resumed=loaded is not None)
+        slot: SaveSlot | None
+        if loaded is not None:
+            slot = loaded.slot
+            session.round_start_notes()
+            session.add_note("Continued from the saved game"
+                             + (" (read-only)" if slot is None else ""))
+        else:
+            seats = [Seat(s.name, "human") if s.human else Seat(s.name, "computer", s.level)
+                     for s in cfg.seats[:session.num_players]]
+            # a set-up position (tests): replays start from it rather than from the seed
+            start = format_position(state) if state is not None and not state.history else None
+            slot = self.store.new_game(seats, start_position=start)
+        self.push_screen(GameScreen(session, self.chooser(), self.store, slot))
 
     def game_over_choice(self, choice: GameOverChoice | None) -> None:
         if choice == "quit":
+            self.close_games()
             self.shutdown_chooser()
             self.exit()
             return
@@ -216,5 +344,6 @@ class CasinoApp(App[None]):
 
     def back_to_title(self) -> None:
         """Close every screen above the title screen, at once (a new screen may follow)."""
+        self.close_games()  # before the title screen lists the saves
         while len(self.screen_stack) > 1:
             self.pop_screen()

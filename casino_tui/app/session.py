@@ -115,7 +115,8 @@ class SideCounts:
 class GameSession:
     """The engine State plus the seats, names and log of one game in the UI."""
 
-    def __init__(self, config: GameConfig, state: State | None = None) -> None:
+    def __init__(self, config: GameConfig, state: State | None = None, *,
+                 resumed: bool = False) -> None:
         self.config = config
         self.rules = state.rules if state is not None else config.rules()
         if state is not None:
@@ -126,6 +127,9 @@ class GameSession:
         self.names: list[str] = [s.name for s in config.seats]
         self.log: list[LogEntry] = []
         self.summaries_shown = 0
+        if resumed and state is not None:  # earlier rounds' summaries were seen before
+            pending = state.is_round_over or state.is_game_over
+            self.summaries_shown = max(0, len(state.round_summaries) - (1 if pending else 0))
 
     # ------------------------------------------------------------------ seats and sides
     @property

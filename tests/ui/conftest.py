@@ -17,28 +17,33 @@ from casino_tui.app.players import InProcessChooser
 from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.session import GameConfig
 from casino_tui.engine import State
+from casino_tui.saves import DATA_ENV, SaveStore
 from casino_tui.settings import CONFIG_ENV, Settings
 
-from .positions import config_for, greedy_first
+from .positions import config_for, greedy_first, greedy_hint
 
 
 @pytest.fixture(autouse=True)
 def _config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv(CONFIG_ENV, str(tmp_path / "config"))
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "data"))
     monkeypatch.delenv("NO_COLOR", raising=False)
     return tmp_path / "config"
 
 
 def make_app(state: State | None = None, config: GameConfig | None = None, *, humans: int = 1,
              settings: Settings | None = None, ascii: bool = False,
-             save: bool = False) -> CasinoApp:
-    """An app with the deterministic test player; with ``state`` it opens at the table."""
+             save: bool = False, store: SaveStore | None = None,
+             **kwargs: Any) -> CasinoApp:
+    """An app with the deterministic test player (and hint); with ``state`` it opens at the
+    table. Saved games go to the test's data directory unless ``store`` is given."""
     if state is not None and config is None:
         config = config_for(state, humans)
     return CasinoApp(config=config, state=state,
-                     chooser_factory=lambda: InProcessChooser(greedy_first),
+                     chooser_factory=lambda: InProcessChooser(greedy_first,
+                                                              hint_fn=greedy_hint),
                      settings=settings or Settings(speed="instant"), ascii=ascii,
-                     save_settings_to_disk=save)
+                     save_settings_to_disk=save, store=store, **kwargs)
 
 
 async def settle(pilot: Pilot[None], limit: int = 400) -> None:

@@ -100,3 +100,8 @@ def greedy_first(view: SeatView, level: str, *, seed: int) -> Move:
             if m.kind == kind:
                 return m
     return moves[0]
+
+
+def greedy_hint(view: SeatView, *, seed: int) -> tuple[Move, str]:
+    """A deterministic test hint: the test player's move and a fixed reason."""
+    return greedy_first(view, "hard", seed=seed), "it takes the most cards"

@@ -145,6 +145,8 @@ def test_every_stylesheet_exists() -> None:
         confirm,
         gameover,
         help,
+        load,
+        name,
         picklist,
         privacy,
         rules,
@@ -157,6 +159,6 @@ def test_every_stylesheet_exists() -> None:
     classes = [CasinoApp, game.GameScreen, confirm.ConfirmScreen, gameover.GameOverScreen,
                help.HelpScreen, picklist.PickListScreen, privacy.PrivacyScreen,
                rules.RulesScreen, settings.SettingsScreen, setup.SetupScreen,
-               summary.RoundSummaryScreen]
+               summary.RoundSummaryScreen, load.LoadScreen, name.NameScreen]
     used = {Path(p) for cls in classes for p in cls.CSS_PATH}  # type: ignore[attr-defined]
     assert used == set(styles_dir().glob("*.tcss"))

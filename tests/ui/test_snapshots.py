@@ -122,3 +122,31 @@ def test_ascii_four_colour(snap_compare: Any, size: tuple[int, int]) -> None:
 
     app = at_table(table_4p, settings=Settings(speed="instant", four_colour=True), ascii=True)
     assert run(snap_compare, app, size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_load_screen(snap_compare: Any, size: tuple[int, int], tmp_path: Any,
+                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example saves and a file that cannot be read, with its reason."""
+    import shutil
+    import time
+    from pathlib import Path
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    games = tmp_path / "data" / "games"
+    games.mkdir(parents=True)
+    for f in (Path(__file__).resolve().parents[2] / "saves").glob("*.json"):
+        shutil.copy(f, games / f.name)
+    (games / "broken.json").write_text("{not json")
+    try:
+        assert run(snap_compare, make_app(), size, "l")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_hint(snap_compare: Any, size: tuple[int, int]) -> None:
+    """h: Hard's suggestion (the in-process test hint) previewed, with its reason."""
+    assert run(snap_compare, at_table(table_2p), size, "h")

@@ -64,6 +64,8 @@ from .privacy import PrivacyScreen
 from .summary import RoundSummaryScreen, summary_data
 
 if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.saves import SaveSlot, SaveStore
+
     from ..app import CasinoApp
 
 SUIT_WORDS = ("Spades", "Hearts", "Diamonds", "Clubs")
@@ -80,6 +82,8 @@ GAME_KEYS: list[tuple[str, str]] = [
     ("p", "pluck the loose card under the cursor (Pluck)"),
     ("c", "claim the game (Call-out)"),
     ("m", "list every legal move, with a filter"),
+    ("h", "hint: the Hard computer suggests a move and says why"),
+    ("Ctrl+S", "save a named copy of the game (it is saved after every move anyway)"),
     ("s", "skip ahead: computers play without pausing"),
     ("r", "rules of this game"),
     ("o", "settings"),
@@ -123,6 +127,8 @@ class GameScreen(Screen[None]):
         Binding("p", "pluck", "Pluck", show=False, id="game.pluck"),
         Binding("c", "claim", "Claim", show=False, id="game.claim"),
         Binding("m", "move_list", "Moves", show=False, id="game.move_list"),
+        Binding("h", "hint", "Hint", show=False, id="game.hint"),
+        Binding("ctrl+s", "save_copy", "Save a copy", show=False, id="game.save_copy"),
         Binding("s", "skip", "Skip", show=False, id="game.skip"),
         Binding("r", "rules", "Rules", show=False, id="game.rules"),
         Binding("o", "settings", "Settings", show=False, id="game.settings"),
@@ -131,10 +137,14 @@ class GameScreen(Screen[None]):
 
     HELP_TITLE = "Game table"
 
-    def __init__(self, session: GameSession, chooser: Chooser) -> None:
+    def __init__(self, session: GameSession, chooser: Chooser, store: SaveStore | None = None,
+                 slot: SaveSlot | None = None) -> None:
         super().__init__()
         self.session = session
         self.chooser = chooser
+        self.store = store
+        self.slot = slot  # None: not saved (read-only, or no store)
+        self._hinting: int | None = None  # the position key a hint is being computed for
         humans = session.human_seats
         self._perspective = humans[0] if humans else 0
         self._revealed: int | None = None if session.hot_seat else self._perspective
@@ -212,6 +222,8 @@ class GameScreen(Screen[None]):
             self.session.round_start_notes()
         if any(not self.session.is_human(s) for s in range(self.session.num_players)):
             self.chooser.start()
+        if self.slot is not None and not self.slot.saved:
+            self.autosave()  # a new game: saved right after the deal
         self.refresh_all()
 
     def on_screen_resume(self) -> None:
@@ -219,6 +231,7 @@ class GameScreen(Screen[None]):
         self.call_after_refresh(self._advance)
 
     def on_unmount(self) -> None:
+        self.close_save()
         self._token += 1
         if self._timer is not None:
             self._timer.stop()
@@ -353,6 +366,7 @@ class GameScreen(Screen[None]):
         self._recent = self._recent[-min(3, self.session.num_players - 1):]
 
     def _after_move(self) -> None:
+        self.autosave()
         self._moves_cache = None
         self._selection.clear()
         self._cursor = None
@@ -381,6 +395,7 @@ class GameScreen(Screen[None]):
         def after(_: object) -> None:
             if st.is_round_over:
                 session.next_round()
+                self.autosave()
                 self._recent.clear()
                 self._recent_cards.clear()
                 self._card_i = 0
@@ -631,8 +646,132 @@ class GameScreen(Screen[None]):
                 self._token += 1
                 self.casino.back_to_title()
 
-        self._push(ConfirmScreen("Leave this game and go back to the title screen? "
-                                 "The game will be lost."), decided)
+        if self.slot is not None and self.slot.saved and self.slot.last_error is None:
+            fate = "It is saved: Continue on the title screen resumes it."
+        else:
+            fate = "It could not be saved and will be lost."
+        self._push(ConfirmScreen(f"Leave this game and go back to the title screen? {fate}"),
+                   decided)
+
+    # ------------------------------------------------------------------ saving
+    def autosave(self) -> None:
+        """Save the game into its file (after the deal, every move and every new round).
+        A problem is shown once (until a save succeeds again); play always continues."""
+        from casino_tui.saves import SaveError
+
+        slot, store = self.slot, self.store
+        if slot is None or store is None or slot.closed:
+            return
+        before = slot.last_error
+        try:
+            store.autosave(slot, self.state)
+        except SaveError as e:
+            if before is None or str(before) != str(e):
+                self.notify(str(e), title="Not saved", severity="error", timeout=8)
+            return
+        if before is not None:
+            self.notify("The game is being saved again.", timeout=4)
+
+    def close_save(self) -> None:
+        """Release the game's file (leaving the table or quitting)."""
+        if self.slot is not None and self.store is not None:
+            self.store.close(self.slot)
+
+    def action_save_copy(self) -> None:
+        from casino_tui.saves import SaveError, Seat
+
+        store = self.store
+        if store is None:
+            self._error("saved games are not available")
+            return
+        slot = self.slot
+        if slot is None:  # read-only: the copy is a new game with the same seats
+            seats = [Seat(n, "human") if self.session.is_human(i)
+                     else Seat(n, "computer", self.session.level(i))
+                     for i, n in enumerate(self.session.names)]
+            slot = store.new_game(seats)
+
+        def named(name: str | None) -> None:
+            if name is None:
+                return
+            try:
+                entry = store.save_copy(slot, self.state, name or None)
+            except SaveError as e:
+                self.notify(str(e), title="Not saved", severity="error", timeout=8)
+                return
+            self.notify(f"Saved a copy: “{entry.title}” (Load game on the title screen).")
+            self.casino.saves_changed()
+
+        from .name import NameScreen
+
+        self._push(NameScreen("Save a copy of this game as:", placeholder="a name"), named)
+
+    # ------------------------------------------------------------------ hints
+    def _position_key(self) -> int:
+        st = self.state
+        return st.round_no * 100_000 + len(st.history)
+
+    def action_hint(self) -> None:
+        if self._not_your_turn():
+            return
+        if self._hinting is not None:
+            return
+        key = self._position_key()
+        self._hinting = key
+        view = self.state.view(self._perspective)
+        seed = self.session.ai_seed()
+        self._message = LineData("Hard is thinking about a hint…", "thinking")
+        self._refresh_status()
+        if self.chooser.in_process:
+            try:
+                move, why = self.chooser.hint_now(view, seed)
+            except Exception as err:
+                self._hint_failed(key, err)
+                return
+            self._hint_done(key, move, why)
+        else:
+            self.run_worker(self._think_hint(key, view, seed), group="hint", exclusive=True,
+                            exit_on_error=False)
+
+    async def _think_hint(self, key: int, view: SeatView, seed: int) -> None:
+        try:
+            move, why = await self.chooser.hint(view, seed)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:
+            self._hint_failed(key, err)
+            return
+        self._hint_done(key, move, why)
+
+    def _hint_failed(self, key: int, err: BaseException) -> None:
+        if self._hinting == key:
+            self._hinting = None
+        if key == self._position_key() and self._awaiting:
+            self._error(f"no hint this time ({err})")
+
+    def _hint_done(self, key: int, move: Move, why: str) -> None:
+        if self._hinting == key:
+            self._hinting = None
+        if key != self._position_key() or not self._awaiting:
+            return  # the game moved on while Hard was thinking
+        self._selection.clear()
+        self._cursor = None
+        if self.state.phase == Phase.PLAY and move.kind in ("trail", "capture", "build"):
+            hand = self._hand()
+            if move.card in hand:
+                self._card_i = hand.index(move.card)
+        choices = self._choices()
+        same = [i for i, m in enumerate(choices) if m == move]
+        if not same:
+            same = [i for i, m in enumerate(choices) if (m.kind, m.card, m.piles) ==
+                    (move.kind, move.card, move.piles)]
+        if same:
+            self._move_i = same[0]
+            self._message = LineData(f"Hint: {why}", "ok")
+        else:
+            self._message = LineData(
+                f"Hint: {move_preview(self.state.table, move, self.painter)} · {why}", "ok")
+        self._refresh_choice()
 
     # ------------------------------------------------------------------ drawing
     def settings_changed(self) -> None:

@@ -106,9 +106,12 @@ class TitleScreen(Screen[None]):
         if what == "new":
             app.show_setup()
         elif what == "continue":
-            self.notify("There is no saved game to continue.", severity="warning")
+            app.continue_latest()
         elif what == "load":
-            self.notify("There are no saved games to load.", severity="warning")
+            if app.can_load():
+                app.show_load()
+            else:
+                self.notify("There are no saved games to load.", severity="warning")
         elif what == "rules":
             app.show_rules(None, None)
         elif what == "settings":

@@ -1,0 +1,175 @@
+"""``casino-tui serve``: the game over SSH. Players type ``ssh -p 2222 HOST`` and are at the table.
+
+Every session runs the normal app (``python -m casino_tui``) in its own process on its own
+pseudo-terminal; the player's SSH public key names them and keeps their saves and settings
+apart from everyone else's. asyncssh is imported only when the server starts, so neither the
+game nor ``casino-tui serve --help`` pays for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 2222
+DEFAULT_MAX_SESSIONS = 32
+DEFAULT_IDLE_MINUTES = 30.0
+DEFAULT_RATE_LIMIT = 10
+
+log = logging.getLogger("casino_tui.serve")
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """What ``casino-tui serve`` was asked for."""
+
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 2222
+    authorized_keys: Path | None = None
+    max_sessions: int = 32
+    idle_timeout: float | None = 30 * 60.0  # seconds; None: never
+    rate_limit: int = 10  # new connections per address per minute; 0: no limit
+    hangup_grace: float = 2.0  # seconds a hung-up game has to exit before SIGTERM
+
+
+def default_data_dir() -> Path:
+    """``server/`` in the game's data directory (``CASINO_TUI_DATA_DIR`` or platformdirs)."""
+    env = os.environ.get("CASINO_TUI_DATA_DIR")
+    if env:
+        return Path(env) / "server"
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("casino-tui", appauthor=False)) / "server"
+
+
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{text} must not be negative")
+    return n
+
+
+def _port(text: str) -> int:
+    n = _count(text)
+    if n > 65535:
+        raise argparse.ArgumentTypeError(f"{text} is not a port number (0-65535)")
+    return n
+
+
+def _minutes(text: str) -> float:
+    try:
+        n = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
+    if not n >= 0 or n == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} must be zero or more minutes")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="casino-tui serve",
+        description="Serve the game over SSH: players connect with 'ssh -p PORT HOST' and get "
+                    "their own full-screen game, nothing to install. Each player is known by "
+                    "their SSH public key (its fingerprint), with their own saves and "
+                    "settings; 'Continue' works across reconnects. Only public-key logins "
+                    "are accepted (no passwords).",
+        epilog="Without --authorized-keys the server is OPEN: any SSH key is admitted and "
+               "becomes a new player (the log says so at start). Stop the server with Ctrl+C "
+               "or SIGTERM: games in progress are hung up and stay saved.",
+    )
+    parser.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR",
+                        help=f"address to listen on (default {DEFAULT_HOST}, this machine "
+                             "only; 0.0.0.0 or :: accept other machines)")
+    parser.add_argument("--port", type=_port, default=DEFAULT_PORT, metavar="N",
+                        help=f"port to listen on (default {DEFAULT_PORT}; 0 picks a free "
+                             "port and logs it)")
+    parser.add_argument("--data-dir", type=Path, metavar="DIR",
+                        help="the server's data: host key, and each player's saves and "
+                             "settings (default: server/ in the game's data directory)")
+    parser.add_argument("--authorized-keys", type=Path, metavar="FILE",
+                        help="admit only the keys in this OpenSSH authorized_keys file "
+                             "(re-read when it changes). Without it ANY key is admitted "
+                             "(open mode)")
+    parser.add_argument("--max-sessions", type=_count, default=DEFAULT_MAX_SESSIONS,
+                        metavar="N", help="most games at once; more connections are told the "
+                                          f"server is full (default {DEFAULT_MAX_SESSIONS})")
+    parser.add_argument("--idle-timeout", type=_minutes, default=DEFAULT_IDLE_MINUTES,
+                        metavar="MINUTES",
+                        help="hang up a game after this many minutes without a key press; "
+                             f"it stays saved (default {DEFAULT_IDLE_MINUTES:g}; 0: never)")
+    parser.add_argument("--rate-limit", type=_count, default=DEFAULT_RATE_LIMIT, metavar="N",
+                        help="new connections allowed per client address per minute "
+                             f"(default {DEFAULT_RATE_LIMIT}; 0: no limit)")
+    parser.add_argument("--log-level", default="info",
+                        choices=("debug", "info", "warning", "error"),
+                        help="how much to log to standard error (default info)")
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> ServeConfig:
+    return ServeConfig(
+        data_dir=(args.data_dir or default_data_dir()).expanduser().resolve(),
+        host=args.host, port=args.port,
+        authorized_keys=args.authorized_keys.expanduser().resolve()
+        if args.authorized_keys else None,
+        max_sessions=args.max_sessions,
+        idle_timeout=args.idle_timeout * 60 if args.idle_timeout > 0 else None,
+        rate_limit=args.rate_limit,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.max_sessions < 1:
+        parser.error("--max-sessions must be at least 1")
+    logging.basicConfig(level=getattr(logging, args.log_level.upper()), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.log_level != "debug":
+        logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    try:
+        config = config_from_args(args)
+    except ValueError as err:
+        parser.error(str(err))
+    try:
+        return asyncio.run(_run(config))
+    except KeyboardInterrupt:  # pragma: no cover - handled by the signal handlers
+        return 0
+
+
+async def _run(config: ServeConfig) -> int:
+    from .server import GameServer
+
+    try:
+        server = GameServer(config)
+    except ValueError as err:  # an unusable --authorized-keys file
+        log.error("%s", err)
+        return 2
+    try:
+        await server.start()
+    except OSError as err:
+        log.error("cannot listen on %s port %d: %s", config.host, config.port,
+                  err.strerror or err)
+        return 1
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("shutting down: hanging up %d session(s)", len(server.sessions))
+    await server.close()
+    log.info("stopped")
+    return 0

@@ -1,0 +1,254 @@
+"""Players, keys and directories of the SSH server (no asyncssh import at module level).
+
+Layout of the server's data directory::
+
+    DATA/ssh_host_ed25519_key       the host key (mode 0600), made on the first start
+    DATA/ssh_host_ed25519_key.pub   its public half, to publish to players
+    DATA/players/<id>/player.json   the key's fingerprint, first and last visit
+    DATA/players/<id>/data/         the player's saves     (CASINO_TUI_DATA_DIR of their game)
+    DATA/players/<id>/config/       the player's settings  (CASINO_TUI_CONFIG_DIR of their game)
+
+``<id>`` is the key's SHA-256 fingerprint made safe for file names (``sha256-`` and the base64
+digest with ``+`` and ``/`` replaced by ``-`` and ``_``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from asyncssh import SSHKey
+
+log = logging.getLogger("casino_tui.serve")
+
+HOST_KEY_FILE = "ssh_host_ed25519_key"
+PLAYERS_DIR = "players"
+PLAYER_FILE = "player.json"
+# The app flag that resumes the latest unfinished game (the saves issue adds it).
+CONTINUE_FLAG = "--continue"
+
+
+def player_id(fingerprint: str) -> str:
+    """A directory name for a key fingerprint such as ``SHA256:AbC+/x``: ``sha256-AbC-_x``."""
+    algo, sep, digest = fingerprint.partition(":")
+    if not sep or not digest:
+        raise ValueError(f"not a key fingerprint: {fingerprint!r}")
+    safe = digest.replace("+", "-").replace("/", "_")
+    if not all(c.isalnum() or c in "-_=" for c in safe) or not algo.isalnum():
+        raise ValueError(f"not a key fingerprint: {fingerprint!r}")
+    return f"{algo.lower()}-{safe}"
+
+
+@dataclass(frozen=True)
+class PlayerDirs:
+    """Where one player's files live."""
+
+    root: Path
+    data: Path
+    config: Path
+
+    @classmethod
+    def for_fingerprint(cls, server_data: Path, fingerprint: str) -> PlayerDirs:
+        root = server_data / PLAYERS_DIR / player_id(fingerprint)
+        return cls(root=root, data=root / "data", config=root / "config")
+
+    def ensure(self) -> None:
+        for d in (self.root, self.data, self.config):
+            d.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+    def record_visit(self, fingerprint: str) -> None:
+        """Keep ``player.json`` (which key this directory belongs to) up to date."""
+        path = self.root / PLAYER_FILE
+        now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        info: dict[str, object] = {}
+        with contextlib.suppress(OSError, ValueError):
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(loaded, dict):
+                info = loaded
+        info["fingerprint"] = fingerprint
+        info.setdefault("first_seen", now)
+        info["last_seen"] = now
+        visits = info.get("sessions")
+        info["sessions"] = (visits if isinstance(visits, int) else 0) + 1
+        _write_atomic(path, json.dumps(info, indent=2) + "\n", 0o600)
+
+
+def _write_atomic(path: Path, text: str, mode: int) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# ---------------------------------------------------------------------- resuming a game
+def app_supports_flag(flag: str) -> bool:
+    """Whether the game's own command line (``casino-tui``) accepts ``flag`` (no value)."""
+    from casino_tui.__main__ import build_parser
+
+    parser = build_parser()
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            _ns, rest = parser.parse_known_args([flag])
+    except (SystemExit, argparse.ArgumentError):
+        return False
+    return flag not in rest
+
+
+def has_saved_game(data_dir: Path) -> bool:
+    """True when the player has an unfinished game to continue.
+
+    With the game's saves module (``casino_tui.saves``) this asks it, exactly as the app's
+    Continue does (``latest_unfinished()`` of the games directory: readable, unfinished, not
+    open in another window). Without that module it falls back to "the player's data
+    directory holds any file": the app's saves live there and nothing else writes to it (the
+    server keeps its own files one level up)."""
+    found = _unfinished_via_saves(data_dir)
+    if found is not None:
+        return found
+    if not data_dir.is_dir():
+        return False
+    return any(filenames for _dirpath, _dirnames, filenames in os.walk(data_dir))
+
+
+def _unfinished_via_saves(data_dir: Path) -> bool | None:
+    """None when the game has no saves module."""
+    try:
+        from casino_tui.saves import SaveStore, games_dir
+    except ImportError:
+        return None
+    try:
+        return SaveStore(games_dir(data_dir)).latest_unfinished() is not None
+    except Exception as err:  # a damaged store must not keep the player out
+        log.warning("cannot list the saved games in %s: %s", data_dir, err)
+        return False
+
+
+def app_arguments(dirs: PlayerDirs, *, continue_supported: bool, ascii: bool = False) -> list[str]:
+    """The arguments of ``python -m casino_tui`` for this player's session."""
+    args: list[str] = []
+    if continue_supported and has_saved_game(dirs.data):
+        args.append(CONTINUE_FLAG)
+    if ascii:
+        args.append("--ascii")
+    return args
+
+
+# ---------------------------------------------------------------------- the host key
+def load_or_create_host_key(data_dir: Path) -> SSHKey:
+    """The server's host key: read from the data directory, or made there (mode 0600) on the
+    first start. A key readable by others is made private again, with a warning."""
+    import asyncssh
+
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = data_dir / HOST_KEY_FILE
+    if not path.exists():
+        key = asyncssh.generate_private_key("ssh-ed25519", comment="casino-tui host key")
+        fd, tmp = tempfile.mkstemp(dir=data_dir, prefix=f".{HOST_KEY_FILE}.")
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(key.export_private_key())
+            try:
+                os.link(tmp, path)  # never replaces a key another server made meanwhile
+                log.info("made a new host key %s", path)
+            except FileExistsError:
+                pass
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    mode = path.stat().st_mode & 0o777
+    if mode & 0o077:
+        log.warning("host key %s was readable by others (mode %o); made it 0600", path, mode)
+        os.chmod(path, 0o600)
+    key = asyncssh.read_private_key(path)
+    pub = data_dir / f"{HOST_KEY_FILE}.pub"
+    public_text = key.export_public_key().decode("ascii")
+    if not pub.exists() or pub.read_text(encoding="ascii", errors="replace") != public_text:
+        _write_atomic(pub, public_text, 0o644)
+    return key
+
+
+# ---------------------------------------------------------------------- authorized keys
+def parse_authorized_keys(text: str) -> tuple[list[SSHKey], list[int]]:
+    """The public keys of an OpenSSH ``authorized_keys`` text and the numbers of the lines that
+    hold no key. Options before a key (``from=...``, ``command=...``) are ignored: every listed
+    key is admitted to the game and nothing else. Certificate authorities are not supported."""
+    import asyncssh
+
+    keys: list[SSHKey] = []
+    bad: list[int] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        tokens = line.split()
+        for start in range(len(tokens)):
+            try:
+                key = asyncssh.import_public_key(" ".join(tokens[start:]))
+            except (asyncssh.KeyImportError, ValueError):
+                continue
+            if not any(t.startswith("cert-authority") for t in tokens[:start]):
+                keys.append(key)
+            else:
+                bad.append(number)
+            break
+        else:
+            bad.append(number)
+    return keys, bad
+
+
+class AuthorizedKeys:
+    """The keys of an ``authorized_keys`` file, re-read when the file changes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._stamp: tuple[int, int] | None = None
+        self._allowed: set[bytes] = set()
+        self.reload(strict=True)
+
+    def reload(self, strict: bool = False) -> None:
+        """Read the file again if it changed. ``strict``: raise ``ValueError`` when it cannot be
+        read or admits nobody (at start-up); later a bad edit keeps the keys read before."""
+        try:
+            st = self.path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+            if stamp == self._stamp:
+                return
+            text = self.path.read_text(encoding="utf-8", errors="replace")
+        except OSError as err:
+            if strict:
+                raise ValueError(f"cannot read {self.path}: {err.strerror}") from None
+            log.error("cannot read %s (%s); keeping the keys read before", self.path,
+                      err.strerror)
+            return
+        keys, bad = parse_authorized_keys(text)
+        for number in bad:
+            log.warning("%s line %d: not a public key this server can use; ignored",
+                        self.path, number)
+        if not keys and strict:
+            raise ValueError(f"{self.path} lists no usable public key: nobody could play")
+        self._stamp = stamp
+        self._allowed = {k.public_data for k in keys}
+        log.info("admitting %d key(s) from %s", len(self._allowed), self.path)
+
+    def admits(self, key: SSHKey) -> bool:
+        return key.public_data in self._allowed
+
+    def __len__(self) -> int:
+        return len(self._allowed)

@@ -1,0 +1,410 @@
+"""One player's game: the normal app in its own process on its own pseudo-terminal.
+
+The child is ``sys.executable -m casino_tui`` in a new session (``setsid``) whose controlling
+terminal is the PTY, so the stock Textual driver runs unchanged: its output, colours, crashes
+and signals stay in that process group. Keys from the SSH channel are written to the PTY;
+window changes become ``ioctl(TIOCSWINSZ)`` (the kernel sends the app SIGWINCH); the app's
+output is copied back to the channel.
+
+Ending a game the player did not quit (disconnect, idle timeout, server shutdown) is like a
+terminal hang-up: SIGHUP to the process group, a grace period to exit cleanly, then SIGTERM and
+SIGKILL. The app saves after every move, so the game can be continued later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import fcntl
+import logging
+import os
+import signal
+import struct
+import sys
+import termios
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import asyncssh
+
+log = logging.getLogger("casino_tui.serve")
+
+# Run in the child between fork and the game: make the PTY (fd 0) the controlling terminal of
+# the new session, then become ``python -m casino_tui``. (A preexec_fn would do the same but
+# is unsafe in a process with threads, which the server has.)
+_CHILD_SHIM = (
+    "import fcntl,os,sys,termios;"
+    "fcntl.ioctl(0,termios.TIOCSCTTY,0);"
+    "os.execv(sys.executable,[sys.executable,'-m','casino_tui',*sys.argv[1:]])"
+)
+
+# Undo the terminal modes a full-screen app turns on, for when it could not do so itself
+# (killed, crashed): mouse reporting, focus events, bracketed paste, the kitty keyboard
+# protocol, the hidden cursor and the alternate screen. Harmless when already off.
+TERMINAL_RESET = (
+    b"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?1004l\x1b[?2004l"
+    b"\x1b[<u\x1b[0m\x1b[?25h\x1b[?7h\x1b[?1049l"
+)
+
+# Variables of the server's own environment that the game needs to start the same Python.
+_SERVER_ENV_KEEP = ("PATH", "PYTHONPATH", "TMPDIR")
+# Variables a client may send (OpenSSH: SendEnv / SetEnv) that the game may see.
+_CLIENT_ENV_KEEP = ("COLORTERM", "NO_COLOR")
+_MAX_ENV_VALUE = 64
+
+
+def set_winsize(fd: int, cols: int, rows: int, xpixels: int = 0, ypixels: int = 0) -> None:
+    """Set a PTY's window size (the foreground process group gets SIGWINCH)."""
+    cols = max(1, min(int(cols), 10_000))
+    rows = max(1, min(int(rows), 10_000))
+    fcntl.ioctl(fd, termios.TIOCSWINSZ,
+                struct.pack("HHHH", rows, cols, max(0, xpixels) & 0xFFFF,
+                            max(0, ypixels) & 0xFFFF))
+
+
+def get_winsize(fd: int) -> tuple[int, int]:
+    """(columns, rows) of a PTY."""
+    rows, cols, _x, _y = struct.unpack("HHHH", fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8))
+    return cols, rows
+
+
+def client_wants_ascii(client_env: Mapping[str, str]) -> bool:
+    """True when the client says its terminal uses a character set other than UTF-8
+    (``LANG=en_US.ISO-8859-1``); an unset locale, ``C`` or ``POSIX`` count as UTF-8."""
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = client_env.get(name, "")
+        if value:
+            if "." not in value:
+                return False
+            codeset = value.split(".", 1)[1].split("@", 1)[0].lower().replace("-", "")
+            return codeset != "utf8"
+    return False
+
+
+def child_environment(term: str, client_env: Mapping[str, str], home: Path, data_dir: Path,
+                      config_dir: Path,
+                      server_env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The game's environment: built afresh, never the server's whole environment."""
+    server_env = os.environ if server_env is None else server_env
+    env = {k: server_env[k] for k in _SERVER_ENV_KEEP if k in server_env}
+    for k in _CLIENT_ENV_KEEP:
+        v = client_env.get(k)
+        if v is not None and len(v) <= _MAX_ENV_VALUE and v.isprintable():
+            env[k] = v
+    env.update({
+        "TERM": term,
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONUTF8": "1",
+        "CASINO_TUI_DATA_DIR": str(data_dir),
+        "CASINO_TUI_CONFIG_DIR": str(config_dir),
+    })
+    return env
+
+
+def valid_term(term: str | None) -> str:
+    """The client's TERM if it looks like a terminal name, else ``xterm-256color``."""
+    term = (term or "").strip()
+    if not term or len(term) > 64 or not all(c.isalnum() or c in "-_.+" for c in term):
+        return "xterm-256color"
+    return term
+
+
+@dataclass
+class SessionEnd:
+    """How a session ended: ``reason`` is quit, exit, killed, disconnect, idle or shutdown."""
+
+    reason: str
+    status: int
+    detail: str = ""
+
+
+@dataclass
+class PtyGame:
+    """Runs one game for one SSH channel (asyncssh ``SSHServerProcess`` in binary mode)."""
+
+    process: asyncssh.SSHServerProcess[bytes]
+    term: str
+    size: tuple[int, int, int, int]  # cols, rows, pixel width, pixel height
+    env: dict[str, str]
+    args: Sequence[str]
+    cwd: Path
+    idle_timeout: float | None = None  # seconds without input, None: never
+    hangup_grace: float = 2.0
+    on_started: Callable[[int], None] | None = None
+    player: str = ""
+    pid: int | None = None
+    hanging_up: bool = False  # the game is being hung up (disconnect, idle, shutdown)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    started_at: float = field(default_factory=time.monotonic)
+    _proc: asyncio.subprocess.Process | None = None
+    _master: int = -1
+    _last_input: float = field(default_factory=time.monotonic)
+    _stop: asyncio.Future[SessionEnd] | None = None
+
+    # ------------------------------------------------------------------ public
+    async def run(self) -> SessionEnd:
+        """Start the game and copy data both ways until it ends; returns how it ended."""
+        try:
+            return await self._run()
+        finally:
+            self.ended.set()
+
+    async def _run(self) -> SessionEnd:
+        loop = asyncio.get_running_loop()
+        self._stop = loop.create_future()
+        master, slave = os.openpty()
+        self._master = master
+        os.set_blocking(master, False)
+        try:
+            cols, rows, pw, ph = self.size
+            set_winsize(master, cols or 80, rows or 24, pw, ph)
+            self._proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-I", "-S", "-c", _CHILD_SHIM, *self.args,
+                stdin=slave, stdout=slave, stderr=slave, env=self.env, cwd=self.cwd,
+                start_new_session=True)
+        except BaseException:
+            os.close(master)
+            raise
+        finally:
+            os.close(slave)
+        self.pid = self._proc.pid
+        if self.on_started is not None:
+            self.on_started(self.pid)
+        pump_out = asyncio.create_task(self._pump_output())
+        pump_in = asyncio.create_task(self._pump_input())
+        waiters: list[asyncio.Future[Any]] = [
+            asyncio.ensure_future(self._proc.wait()), pump_in, self._stop]
+        idle = None
+        if self.idle_timeout:
+            idle = asyncio.create_task(self._idle_watch(self.idle_timeout))
+            waiters.append(idle)
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            end = await self._finish(pump_out, pump_in)
+        finally:
+            for t in (pump_in, idle, waiters[0]):
+                if t is not None and not t.done():
+                    t.cancel()
+            if self._proc.returncode is None:  # cancelled: never leave the game running
+                await self._terminate()
+            if not pump_out.done():
+                pump_out.cancel()
+            with contextlib.suppress(OSError):
+                os.close(master)
+        return end
+
+    def stop(self, end: SessionEnd) -> None:
+        """End the session from outside (server shutdown); the game gets a hang-up."""
+        if self._stop is not None and not self._stop.done():
+            self._stop.set_result(end)
+
+    @property
+    def duration(self) -> float:
+        return time.monotonic() - self.started_at
+
+    # ------------------------------------------------------------------ ending
+    async def _finish(self, pump_out: asyncio.Task[None],
+                      pump_in: asyncio.Task[None]) -> SessionEnd:
+        assert self._proc is not None and self._stop is not None
+        if self._proc.returncode is not None:  # the game ended by itself
+            rc = self._proc.returncode
+            await self._reap_group(grace=1.0)
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(pump_out, 1.0)  # the app's last output
+            if rc == 0:
+                return SessionEnd("quit", 0)
+            if rc < 0:
+                name = _signal_name(-rc)
+                await self._write(TERMINAL_RESET + (
+                    f"\r\nThe game stopped unexpectedly ({name}). Your game was saved after "
+                    f"your last move: connect again to continue.\r\n").encode())
+                return SessionEnd("killed", 1, name)
+            await self._write(TERMINAL_RESET + (
+                f"\r\nThe game ended with an error (status {rc}).\r\n").encode())
+            return SessionEnd("exit", rc, f"status {rc}")
+        if self._stop.done():
+            end = self._stop.result()
+        elif pump_in.done():
+            end = SessionEnd("disconnect", 1)
+        else:
+            minutes = (self.idle_timeout or 0) / 60
+            end = SessionEnd("idle", 1, f"{minutes:g} min")
+        self.hanging_up = True
+        await self._terminate()
+        pump_out.cancel()
+        if end.reason != "disconnect":
+            await self._write(TERMINAL_RESET + b"\r\n" + _end_message(end, self.idle_timeout))
+        return end
+
+    async def _terminate(self) -> None:
+        """Hang up the game's process group: SIGHUP, grace, SIGTERM, SIGKILL."""
+        proc = self._proc
+        if proc is None:
+            return
+        self.hanging_up = True
+        for sig, wait in ((signal.SIGHUP, self.hangup_grace), (signal.SIGTERM, 1.0)):
+            if proc.returncode is not None:
+                break
+            _killpg(proc.pid, sig)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(proc.wait(), wait)
+        if proc.returncode is None:
+            _killpg(proc.pid, signal.SIGKILL)
+            await proc.wait()
+        await self._reap_group(grace=0.5)
+
+    async def _reap_group(self, grace: float) -> None:
+        """Give the rest of the game's process group (the computer players' worker) ``grace``
+        seconds to leave, then kill what remains."""
+        assert self._proc is not None
+        pgid = self._proc.pid
+        deadline = time.monotonic() + grace
+        while _group_alive(pgid) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        if _group_alive(pgid):
+            _killpg(pgid, signal.SIGKILL)
+
+    # ------------------------------------------------------------------ copying
+    async def _pump_output(self) -> None:
+        """PTY -> channel, until the PTY is closed by every process of the game."""
+        loop = asyncio.get_running_loop()
+        process = self.process
+        while True:
+            try:
+                data = os.read(self._master, 65536)
+            except BlockingIOError:
+                await _wait_fd(loop, self._master, write=False)
+                continue
+            except OSError as err:  # EIO: the game and its children have all closed it
+                if err.errno != errno.EIO:
+                    log.debug("reading the game's terminal: %s", err)
+                return
+            if not data:
+                return
+            try:
+                process.stdout.write(data)
+                await process.stdout.drain()
+            except (OSError, EOFError):  # the client is gone
+                return
+            except Exception as err:  # asyncssh raises its own errors for a closed channel
+                log.debug("writing to the client: %r", err)
+                return
+
+    async def _pump_input(self) -> None:
+        """Channel -> PTY, and window changes; returns when the client is gone."""
+        import asyncssh
+
+        process = self.process
+        while True:
+            try:
+                data = await process.stdin.read(65536)
+            except asyncssh.TerminalSizeChanged as change:
+                with contextlib.suppress(OSError):
+                    set_winsize(self._master, change.width, change.height,
+                                change.pixwidth, change.pixheight)
+                self._last_input = time.monotonic()
+                continue
+            except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+                continue
+            except (OSError, asyncssh.Error, EOFError):
+                return
+            if not data:
+                return
+            self._last_input = time.monotonic()
+            if not await self._write_pty(data):
+                # The game closed its terminal: it is ending; keep reading (and dropping)
+                # input so a disconnect is still noticed.
+                continue
+
+    async def _write_pty(self, data: bytes) -> bool:
+        loop = asyncio.get_running_loop()
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self._master, view)
+            except BlockingIOError:
+                await _wait_fd(loop, self._master, write=True)
+                continue
+            except OSError:
+                return False
+            view = view[n:]
+        return True
+
+    async def _idle_watch(self, timeout: float) -> None:
+        while True:
+            left = self._last_input + timeout - time.monotonic()
+            if left <= 0:
+                return
+            await asyncio.sleep(left)
+
+    async def _write(self, data: bytes) -> None:
+        with contextlib.suppress(Exception):
+            self.process.stdout.write(data)
+            await asyncio.wait_for(self.process.stdout.drain(), 2.0)
+
+
+def _end_message(end: SessionEnd, idle_timeout: float | None) -> bytes:
+    if end.reason == "idle":
+        minutes = (idle_timeout or 0) / 60
+        text = (f"Disconnected after {minutes:g} minute{'s' if minutes != 1 else ''} without "
+                f"a key press. Your game is saved: connect again to continue.")
+    elif end.reason == "shutdown":
+        text = "The server is shutting down. Your game is saved: connect again later."
+    else:
+        text = end.detail or "The session ended."
+    return text.encode() + b"\r\n"
+
+
+async def _wait_fd(loop: asyncio.AbstractEventLoop, fd: int, *, write: bool) -> None:
+    fut: asyncio.Future[None] = loop.create_future()
+
+    def ready() -> None:
+        if not fut.done():
+            fut.set_result(None)
+
+    add, remove = ((loop.add_writer, loop.remove_writer) if write
+                   else (loop.add_reader, loop.remove_reader))
+    add(fd, ready)
+    try:
+        await fut
+    finally:
+        remove(fd)
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+__all__ = [
+    "TERMINAL_RESET",
+    "PtyGame",
+    "SessionEnd",
+    "child_environment",
+    "client_wants_ascii",
+    "get_winsize",
+    "set_winsize",
+    "valid_term",
+]

@@ -1,0 +1,498 @@
+"""``casino-tui serve``: the game over SSH.
+
+Unit tests of the pieces, then end-to-end tests with the real OpenSSH client (in tmux where a
+terminal is needed) against a server on 127.0.0.1 with a random port and a temporary data
+directory.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pty
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from serve_support import (
+    LOGO_ASCII_TOP,
+    LOGO_TOP,
+    SOUTH_MOVED,
+    SSH_KEYSCAN,
+    TITLE,
+    Key,
+    Server,
+    Tmux,
+    group_alive,
+    hand_cards,
+    make_key,
+    needs_ssh,
+    needs_ssh_tmux,
+    player_dir,
+    process_alive,
+    ssh_argv,
+    ssh_run,
+    wait_logo_at,
+    wait_until,
+)
+
+from casino_tui.serve import build_parser, main
+from casino_tui.serve.players import (
+    HOST_KEY_FILE,
+    AuthorizedKeys,
+    PlayerDirs,
+    app_arguments,
+    app_supports_flag,
+    has_saved_game,
+    load_or_create_host_key,
+    parse_authorized_keys,
+    player_id,
+)
+from casino_tui.serve.pty_session import (
+    child_environment,
+    client_wants_ascii,
+    get_winsize,
+    set_winsize,
+    valid_term,
+)
+from casino_tui.serve.server import RateLimiter
+
+# ====================================================================== pieces
+
+
+def test_game_start_up_never_imports_asyncssh() -> None:
+    code = ("import sys, casino_tui.__main__ as m; m.build_parser().parse_args([]); "
+            "import casino_tui.serve as s; s.build_parser().parse_args([]); "
+            "print(sorted(n for n in sys.modules if n.split('.')[0] == 'asyncssh'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_serve_help_names_open_mode_and_options(capsys: pytest.CaptureFixture[str]) -> None:
+    from casino_tui.__main__ import main as game_main
+
+    with pytest.raises(SystemExit) as exc:
+        game_main(["serve", "--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for option in ("--host", "--port", "--data-dir", "--authorized-keys", "--max-sessions",
+                   "--idle-timeout", "--rate-limit"):
+        assert option in text
+    assert "OPEN" in text and "ANY key is admitted" in text
+    assert "default 127.0.0.1" in text
+
+
+def test_serve_arguments() -> None:
+    args = build_parser().parse_args([])
+    assert (args.host, args.port, args.max_sessions, args.idle_timeout, args.rate_limit) == (
+        "127.0.0.1", 2222, 32, 30.0, 10)
+    for bad in (["--port", "70000"], ["--max-sessions", "-1"], ["--idle-timeout", "soon"],
+                ["--max-sessions", "0"]):
+        with pytest.raises(SystemExit) as exc:
+            main(bad)
+        assert exc.value.code == 2
+
+
+def test_player_id_is_a_safe_file_name() -> None:
+    assert player_id("SHA256:ab+c/d9") == "sha256-ab-c_d9"
+    for bad in ("", "SHA256:", "nocolon", "SHA256:../x", "SHA256:a b"):
+        with pytest.raises(ValueError):
+            player_id(bad)
+
+
+def test_player_dirs_and_visits(tmp_path: Path) -> None:
+    dirs = PlayerDirs.for_fingerprint(tmp_path, "SHA256:xyz")
+    assert dirs.root == tmp_path / "players" / "sha256-xyz"
+    dirs.ensure()
+    assert dirs.data.is_dir() and dirs.config.is_dir()
+    assert (dirs.root.stat().st_mode & 0o777) == 0o700
+    dirs.record_visit("SHA256:xyz")
+    dirs.record_visit("SHA256:xyz")
+    info = json.loads((dirs.root / "player.json").read_text())
+    assert info["fingerprint"] == "SHA256:xyz" and info["sessions"] == 2
+
+
+def test_saved_game_detection_without_the_saves_module(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "casino_tui.saves", None)  # import fails
+    data = tmp_path / "data"
+    assert not has_saved_game(data)
+    (data / "games").mkdir(parents=True)
+    assert not has_saved_game(data)
+    (data / "games" / "game-1.json").write_text("{}")
+    assert has_saved_game(data)
+
+
+def test_saved_game_detection_asks_the_saves_module(tmp_path: Path) -> None:
+    saves = pytest.importorskip("casino_tui.saves")
+    from casino_tui.engine import Rules, State
+
+    data = tmp_path / "data"
+    assert not has_saved_game(data)
+    store = saves.SaveStore(saves.games_dir(data))
+    (saves.games_dir(data)).mkdir(parents=True)
+    (saves.games_dir(data) / "junk.json").write_text("not a game")
+    assert not has_saved_game(data)  # files, but nothing to continue
+    slot = store.new_game((saves.Seat.human("Ann"), saves.Seat.computer("Bot", "easy")))
+    store.autosave(slot, State(Rules.preset("classic"), 2, seed=3))
+    store.close(slot)
+    assert has_saved_game(data)
+
+
+def test_app_arguments_continue_only_with_a_save_and_a_flag(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    monkeypatch.setitem(sys.modules, "casino_tui.saves", None)
+    dirs = PlayerDirs.for_fingerprint(tmp_path, "SHA256:p")
+    dirs.ensure()
+    assert app_arguments(dirs, continue_supported=True) == []
+    (dirs.data / "autosave.json").write_text("{}")
+    assert app_arguments(dirs, continue_supported=True) == ["--continue"]
+    assert app_arguments(dirs, continue_supported=False) == []
+    assert app_arguments(dirs, continue_supported=False, ascii=True) == ["--ascii"]
+
+
+def test_app_flag_detection_reads_the_games_command_line() -> None:
+    assert app_supports_flag("--ascii")
+    assert not app_supports_flag("--no-such-flag")
+
+
+def test_authorized_keys_parsing(tmp_path: Path) -> None:
+    import asyncssh
+
+    k1, k2, k3 = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(3))
+    text = "\n".join([
+        "# players",
+        "",
+        k1.export_public_key().decode().strip() + " alice@laptop",
+        'from="10.0.0.0/8",command="echo hi there",no-pty ' +
+        k2.export_public_key().decode().strip(),
+        "ssh-ed25519 not-base64-at-all",
+        "cert-authority " + k3.export_public_key().decode().strip(),
+    ])
+    keys, bad = parse_authorized_keys(text)
+    assert [k.public_data for k in keys] == [k1.public_data, k2.public_data]
+    assert bad == [5, 6]
+    path = tmp_path / "authorized_keys"
+    path.write_text(text)
+    auth = AuthorizedKeys(path)
+    assert auth.admits(k1) and auth.admits(k2) and not auth.admits(k3)
+    path.write_text(k3.export_public_key().decode() + "# now only k3, longer\n")
+    auth.reload()
+    assert auth.admits(k3) and not auth.admits(k1)
+    path.write_text("# nobody\n")
+    with pytest.raises(ValueError, match="no usable public key"):
+        AuthorizedKeys(path)
+    with pytest.raises(ValueError, match="cannot read"):
+        AuthorizedKeys(tmp_path / "missing")
+
+
+def test_host_key_is_made_private_and_reused(tmp_path: Path,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    data = tmp_path / "srv"
+    key = load_or_create_host_key(data)
+    path = data / HOST_KEY_FILE
+    assert (path.stat().st_mode & 0o777) == 0o600
+    first = path.read_bytes()
+    again = load_or_create_host_key(data)
+    assert again.public_data == key.public_data and path.read_bytes() == first
+    os.chmod(path, 0o644)
+    with caplog.at_level(logging.WARNING, logger="casino_tui.serve"):
+        load_or_create_host_key(data)
+    assert (path.stat().st_mode & 0o777) == 0o600
+    assert "readable by others" in caplog.text
+    assert (data / f"{HOST_KEY_FILE}.pub").read_text().startswith("ssh-ed25519 ")
+
+
+def test_rate_limiter_sliding_window() -> None:
+    now = [0.0]
+    rate = RateLimiter(3, window=60, clock=lambda: now[0])
+    assert [rate.allow("a") for _ in range(4)] == [True, True, True, False]
+    assert rate.allow("b")
+    now[0] = 61.0
+    assert rate.allow("a")
+    assert all(RateLimiter(0).allow("a") for _ in range(100))
+
+
+def test_child_environment_is_built_afresh(tmp_path: Path) -> None:
+    server_env = {"PATH": "/usr/bin", "SECRET_TOKEN": "x", "CASINO_TUI_DATA_DIR": "/srv/all",
+                  "TEXTUAL": "devtools", "PYTHONPATH": "/src"}
+    client = {"COLORTERM": "truecolor", "LD_PRELOAD": "/evil.so", "NO_COLOR": "1"}
+    env = child_environment("xterm-kitty", client, tmp_path, tmp_path / "d", tmp_path / "c",
+                            server_env=server_env)
+    assert env["TERM"] == "xterm-kitty" and env["COLORTERM"] == "truecolor"
+    assert env["CASINO_TUI_DATA_DIR"] == str(tmp_path / "d")
+    assert env["CASINO_TUI_CONFIG_DIR"] == str(tmp_path / "c")
+    assert env["HOME"] == str(tmp_path) and env["PYTHONPATH"] == "/src"
+    assert "SECRET_TOKEN" not in env and "LD_PRELOAD" not in env and "TEXTUAL" not in env
+    assert valid_term("tmux-256color") == "tmux-256color"
+    assert valid_term("bad;rm -rf") == "xterm-256color" and valid_term(None) == "xterm-256color"
+
+
+@pytest.mark.parametrize(("env", "ascii"), [
+    ({}, False), ({"LANG": "C"}, False), ({"LANG": "en_US.UTF-8"}, False),
+    ({"LC_ALL": "de_DE.utf8", "LANG": "de_DE.ISO-8859-1"}, False),
+    ({"LANG": "en_US.ISO-8859-1"}, True), ({"LC_CTYPE": "ru_RU.KOI8-R"}, True),
+])
+def test_client_charset(env: dict[str, str], ascii: bool) -> None:
+    assert client_wants_ascii(env) is ascii
+
+
+def test_window_size_ioctl() -> None:
+    master, slave = pty.openpty()
+    try:
+        set_winsize(master, 123, 45)
+        assert get_winsize(slave) == (123, 45)
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+# ====================================================================== end to end
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> dict[str, Key]:
+    return {name: make_key(tmp_path, name) for name in ("alice", "bob", "mallory")}
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    t = Tmux(tmp_path)
+    yield t
+    t.close()
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[list[Server]]:
+    started: list[Server] = []
+    yield started
+    for s in started:
+        s.stop()
+
+
+def start(servers: list[Server], data: Path, *args: str, log_name: str = "server.log") -> Server:
+    server = Server(data, *args, log_name=log_name)
+    servers.append(server)
+    return server
+
+
+@needs_ssh_tmux
+def test_title_at_client_size_keys_resize_and_quit(tmp_path: Path, keys: dict[str, Key],
+                                                   tmux: Tmux, servers: list[Server]) -> None:
+    server = start(servers, tmp_path / "data")
+    assert "OPEN MODE" in server.log()
+    # A 78x30 client is below the game's 80x24 minimum: the app says the size it was given.
+    tmux.start("a", ssh_argv(server.port, keys["alice"]), 78, 30)
+    tmux.wait_for("a", "It is 78x30")
+    tmux.resize("a", 100, 30)
+    wait_logo_at(tmux, "a", (100 - len(LOGO_TOP)) // 2)
+    tmux.resize("a", 70, 20)
+    tmux.wait_for("a", "It is 70x20")
+    tmux.resize("a", 120, 40)
+    wait_logo_at(tmux, "a", (120 - len(LOGO_TOP)) // 2)
+    tmux.send("a", "n")  # the New game screen
+    tmux.wait_for("a", "Preset")
+    tmux.send("a", "Escape")
+    tmux.wait_for("a", TITLE)
+    tmux.send("a", "r")
+    tmux.wait_for("a", "Esc close")
+    tmux.send("a", "Escape")
+    tmux.wait_gone("a", "Esc close")
+    tmux.send("a", "q")
+    assert tmux.wait_exit("a") == 0
+    server.wait_log(rf"session 1 end: player {re.escape(keys['alice'].fingerprint)} "
+                    r"duration [\d.]+s reason quit status 0")
+    assert "start: player" in server.log() and "size 78x30" in server.log()
+
+
+@needs_ssh
+def test_authorized_keys_no_terminal_and_no_passwords(tmp_path: Path, keys: dict[str, Key],
+                                                      servers: list[Server]) -> None:
+    listed = tmp_path / "authorized_keys"
+    listed.write_text(f"# the players\nno-pty {keys['alice'].public}\n")
+    server = start(servers, tmp_path / "data", "--authorized-keys", str(listed))
+    assert "OPEN MODE" not in server.log()
+    refused = ssh_run(server.port, keys["mallory"], "-T")
+    assert refused.returncode == 255
+    assert "Permission denied (publickey)" in refused.stderr
+    server.wait_log(rf"refused key {re.escape(keys['mallory'].fingerprint)}")
+    assert not (player_dir(tmp_path / "data", keys["mallory"])).exists()
+    # A listed key gets in; without a terminal it is told why, with status 1.
+    no_tty = ssh_run(server.port, keys["alice"], "-T")
+    assert no_tty.returncode == 1
+    assert "the game needs a terminal" in no_tty.stderr
+    command = ssh_run(server.port, keys["alice"], command=["cat", "/etc/passwd"])
+    assert command.returncode == 1 and "only runs the game" in command.stderr
+    # Passwords and keyboard-interactive are not even offered.
+    pw = ssh_run(server.port, keys["alice"], "-o",
+                 "PreferredAuthentications=password,keyboard-interactive")
+    assert pw.returncode == 255 and "Permission denied (publickey)" in pw.stderr
+
+
+def test_password_login_refused_by_asyncssh_client(tmp_path: Path,
+                                                   servers: list[Server]) -> None:
+    import asyncio
+
+    import asyncssh
+
+    server = start(servers, tmp_path / "data")
+
+    async def attempt() -> None:
+        await asyncssh.connect("127.0.0.1", server.port, username="alice", password="secret",
+                               client_keys=None, known_hosts=None, agent_path=None)
+
+    with pytest.raises(asyncssh.PermissionDenied):
+        asyncio.run(attempt())
+
+
+@needs_ssh_tmux
+def test_players_are_isolated(tmp_path: Path, keys: dict[str, Key], tmux: Tmux,
+                              servers: list[Server]) -> None:
+    data = tmp_path / "data"
+    server = start(servers, data)
+    tmux.start("a", ssh_argv(server.port, keys["alice"]), 100, 30)
+    tmux.start("b", ssh_argv(server.port, keys["bob"]), 100, 30)
+    tmux.wait_for("a", TITLE)
+    tmux.wait_for("b", LOGO_TOP)
+    # Alice switches to ASCII cards; only her settings file changes.
+    tmux.send("a", "s")
+    tmux.wait_for("a", "Card style")
+    tmux.send("a", "Right", "Enter")
+    tmux.wait_for("a", LOGO_ASCII_TOP)
+    alice, bob = player_dir(data, keys["alice"]), player_dir(data, keys["bob"])
+    settings = wait_until(lambda: (alice / "config" / "settings.json").exists(), 5,
+                          "alice's settings file")
+    assert settings
+    assert json.loads((alice / "config" / "settings.json").read_text())["card_style"] == "ascii"
+    assert not (bob / "config" / "settings.json").exists()
+    assert LOGO_TOP in tmux.screen("b")
+    # Killing Alice's game leaves Bob's running.
+    pid_a, pid_b = server.session_pid(keys["alice"]), server.session_pid(keys["bob"])
+    assert pid_a != pid_b and os.getpgid(pid_a) == pid_a and os.getsid(pid_a) == pid_a
+    os.kill(pid_a, signal.SIGKILL)
+    assert tmux.wait_exit("a") == 1
+    assert "The game stopped unexpectedly (SIGKILL)" in tmux.screen("a")
+    server.wait_log(r"session \d+ end: player .* reason killed \(SIGKILL\) status 1")
+    wait_until(lambda: not group_alive(pid_a), 5, "alice's process group to go")
+    assert process_alive(pid_b)
+    tmux.send("b", "r")
+    tmux.wait_for("b", "Esc close")
+    tmux.send("b", "Escape")
+    tmux.wait_gone("b", "Esc close")
+    tmux.send("b", "q")
+    assert tmux.wait_exit("b") == 0
+
+
+@needs_ssh_tmux
+def test_disconnect_hangs_up_and_reconnect_resumes(tmp_path: Path, keys: dict[str, Key],
+                                                   tmux: Tmux, servers: list[Server]) -> None:
+    from casino_tui.serve.players import CONTINUE_FLAG
+
+    data = tmp_path / "data"
+    server = start(servers, data)
+    alice = keys["alice"]
+    tmux.start("a", ssh_argv(server.port, alice), 100, 30)
+    tmux.wait_for("a", TITLE)
+    tmux.send("a", "s")
+    tmux.wait_for("a", "Card style")
+    tmux.send("a", "Right", "Enter")
+    tmux.wait_for("a", LOGO_ASCII_TOP)
+    tmux.send("a", "n")
+    tmux.wait_for("a", "Preset")
+    tmux.send("a", "Enter")
+    tmux.wait_for("a", "Your hand", timeout=20)
+    tmux.send("a", "s")  # skip the computer's pause
+    tmux.wait_for("a", "Your turn", timeout=20)
+    tmux.send("a", "Enter")  # one move: the app saves after every move (saves issue)
+    tmux.wait_match("a", SOUTH_MOVED)
+    hand = hand_cards(tmux.screen("a"))
+    assert len(hand) == 3, tmux.screen("a")
+    pid = server.session_pid(alice)
+    # The client vanishes mid-game: the server hangs the game up.
+    tmux.kill_session("a")
+    server.wait_log(r"session 1 end: player .* reason disconnect status 1")
+    wait_until(lambda: not group_alive(pid), 5, "the hung-up game's processes to go")
+    # The same key comes back: same player directory and settings; once the game has a
+    # --continue flag (the saves issue), the move above must have been saved and is resumed.
+    continue_expected = app_supports_flag(CONTINUE_FLAG)
+    assert has_saved_game(player_dir(data, alice) / "data") is continue_expected
+    tmux.start("a2", ssh_argv(server.port, alice), 100, 30)
+    server.session_pid(alice, nth=2)
+    args = re.findall(r"session 2 start: .* args \[([^\]]*)\]", server.log())[0].split()
+    assert (CONTINUE_FLAG in args) is continue_expected
+    if continue_expected:
+        tmux.wait_for("a2", "Your hand", timeout=20)  # back at the same table
+        wait_until(lambda: hand_cards(tmux.screen("a2")) == hand, 10, f"the hand {hand}",
+                   detail=lambda: tmux.screen("a2"))
+    else:
+        tmux.wait_for("a2", LOGO_ASCII_TOP)  # her settings came back with her key
+    assert len(list((data / "players").iterdir())) == 1
+    # Stopping the server hangs up the session politely.
+    assert server.stop() == 0
+    assert tmux.wait_exit("a2") == 1
+    assert "The server is shutting down" in tmux.screen("a2")
+    assert re.search(r"session 2 end: .* reason shutdown status 1", server.log())
+
+
+@needs_ssh_tmux
+def test_session_limit_and_rate_limit(tmp_path: Path, keys: dict[str, Key], tmux: Tmux,
+                                      servers: list[Server]) -> None:
+    server = start(servers, tmp_path / "data", "--max-sessions", "1", "--rate-limit", "3")
+    tmux.start("a", ssh_argv(server.port, keys["alice"]), 100, 30)
+    tmux.wait_for("a", TITLE)
+    for _ in range(2):  # connections 2 and 3 of this minute: the server is full
+        full = ssh_run(server.port, keys["bob"], "-tt")
+        assert full.returncode == 1, full
+        assert "the server is full (1 games" in full.stdout + full.stderr
+    throttled = ssh_run(server.port, keys["bob"], "-tt")  # the 4th: over 3 a minute
+    assert throttled.returncode == 1
+    assert "too many connections from your address" in throttled.stdout + throttled.stderr
+    tmux.send("a", "n")  # the first player never noticed
+    tmux.wait_for("a", "Preset")
+    tmux.send("a", "Escape")
+    tmux.wait_for("a", TITLE)
+    tmux.send("a", "q")
+    assert tmux.wait_exit("a") == 0
+
+
+@needs_ssh_tmux
+def test_idle_timeout_hangs_up(tmp_path: Path, keys: dict[str, Key], tmux: Tmux,
+                               servers: list[Server]) -> None:
+    server = start(servers, tmp_path / "data", "--idle-timeout", "0.04")  # 2.4 s
+    tmux.start("a", ssh_argv(server.port, keys["alice"]), 100, 30)
+    tmux.wait_for("a", TITLE)
+    pid = server.session_pid(keys["alice"])
+    assert tmux.wait_exit("a", timeout=15) == 1
+    assert "without a key press" in tmux.screen("a")
+    server.wait_log(r"reason idle \(0.04 min\) status 1")
+    wait_until(lambda: not group_alive(pid), 5, "the idle game's processes to go")
+
+
+@needs_ssh
+def test_host_key_generated_once_and_served(tmp_path: Path, servers: list[Server]) -> None:
+    data = tmp_path / "data"
+
+    def scan(port: int) -> str:
+        assert SSH_KEYSCAN is not None
+        out = subprocess.run([SSH_KEYSCAN, "-t", "ed25519", "-p", str(port), "127.0.0.1"],
+                             capture_output=True, text=True, timeout=20).stdout
+        return out.split(None, 1)[1].strip()
+
+    first = start(servers, data)
+    key_file = data / HOST_KEY_FILE
+    assert (key_file.stat().st_mode & 0o777) == 0o600
+    content = key_file.read_bytes()
+    public = (data / f"{HOST_KEY_FILE}.pub").read_text().split()[:2]
+    assert scan(first.port).split()[:2] == public
+    assert first.stop() == 0
+    second = start(servers, data, log_name="server2.log")
+    assert "made a new host key" not in second.log()
+    assert key_file.read_bytes() == content
+    assert scan(second.port).split()[:2] == public
