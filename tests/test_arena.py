@@ -72,7 +72,7 @@ def test_partnerships_and_three_players(capsys: pytest.CaptureFixture[str]) -> N
 def test_table_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert arena.main(["--a", "easy", "--b", "random", "--pairs", "1"]) == 0
     out = capsys.readouterr().out
-    assert "points per pair of rounds" in out and "time per move" in out and "95%" in out
+    assert "points/pair of rounds" in out and "time/move" in out and "95%" in out
 
 
 @pytest.mark.parametrize(("args", "message"), [

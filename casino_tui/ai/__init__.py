@@ -39,7 +39,8 @@ def choose_move(view: SeatView, level: str, *, seed: int, budget: float | None =
     """The move ``level`` plays for ``view.seat``.
 
     ``budget``: Hard's thinking time in seconds (default 1 s). ``iterations``: a fixed number of
-    sampled deals for Hard instead of a time limit, which makes its choice reproducible.
+    sampled deals for Hard instead of a time limit (it takes precedence over ``budget``), which
+    makes its choice reproducible. The other levels take no time to think and ignore both.
     """
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")

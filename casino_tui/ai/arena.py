@@ -233,7 +233,9 @@ def summarize(cfg: ArenaConfig, pairs: Sequence[PairResult], elapsed: float) -> 
         diffs = [p.diff for p in pairs]
         m, sd, lo, hi = mean_ci(diffs)
         out["result"] = {
-            "measure": "points per pair of rounds, a minus b",
+            "measure": ("points per pair of rounds, a minus b" if len(pairs[0].matches) == 2
+                        else f"points per set of {len(pairs[0].matches)} rounds (a in each "
+                             "seat), a minus the mean of b"),
             "mean": m, "sd": sd, "ci95": [lo, hi],
             "a_points_per_round": statistics.fmean(x.a_points for x in matches),
             "b_points_per_round": statistics.fmean(x.b_points for x in matches),
@@ -291,6 +293,10 @@ def run_arena(cfg: ArenaConfig,
     return [results[i] for i in range(cfg.pairs)]
 
 
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
 def _render(cfg: ArenaConfig, summary: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -298,16 +304,20 @@ def _render(cfg: ArenaConfig, summary: dict[str, Any]) -> None:
     res = summary["result"]
     effort = (f"{cfg.iterations} iterations" if cfg.iterations is not None
               else f"{cfg.budget if cfg.budget is not None else 1.0:g} s budget")
+    if "hard" not in (cfg.a, cfg.b):
+        effort = "no search"
     title = (f"{cfg.a} (a) vs {cfg.b} (b): {cfg.preset}, {cfg.players} players, "
-             f"{cfg.pairs} pairs, seed {cfg.seed}, {effort}")
+             f"{cfg.pairs} pairs, seed {cfg.seed}, {effort}, unit {cfg.unit}")
     t = Table(title=title, title_justify="left")
     t.add_column("measure")
     t.add_column("value", justify="right")
     t.add_column("95% interval", justify="right")
     if cfg.unit == "round":
-        t.add_row("points per pair of rounds (a - b)", f"{res['mean']:+.2f}",
+        k = summary["matches_per_pair"]
+        label = "points/pair of rounds, a-b" if k == 2 else f"points/set of {k} rounds, a-b"
+        t.add_row(label, f"{res['mean']:+.2f}",
                   f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}]")
-        t.add_row("points per round: a / b",
+        t.add_row("points per round, a / b",
                   f"{res['a_points_per_round']:.2f} / {res['b_points_per_round']:.2f}", "")
     else:
         t.add_row("games won by a", f"{100 * res['win_rate']:.1f}%",
@@ -317,9 +327,8 @@ def _render(cfg: ArenaConfig, summary: dict[str, Any]) -> None:
         t.add_row("rounds per game", f"{res['rounds_per_game']:.2f}", "")
     for side, level in (("a", cfg.a), ("b", cfg.b)):
         tm = summary["time_per_move"][side]
-        t.add_row(f"time per move, {side} ({level}): median / p95",
-                  f"{tm['median'] * 1000:.1f} ms / {tm['p95'] * 1000:.1f} ms",
-                  f"{tm['moves']} moves")
+        t.add_row(f"time/move {side} ({level})", f"median {_ms(tm['median'])}",
+                  f"p95 {_ms(tm['p95'])}, {tm['moves']} moves")
     t.add_row("elapsed", f"{summary['elapsed_seconds']:.1f} s", "")
     Console(soft_wrap=True).print(t)
 
