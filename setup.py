@@ -11,7 +11,7 @@ import os
 import platform
 import sys
 
-from setuptools import setup
+from setuptools import find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 HOT = "casino_tui/engine/_hot.py"
@@ -50,4 +50,11 @@ def extensions() -> list:
         return []
 
 
-setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})
+setup(
+    packages=[*find_packages(include=["casino_tui", "casino_tui.*"]), "casino_tui.styles"],
+    # styles/ (the .tcss files) ships inside the package as casino_tui/styles
+    package_dir={"casino_tui.styles": "styles"},
+    package_data={"casino_tui.styles": ["*.tcss"]},
+    ext_modules=extensions(),
+    cmdclass={"build_ext": OptionalBuildExt},
+)

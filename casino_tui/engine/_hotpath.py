@@ -1,8 +1,9 @@
 """Load the engine's hot path: the mypyc-compiled ``_hot`` if it is current, else the source.
 
 ``pip install`` compiles ``_hot.py`` (see setup.py). An editable install keeps the compiled
-module next to the source, where Python would prefer it even after ``_hot.py`` is edited; so a
-compiled module older than its source is ignored (with a warning) and the source runs instead.
+module next to the source, where Python would prefer it even after ``_hot.py`` is edited; so in
+a source checkout a compiled module older than its source is ignored (with a warning) and the
+source runs instead. An installed wheel is left alone (its file times say nothing).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ def _load() -> ModuleType:
     source = Path(__file__).with_name("_hot.py")
     if compiled.suffix == ".py" or not source.exists():
         return _hot
+    if not (source.parents[2] / "setup.py").exists():
+        return _hot  # an installed wheel: its files never change after the build
     if source.stat().st_mtime <= compiled.stat().st_mtime:
         return _hot
     warnings.warn("casino_tui/engine/_hot.py is newer than its compiled build; running the "
