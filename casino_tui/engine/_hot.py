@@ -1,9 +1,10 @@
 """The hot path of move generation, for the common positions of the common rules.
 
-Handles a mover who owns no build under rules with no per-move filters (``Rules.hot_path``):
-single-valued loose cards, plain hand cards, court cards that pair one at a time. Anything else
-returns ``None`` and :mod:`fastgen` takes over. The result is exactly the reference generator's
-list, in the same order (``tests/test_movegen.py`` checks this on random positions).
+Handles rules with no per-move filters (``Rules.hot_path``): single-valued loose cards, plain
+hand cards, court cards that pair one at a time, and a mover's own builds under the default
+owner obligations. Anything else returns ``None`` and :mod:`fastgen` takes over. The result is
+exactly the reference generator's list, in the same order (``tests/test_movegen.py`` checks
+this on random positions).
 
 Written for speed in plain Python, and in a style that mypyc compiles well (ints, lists, no
 closures): a bitset of reachable sums rejects most cards in a few integer operations, and subset
@@ -23,9 +24,9 @@ _TRAIL: Final[Literal["trail"]] = "trail"
 
 # Moves are immutable, so equal moves can share one object: interning them saves building a
 # NamedTuple for every candidate of every position (keys: card, pile mask, value, single).
-_TRAILS: list[Move] = [Move(_TRAIL, c) for c in range(52)]
-_CAPS: dict[int, Move] = {}
-_BUILDS: dict[int, Move] = {}
+_TRAILS: Final[list[Move]] = [Move(_TRAIL, c) for c in range(52)]
+_CAPS: Final[dict[int, Move]] = {}
+_BUILDS: Final[dict[int, Move]] = {}
 _INTERN_LIMIT: Final = 500_000
 
 
@@ -66,37 +67,21 @@ def _subsets(vals: list[int], pos: list[int], target: int) -> list[int]:
     ``vals`` ascend; the search stops as soon as a value exceeds what is still needed.
     """
     out: list[int] = []
-    n = len(vals)
-    # iterative DFS: stack of (next index, mask, remaining)
-    stack_j: list[int] = [0]
-    stack_m: list[int] = [0]
-    stack_r: list[int] = [target]
-    while stack_j:
-        j = stack_j.pop()
-        m = stack_m.pop()
-        r = stack_r.pop()
-        while j < n:
-            v = vals[j]
-            if v > r:
-                break
-            bit = 1 << pos[j]
-            if v == r:
-                out.append(m | bit)
-            else:
-                stack_j.append(j + 1)
-                stack_m.append(m | bit)
-                stack_r.append(r - v)
-            j += 1
+    _subsets_from(vals, pos, 0, 0, target, out)
     return out
 
 
-def _cached_subsets(vals: list[int], pos: list[int], target: int,
-                    cache: dict[int, list[int]]) -> list[int]:
-    g = cache.get(target)
-    if g is None:
-        g = _subsets(vals, pos, target)
-        cache[target] = g
-    return g
+def _subsets_from(vals: list[int], pos: list[int], j: int, mask: int, rest: int,
+                  out: list[int]) -> None:
+    for k in range(j, len(vals)):
+        v = vals[k]
+        if v > rest:
+            return
+        bit = 1 << pos[k]
+        if v == rest:
+            out.append(mask | bit)
+        else:
+            _subsets_from(vals, pos, k + 1, mask | bit, rest - v, out)
 
 
 def _unions(groups: list[int]) -> list[int]:
@@ -116,17 +101,35 @@ def _unions(groups: list[int]) -> list[int]:
 
 
 def _popcount(m: int) -> int:
-    return bin(m).count("1")
+    c = 0
+    while m:
+        m &= m - 1
+        c += 1
+    return c
 
 
-_LOW64: Final = (1 << 64) - 1
+_KEY_SHIFT: Final = 32
 
 
 def _sort_masks(masks: list[int]) -> list[int]:
     """Masks in the canonical order (``movegen.mask_order``): fewer piles, then lower mask."""
-    keyed: list[int] = [(_popcount(m) << 64) | m for m in masks]
+    if len(masks) < 2:
+        return masks
+    big = False
+    for m in masks:
+        if m >> _KEY_SHIFT:
+            big = True
+            break
+    if big:  # a table of more than 32 piles: sort by a tuple key
+        return sorted(masks, key=_mask_key)
+    keyed: list[int] = [(_popcount(m) << _KEY_SHIFT) | m for m in masks]
     keyed.sort()
-    return [k & _LOW64 for k in keyed]
+    low = (1 << _KEY_SHIFT) - 1
+    return [k & low for k in keyed]
+
+
+def _mask_key(m: int) -> tuple[int, int]:
+    return (_popcount(m), m)
 
 
 def _keeps(owned_bits: list[int], owned_vals: list[int], hvals: list[int], hi: int,
@@ -146,181 +149,190 @@ def _keeps(owned_bits: list[int], owned_vals: list[int], hvals: list[int], hi: i
     return True
 
 
-def hot_generate(pv: list[int], tv1: list[int], maxv: int, table_only: bool, building: bool,
-                 loose: list[int], bvals: list[int], bsingle: list[bool], bmine: list[bool],
-                 hand: list[int]) -> list[Move] | None:
-    """Legal moves, or None when this position needs the general generator.
+def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int],
+                 tv1: list[int], maxv: int, table_only: bool, building: bool,
+                 owner_rules: bool) -> list[Move] | None:
+    """Legal moves of ``mover`` on an engine table (loose cards, then builds), or None when
+    this position needs the general generator.
 
     ``pv[c]``: the single capture value of card c (0 if it has none or several); ``tv1[c]``: its
-    single table value (0 for none, -1 for several); ``loose``: the loose cards (the table's
-    first piles, ascending); ``bvals``/``bsingle``/``bmine``: value, kind and "owned by the
-    mover" of each build after them. Builds the mover owns get the default owner obligations
-    (variant 1 with the retain rule: no trail, keep a card that takes each owned build).
+    single table value (0 for none, -1 for several). Builds the mover owns get the default owner
+    obligations when ``owner_rules`` (variant 1 with the retain rule: no trail, keep a card that
+    takes each owned build); without it, owning a build means falling back.
+
+    Few allocations per call: builds are looked up in short lists rather than dicts, subset
+    lists are cached per value in one list, and the common build shapes skip the union step.
     """
-    nl = len(loose)
-    n = nl + len(bvals)
+    n = len(table)
     vals: list[int] = []
     pos: list[int] = []
     limit = (1 << (maxv + 1)) - 1
     reach = 1
-    for i in range(nl):
-        v = tv1[loose[i]]
+    nl = 0
+    while nl < n:
+        p = table[nl]
+        if not isinstance(p, int):
+            break
+        v = tv1[p]
         if v < 0:
             return None
         if v:
             vals.append(v)
-            pos.append(i)
+            pos.append(nl)
             reach = (reach | (reach << v)) & limit
-    bbits_of: dict[int, list[int]] = {}
-    singles_of: dict[int, list[int]] = {}
-    owned_bits: list[int] = []
-    owned_vals: list[int] = []
-    for j in range(len(bvals)):
-        bit = 1 << (nl + j)
-        bv = bvals[j]
-        if bmine[j]:
-            owned_bits.append(bit)
+        nl += 1
+    nb = n - nl
+    bvals: list[int] = _NONE  # the shared empty lists are replaced before any append
+    bsingle: list[bool] = _NO_FLAGS
+    owned_bits: list[int] = _NONE
+    owned_vals: list[int] = _NONE
+    if nb:
+        bvals = []
+        bsingle = []
+    for j in range(nb):
+        b = table[nl + j]
+        assert isinstance(b, Build)
+        bv = b.value
+        bvals.append(bv)
+        bsingle.append(b.single)
+        if b.owner == mover:
+            if not owner_rules:
+                return None
+            if not owned_bits:
+                owned_bits = []
+                owned_vals = []
+            owned_bits.append(1 << (nl + j))
             owned_vals.append(bv)
-        if bv in bbits_of:
-            bbits_of[bv].append(bit)
-        else:
-            bbits_of[bv] = [bit]
-        if bsingle[j]:
-            if bv in singles_of:
-                singles_of[bv].append(bit)
-            else:
-                singles_of[bv] = [bit]
-    sub_cache: dict[int, list[int]] = {}
-    cap_cache: dict[int, list[int]] = {}  # value -> sorted capture masks (before owner rules)
-    others_cache: dict[int, list[int]] = {}  # build value -> unions of the other groups
-    moves: list[Move] = []
+    owned = len(owned_bits) > 0
+    nh = len(hand)
     hvals: list[int] = []
     for c in hand:
-        hvals.append(pv[c])
-    for hi in range(len(hand)):
+        w = pv[c]
+        if not w and n and tv1[c] != 0:
+            return None  # a card of several values: the general generator
+        hvals.append(w)
+    subs: list[list[int] | None] = [None] * (maxv + 1)
+    moves: list[Move] = []
+    for hi in range(nh):
         card = hand[hi]
         v = hvals[hi]
         # ---- captures
         if n:
             if v:
-                caps = cap_cache.get(v)
-                if caps is None:
-                    groups: list[int] = []
-                    if reach >> v & 1:
-                        groups.extend(_cached_subsets(vals, pos, v, sub_cache))
-                    if v in bbits_of:
-                        groups.extend(bbits_of[v])
-                    caps = groups if len(groups) <= 1 else _sort_masks(_unions(groups)[1:])
-                    cap_cache[v] = caps
+                groups: list[int] = []
+                if reach >> v & 1:
+                    groups = _subs(subs, vals, pos, v)
+                if nb:
+                    groups = _with_builds(groups, bvals, nl, v, False)
+                caps = groups if len(groups) <= 1 else _sort_masks(_unions(groups)[1:])
                 for m in caps:
-                    if not owned_bits or _keeps(owned_bits, owned_vals, hvals, hi, m):
+                    if not owned or _keeps(owned_bits, owned_vals, hvals, hi, m):
                         moves.append(_capture(card, m))
-            elif tv1[card] == 0:  # a court card: one loose card of its rank
+            else:  # a court card: one loose card of its rank
                 r = card >> 2
                 for i in range(nl):
-                    if loose[i] >> 2 == r and (not owned_bits or _keeps(
+                    q = table[i]
+                    assert isinstance(q, int)
+                    if q >> 2 == r and (not owned or _keeps(
                             owned_bits, owned_vals, hvals, hi, 1 << i)):
                         moves.append(_capture(card, 1 << i))
-            else:
-                return None
         # ---- builds
         hv = tv1[card]
         if building and n and hv > 0:
-            holders: set[int] = set()
-            for j in range(len(hand)):
-                if j != hi:
+            last = 0
+            while True:
+                # the next higher value held by another card of the hand
+                target = 0
+                for j in range(nh):
                     w = hvals[j]
-                    if w:
-                        holders.add(w)
-                    elif tv1[hand[j]] != 0:
-                        return None
-            for target in sorted(holders):
-                if target < hv:
-                    continue
+                    if j != hi and w > last and w >= hv and (target == 0 or w < target):
+                        target = w
+                if target == 0:
+                    break
+                last = target
                 d = target - hv
-                hg: list[int] = []
-                raises: list[int] = []
-                if d == 0:
-                    hg.append(0)
-                else:
-                    if reach >> d & 1:
-                        hg.extend(_cached_subsets(vals, pos, d, sub_cache))
-                    if d in singles_of:
-                        raises.extend(singles_of[d])
+                hg: list[int] = _ZERO
+                if d:
+                    hg = _subs(subs, vals, pos, d) if reach >> d & 1 else _NONE
+                raises: list[int] = _NONE
+                if d and nb:
+                    raises = _with_builds(_NONE, bvals, nl, d, True, bsingle)
                 if not hg and not raises:
                     continue
-                us = others_cache.get(target)
-                if us is None:
-                    others: list[int] = []
-                    if table_only and reach >> target & 1:
-                        others.extend(_cached_subsets(vals, pos, target, sub_cache))
-                    if target in bbits_of:
-                        others.extend(bbits_of[target])
-                    us = _unions(others) if others else [0]
-                    others_cache[target] = us
-                if len(us) == 1 and not raises and (not hg or hg[0] == 0):
+                others: list[int] = _NONE
+                if table_only and reach >> target & 1:
+                    others = _subs(subs, vals, pos, target)
+                if nb:
+                    others = _with_builds(others, bvals, nl, target, False)
+                if not others:
+                    if not d and not raises:
+                        continue  # the card alone: no build
+                    # every build is the hand card's group alone: single builds
+                    ms = hg + raises if raises else hg
+                    if owned:
+                        ms = [m for m in ms if _keeps(owned_bits, owned_vals, hvals, hi, m)]
+                    for m in _sort_masks(ms):
+                        moves.append(_build(card, m, target, True))
                     continue
+                us = _unions(others)
                 found: dict[int, bool] = {}
-                for h in hg + raises:  # the hand card's group: loose cards or a raise
-                    for u in us:
-                        if not u & h:
-                            m = h | u
-                            if m:
-                                found[m] = found.get(m, False) or u == 0
-                if len(found) == 1:
-                    for m, single in found.items():
-                        if not owned_bits or _keeps(owned_bits, owned_vals, hvals, hi, m):
-                            moves.append(_build(card, m, target, single))
-                    continue
+                for part in (hg, raises):
+                    for h in part:
+                        for u in us:
+                            if not u & h:
+                                m = h | u
+                                if m:
+                                    found[m] = found.get(m, False) or u == 0
                 keep: list[int] = []
                 for m in found:
-                    if not owned_bits or _keeps(owned_bits, owned_vals, hvals, hi, m):
+                    if not owned or _keeps(owned_bits, owned_vals, hvals, hi, m):
                         keep.append(m)
                 for m in _sort_masks(keep):
                     moves.append(_build(card, m, target, found[m]))
-        if not owned_bits:
+        if not owned:
             moves.append(_TRAILS[card])
     if not moves:  # cannot happen with the retain rule; the general generator decides
         return None
     return moves
 
 
-def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int],
-                 tv1: list[int], maxv: int, table_only: bool, building: bool,
-                 owner_rules: bool) -> list[Move] | None:
-    """``hot_generate`` for an engine table (loose cards, then builds); None to fall back."""
-    n = len(table)
-    nl = n
-    while nl and isinstance(table[nl - 1], Build):
-        nl -= 1
-    loose: list[int] = []
-    for i in range(nl):
-        c = table[i]
-        assert isinstance(c, int)
-        loose.append(c)
-    bvals: list[int] = []
-    bsingle: list[bool] = []
-    bmine: list[bool] = []
-    for i in range(nl, n):
-        b = table[i]
-        assert isinstance(b, Build)
-        mine = b.owner == mover
-        if mine and not owner_rules:
-            return None
-        bvals.append(b.value)
-        bsingle.append(b.single)
-        bmine.append(mine)
-    return hot_generate(pv, tv1, maxv, table_only, building, loose, bvals, bsingle, bmine, hand)
+_ZERO: Final[list[int]] = [0]  # shared, never modified
+_NONE: Final[list[int]] = []  # shared, never modified
+_NO_FLAGS: Final[list[bool]] = []  # shared, never modified
 
 
-def play_on_table(table: list[object], card: int, kind: str, piles: tuple[int, ...],
-                  value: int, single: bool, owner: int, court: bool,
+def _subs(subs: list[list[int] | None], vals: list[int], pos: list[int], target: int
+          ) -> list[int]:
+    g = subs[target]
+    if g is None:
+        g = _subsets(vals, pos, target)
+        subs[target] = g
+    return g
+
+
+def _with_builds(groups: list[int], bvals: list[int], nl: int, value: int, singles: bool,
+                 bsingle: list[bool] | None = None) -> list[int]:
+    """``groups`` plus the bits of the builds of ``value`` (only single builds with
+    ``singles``); a new list when any is added, else ``groups`` itself."""
+    out = groups
+    for j in range(len(bvals)):
+        if bvals[j] == value and (not singles or (bsingle is not None and bsingle[j])):
+            if out is groups:
+                out = list(groups)
+            out.append(1 << (nl + j))
+    return out
+
+
+def play_on_table(table: list[object], move: Move, owner: int,
                   taken: list[int]) -> tuple[list[object], Build | None]:
-    """The table after ``card`` is trailed, captures ``piles`` or builds on them.
+    """The table after ``move`` (a trail, capture or build) is played; ``owner``: the owner
+    of the build it makes.
 
     Captured cards (the played card last) are appended to ``taken``. Returns the new table (in
     canonical order) and the new build, if any.
     """
+    kind = move.kind
+    card = move.card
     if kind == "trail":
         out = list(table)
         i = 0
@@ -335,6 +347,7 @@ def play_on_table(table: list[object], card: int, kind: str, piles: tuple[int, .
             i += 1
         out.insert(i, card)
         return out, None
+    piles = move.piles
     keep: list[object] = []
     cards: list[int] = []
     k = 0
@@ -354,6 +367,6 @@ def play_on_table(table: list[object], card: int, kind: str, piles: tuple[int, .
     if kind == "capture":
         taken.extend(cards)
         return keep, None
-    new = Build(tuple(cards), value, single, owner, court)
+    new = Build(tuple(cards), move.value or 0, bool(move.single), owner, move.court)
     keep.append(new)
     return keep, new

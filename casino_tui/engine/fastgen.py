@@ -200,10 +200,9 @@ def _builds_of(table: Sequence[Pile], nl: int) -> list[tuple[int, int, bool, boo
 
 def generate(rules: Rules, table: Sequence[Pile], hand: Sequence[Card], mover: int) -> list[Move]:
     """All legal card plays for ``mover``; same result and order as ``movegen.generate``."""
-    if rules.hot_path:
-        res = hot.generate_for(table, hand, mover, rules.hot_pv, rules.hot_tv1,  # type: ignore
-                           rules.max_value, rules.table_only_groups_in_builds, rules.building,
-                           rules.hot_owner_rules)
+    hot_args = rules.hot_args
+    if hot_args is not None:
+        res = hot.generate_for(table, hand, mover, *hot_args)
         if res is not None:
             return res
     tm, nl = _lookup(rules, table)

@@ -275,7 +275,7 @@ class Rules:
 
     @cached_property
     def hot_path(self) -> bool:
-        """True when :func:`casino_tui.engine._hot.hot_generate` may serve these rules."""
+        """True when :func:`casino_tui.engine._hot.generate_for` may serve these rules."""
         return (self.simple_filters and not self.single_build_as_card
                 and self.court_builds == "none"
                 and (self.court_capture == "one" or self.courts_are_numeric))
@@ -285,6 +285,14 @@ class Rules:
         """The default owner obligations, which ``_hot`` applies itself."""
         return (self.owner_restriction == "variant1" and self.owner_must_keep_capture_card is True
                 and self.raise_own_build and self.ownership == "last_to_add")
+
+    @cached_property
+    def hot_args(self) -> tuple[list[int], list[int], int, bool, bool, bool] | None:
+        """The rule arguments of ``_hot.generate_for`` (None when it cannot serve these rules)."""
+        if not self.hot_path:
+            return None
+        return (self.hot_pv, self.hot_tv1, self.max_value, self.table_only_groups_in_builds,
+                self.building, self.hot_owner_rules)
 
     @cached_property
     def hot_pv(self) -> list[int]:

@@ -35,30 +35,39 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
+# the phases as plain module constants: hot paths compare them with ``is`` (a phase is always
+# a Phase member; from_position converts what it is given)
+_PLAY = Phase.PLAY
+_PLUCK = Phase.PLUCK
+_ROUND_OVER = Phase.ROUND_OVER
+_GAME_OVER = Phase.GAME_OVER
+
 _NO_CARDS: list[Card] = []  # shared empty defaults; MoveEvent replaces them, never mutates
 _NO_ITEMS: dict[int, dict[str, int]] = {}
 
 
 class MoveEvent:
-    """What one applied move did (for logs, animations and tests)."""
+    """What one applied move did (for logs, animations and tests).
 
-    __slots__ = ("build", "captured", "claim_credit", "claim_won", "drew", "game_over",
-                 "immediate", "move", "penalty", "redeal", "round_over", "seat", "sweep")
+    Every field but ``seat`` and ``move`` starts as the class-level default below (one is
+    created per move, so only what a move changes is set on the instance).
+    """
+
+    captured: list[Card] = _NO_CARDS
+    sweep: bool = False
+    build: Build | None = None
+    drew: Card | None = None
+    penalty: bool = False
+    immediate: dict[int, dict[str, int]] = _NO_ITEMS  # side -> items scored at once
+    redeal: bool = False
+    round_over: bool = False
+    game_over: bool = False
+    claim_credit: dict[str, int] | None = None
+    claim_won: bool | None = None
 
     def __init__(self, seat: int, move: Move) -> None:
         self.seat = seat
         self.move = move
-        self.captured: list[Card] = _NO_CARDS
-        self.sweep = False
-        self.build: Build | None = None
-        self.drew: Card | None = None
-        self.penalty = False
-        self.immediate: dict[int, dict[str, int]] = _NO_ITEMS  # side -> items scored at once
-        self.redeal = False
-        self.round_over = False
-        self.game_over = False
-        self.claim_credit: dict[str, int] | None = None
-        self.claim_won: bool | None = None
 
     def __repr__(self) -> str:
         return (f"MoveEvent(seat={self.seat}, move={self.move}, captured={self.captured}, "
@@ -113,6 +122,7 @@ class State:
         self._all_immediate = rules.score_timing == "all_immediate"
         self._draw = rules.draw_mode
         self._pluck = rules.pluck
+        self._claim = rules.game_end == "claim"
         self.scores = [0] * len(self.sides)
         self.target = rules.target
         self.round_no = 0
@@ -249,11 +259,11 @@ class State:
 
     @property
     def is_round_over(self) -> bool:
-        return self.phase == Phase.ROUND_OVER
+        return self.phase is _ROUND_OVER
 
     @property
     def is_game_over(self) -> bool:
-        return self.phase == Phase.GAME_OVER
+        return self.phase is _GAME_OVER
 
     def owned_builds(self, seat: int) -> list[int]:
         return [i for i, p in enumerate(self.table) if isinstance(p, Build) and p.owner == seat]
@@ -262,18 +272,20 @@ class State:
         """Every legal action of the player to move (the same list for people and computers)."""
         if self._legal is not None:
             return self._legal
-        if self.phase == Phase.PLUCK:
+        phase = self.phase
+        if phase is _PLAY:
+            seat = self.to_move
+            rules = self.rules
+            moves = fastgen.generate(rules, self.table, self.hands[seat], seat)
+            if self._pluck and not self.pluck_used[seat]:
+                moves.extend(Move.pluck(c) for c in self._pluckable(None))
+            if self._claim:
+                moves.append(Move.claim())
+        elif phase is _PLUCK:
             moves = [Move.pluck(c) for c in self._pluckable(self._played_card)]
             moves.append(Move.pass_())
-        elif self.phase != Phase.PLAY:
-            moves = []
         else:
-            seat = self.to_move
-            moves = fastgen.generate(self.rules, self.table, self.hands[seat], seat)
-            if self.rules.pluck and not self.pluck_used[seat]:
-                moves.extend(Move.pluck(c) for c in self._pluckable(None))
-            if self.rules.game_end == "claim":
-                moves.append(Move.claim())
+            moves = []
         self._legal = moves
         return moves
 
@@ -443,7 +455,7 @@ class State:
             self.captured[seat].append(move.card)
             self.pluck_used[seat] = True
             ev.captured = [move.card]
-            if self.phase == Phase.PLUCK:
+            if self.phase is _PLUCK:
                 self._end_turn(seat, ev)
             return ev
         if kind == "pass":
@@ -452,16 +464,13 @@ class State:
         hand = self.hands[seat]
         card = move.card
         hi = hand.index(card)
-        rules = self.rules
         penalty = self._penalty2 and self._breaks_duty(move, seat, hi)
         owner = seat
         if kind == "build" and self._set_value_owner:
             owner = self._build_owner(move, seat, hi)
         del hand[hi]
         taken: list[Card] = []
-        self.table, new = hot.play_on_table(self.table, card, kind, move.piles,  # type: ignore
-                                        move.value or 0, bool(move.single), owner, move.court,
-                                        taken)
+        self.table, new = hot.play_on_table(self.table, move, owner, taken)  # type: ignore
         if kind == "capture":
             self.captured[seat].extend(taken)
             self.last_capturer = seat
@@ -470,7 +479,7 @@ class State:
                 ev.sweep = True
                 self._award_sweep(seat, ev)
             if self._all_immediate:
-                pts = immediate_points(rules, taken)
+                pts = immediate_points(self.rules, taken)
                 if pts:
                     self._add_immediate(self.side_of[seat], pts, ev)
         elif new is not None:
@@ -482,7 +491,7 @@ class State:
                 if side != self.side_of[seat]:
                     self.penalties[side] += 2
                     self._add_immediate(side, pts, ev)
-        if self.phase == Phase.GAME_OVER:
+        if self.phase is _GAME_OVER:
             return ev
         if self._draw and self.stock:
             ev.drew = self.stock.pop()
@@ -731,7 +740,7 @@ class State:
         st.target = rules.target if target is None else target
         st.pluck_used = list(pluck_used) if pluck_used else [False] * num_players
         st.unassigned = list(unassigned)
-        st.phase = phase
+        st.phase = Phase(phase)
         st._played_card = played_card
         if deal_no is None:
             deal_no = 1 if rules.draw_mode else _deals_made(st.deal_sizes, num_players,
