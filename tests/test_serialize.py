@@ -303,3 +303,21 @@ def test_saves_are_ascii() -> None:
     state = play(State(CLASSIC, 2, seed=12), 8)
     data = game_to_dict(state)
     assert data["position"].isascii() and all(m.isascii() for m in data["moves"])
+
+
+@pytest.mark.parametrize("preset", ["classic", "diamond_cassino", "five_player", "draw_cassino",
+                                    "initial_pairs"])
+def test_the_seeded_shuffle_never_changes(preset: str) -> None:
+    """Saves replay from the seed: every round's deck is the cards sorted by (random key, card),
+    one key per card of the deck in order, from the round's own generator."""
+    rules = Rules.preset(preset)
+    for seed in (0, 1, 7, "train"):
+        state = State(rules, rules.player_counts[0], seed=seed)
+        rnd = random.Random(f"casino-tui/{seed}/round-1").random
+        expected = [c for _k, c in sorted([(rnd(), c) for c in rules.deck_cards])]
+        dealt = expected[:len(expected) - len(state.stock)]
+        assert state.stock[::-1] == expected[len(dealt):]
+        placed = [c for h in state.hands for c in h] + [c for cap in state.captured for c in cap]
+        for pile in state.table:
+            placed.extend([pile] if isinstance(pile, int) else pile.cards)
+        assert sorted(placed) == sorted(dealt)

@@ -219,7 +219,7 @@ def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int]
         # ---- captures
         if n:
             if v:
-                groups: list[int] = []
+                groups: list[int] = _NONE
                 if reach >> v & 1:
                     groups = _subs(subs, vals, pos, v)
                 if nb:

@@ -205,6 +205,12 @@ def generate(rules: Rules, table: Sequence[Pile], hand: Sequence[Card], mover: i
         res = hot.generate_for(table, hand, mover, *hot_args)
         if res is not None:
             return res
+    return generate_general(rules, table, hand, mover)
+
+
+def generate_general(rules: Rules, table: Sequence[Pile], hand: Sequence[Card],
+                     mover: int) -> list[Move]:
+    """:func:`generate` without the hot path (for callers that have just tried it)."""
     tm, nl = _lookup(rules, table)
     n = tm.n
     owned = False
@@ -338,4 +344,4 @@ def check_consistency(rules: Rules, table: Sequence[Pile], hand: Sequence[Card],
         raise AssertionError(f"fast {fast} != reference {ref}")
 
 
-__all__ = ["TableMoves", "generate", "rank_of"]
+__all__ = ["TableMoves", "generate", "generate_general", "rank_of"]

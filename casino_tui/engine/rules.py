@@ -245,6 +245,11 @@ class Rules:
         return {}
 
     @cached_property
+    def deal_plans(self) -> dict:
+        """Cache of deal plans (see ``state._deal_plan``), keyed like ``deal_orders``."""
+        return {}
+
+    @cached_property
     def moves_cache(self) -> dict:
         """Per-rules cache of :class:`~casino_tui.engine.fastgen.TableMoves`."""
         return {}

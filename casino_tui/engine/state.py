@@ -42,6 +42,8 @@ _PLUCK = Phase.PLUCK
 _ROUND_OVER = Phase.ROUND_OVER
 _GAME_OVER = Phase.GAME_OVER
 
+_hot_generate = hot.generate_for
+
 _NO_CARDS: list[Card] = []  # shared empty defaults; MoveEvent replaces them, never mutates
 _NO_ITEMS: dict[int, dict[str, int]] = {}
 
@@ -123,6 +125,7 @@ class State:
         self._draw = rules.draw_mode
         self._pluck = rules.pluck
         self._claim = rules.game_end == "claim"
+        self._hot_args = rules.hot_args
         self.scores = [0] * len(self.sides)
         self.target = rules.target
         self.round_no = 0
@@ -191,9 +194,13 @@ class State:
                 raise StateError("the deck must hold every card of these rules exactly once")
         else:
             # a uniform shuffle: sort by independent random keys (one C call per card, much
-            # cheaper than random.shuffle's Python-level loop; speed matters in search)
+            # cheaper than random.shuffle's Python-level loop; speed matters in search). Saved
+            # games replay from the seed, so this order must never change: the cards sorted by
+            # (key, card), the deck being in ascending order.
             rnd = self._rng(f"round-{self.round_no + 1}").random
-            order = [c for _k, c in sorted([(rnd(), c) for c in self.rules.deck_cards])]
+            deck = self.rules.deck_cards
+            keys = [rnd() for _ in deck]
+            order = [deck[i] for i in sorted(range(len(deck)), key=keys.__getitem__)]
         if self.round_no:
             self.dealer = (self.dealer + 1) % self.num_players
         self.round_no += 1
@@ -214,14 +221,25 @@ class State:
 
     def _deal(self, first: bool) -> None:
         size = self.deal_sizes[self.deal_no]
-        pop = self.stock.pop
+        plans = self.rules.deal_plans
+        key = (self.num_players, self.dealer, first, size)
+        plan = plans.get(key)
+        if plan is None:
+            plan = plans[key] = _deal_plan(self.deal_order(first, size))
+        count, parts = plan
+        stock = self.stock
         hands = self.hands
         table = self.table
-        for who in self.deal_order(first, size):
-            if who is None:
-                table.append(pop())
-            else:
-                hands[who].append(pop())
+        if count <= len(stock):
+            drawn = stock[:-count - 1:-1]  # the top ``count`` cards, in the order dealt
+            del stock[len(stock) - count:]
+            for who, places in parts:
+                (table if who is None else hands[who]).extend([drawn[i] for i in places])
+        else:  # a short stock (hand-made positions only): deal as far as it goes
+            for who in self.deal_order(first, size):
+                if not stock:
+                    break
+                (table if who is None else hands[who]).append(stock.pop())
         self.deal_no += 1
         if first:
             self.table = movegen.canonical_table(self.table)
@@ -275,8 +293,11 @@ class State:
         phase = self.phase
         if phase is _PLAY:
             seat = self.to_move
-            rules = self.rules
-            moves = fastgen.generate(rules, self.table, self.hands[seat], seat)
+            hand = self.hands[seat]
+            hot_args = self._hot_args  # the compiled hot path first, as fastgen.generate does
+            found = None if hot_args is None else _hot_generate(self.table, hand, seat, *hot_args)
+            moves = fastgen.generate_general(self.rules, self.table, hand, seat) \
+                if found is None else found
             if self._pluck and not self.pluck_used[seat]:
                 moves.extend(Move.pluck(c) for c in self._pluckable(None))
             if self._claim:
@@ -803,6 +824,15 @@ def _strict_top(scores: Sequence[int]) -> int | None:
     top = max(scores)
     leaders = [i for i, s in enumerate(scores) if s == top]
     return leaders[0] if len(leaders) == 1 else None
+
+
+def _deal_plan(order: Sequence[int | None]) -> tuple[int, list[tuple[int | None, list[int]]]]:
+    """A deal order as (number of cards, [(recipient, positions in the deal)]), so that a deal
+    hands each recipient its cards in one step."""
+    places: dict[int | None, list[int]] = {}
+    for i, who in enumerate(order):
+        places.setdefault(who, []).append(i)
+    return len(order), list(places.items())
 
 
 def deal_order(rules: Rules, num_players: int, dealer: int, first: bool,
