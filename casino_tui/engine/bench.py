@@ -23,7 +23,7 @@ from ._hotpath import is_compiled
 from .cards import parse_cards
 from .moves import Pile
 from .rules import Rules
-from .state import State
+from .state import Phase, State
 
 CONFIGS: tuple[tuple[str, str, int], ...] = (
     ("classic_2p", "classic", 2),
@@ -41,14 +41,15 @@ def play_rounds(rules: Rules, players: int, rounds: int, seed: int,
     state = State(rules, players, seed=seed)
     rnd = random.Random(seed).random
     done = 0
+    playing = (Phase.PLAY, Phase.PLUCK)
     t0 = time.process_time()
     while done < rounds:
-        if state.is_round_over:
-            state.next_round()
-            done += 1
-            continue
-        if state.is_game_over:  # pragma: no cover - the target is out of reach
-            state = State(rules, players, seed=seed + done + 1)
+        if state.phase not in playing:
+            if state.is_round_over:
+                state.next_round()
+                done += 1
+            else:  # pragma: no cover - the game is over: the target is out of reach
+                state = State(rules, players, seed=seed + done + 1)
             continue
         moves = state.legal_moves()
         if positions is not None:

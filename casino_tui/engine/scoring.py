@@ -172,9 +172,8 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
     # all eleven: one side took every base item (sweeps excluded)
     for i, cards in enumerate(pooled):
         items = out[i].items
-        aces = count_aces(cards)
         if ("cards" in items and "most_S" in items and rules.big_casino in cards
-                and rules.little_casino in cards and aces == 4):
+                and rules.little_casino in cards and count_aces(cards) == 4):
             out[i].all_eleven = True
             if rules.all_eleven_rule == "bonus_point":
                 items["all_eleven"] = 1

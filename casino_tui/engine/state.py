@@ -125,6 +125,8 @@ class State:
         self._draw = rules.draw_mode
         self._pluck = rules.pluck
         self._claim = rules.game_end == "claim"
+        self._owner_rules_apply = self._penalty2 or self._set_value_owner
+        self._draw_or_pluck = self._draw or self._pluck
         self._hot_args = rules.hot_args
         self.scores = [0] * len(self.sides)
         self.target = rules.target
@@ -467,7 +469,7 @@ class State:
         ev = MoveEvent(seat, move)
         self.history.append(move)
         self._legal = None
-        kind = move.kind
+        kind, card, _piles, _value, _single, _court = move  # one step (field access is slower)
         if kind == "claim":
             self._apply_claim(seat, ev)
             return ev
@@ -483,12 +485,13 @@ class State:
             self._end_turn(seat, ev)
             return ev
         hand = self.hands[seat]
-        card = move.card
         hi = hand.index(card)
-        penalty = self._penalty2 and self._breaks_duty(move, seat, hi)
+        penalty = False
         owner = seat
-        if kind == "build" and self._set_value_owner:
-            owner = self._build_owner(move, seat, hi)
+        if self._owner_rules_apply:  # Michigan's build duty, or "last to set the value" owns
+            penalty = self._penalty2 and self._breaks_duty(move, seat, hi)
+            if kind == "build" and self._set_value_owner:
+                owner = self._build_owner(move, seat, hi)
         del hand[hi]
         taken: list[Card] = []
         self.table, new = hot.play_on_table(self.table, move, owner, taken)  # type: ignore
@@ -514,13 +517,14 @@ class State:
                     self._add_immediate(side, pts, ev)
         if self.phase is _GAME_OVER:
             return ev
-        if self._draw and self.stock:
-            ev.drew = self.stock.pop()
-            hand.append(ev.drew)
-        if self._pluck and not self.pluck_used[seat] and self._pluckable(card):
-            self.phase = Phase.PLUCK
-            self._played_card = card
-            return ev
+        if self._draw_or_pluck:
+            if self._draw and self.stock:
+                ev.drew = self.stock.pop()
+                hand.append(ev.drew)
+            if self._pluck and not self.pluck_used[seat] and self._pluckable(card):
+                self.phase = Phase.PLUCK
+                self._played_card = card
+                return ev
         # end of turn (inline of _end_turn for the common case)
         if hand or any(self.hands):
             self.to_move = (seat + 1) % self.num_players
