@@ -13,7 +13,7 @@ enumeration only runs for sums that exist.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final, Literal, cast
 
 from .moves import Build, Move
 
@@ -23,30 +23,32 @@ _TRAIL: Final[Literal["trail"]] = "trail"
 
 
 # Moves are immutable, so equal moves can share one object: interning them saves building a
-# NamedTuple for every candidate of every position (keys: card, pile mask, value, single).
+# NamedTuple for every candidate of every position. One dict per card, keyed by the pile mask
+# (builds: mask, value, single), so that most keys are small ints that need no allocation.
 _TRAILS: Final[list[Move]] = [Move(_TRAIL, c) for c in range(52)]
-_CAPS: Final[dict[int, Move]] = {}
-_BUILDS: Final[dict[int, Move]] = {}
-_INTERN_LIMIT: Final = 500_000
+_CAPS: Final[list[dict[int, Move]]] = [{} for _ in range(52)]
+_BUILDS: Final[list[dict[int, Move]]] = [{} for _ in range(52)]
+_INTERN_LIMIT: Final = 10_000  # per card
 
 
 def _capture(card: int, mask: int) -> Move:
-    key = mask * 64 + card
-    mv = _CAPS.get(key)
+    cache = _CAPS[card]
+    mv = cache.get(mask)
     if mv is None:
         mv = Move(_CAPTURE, card, _mask_tuple(mask))
-        if len(_CAPS) < _INTERN_LIMIT:
-            _CAPS[key] = mv
+        if len(cache) < _INTERN_LIMIT:
+            cache[mask] = mv
     return mv
 
 
 def _build(card: int, mask: int, value: int, single: bool) -> Move:
-    key = ((mask * 64 + value) * 2 + single) * 64 + card
-    mv = _BUILDS.get(key)
+    key = (mask << 6 | value) << 1 | single
+    cache = _BUILDS[card]
+    mv = cache.get(key)
     if mv is None:
         mv = Move(_BUILD, card, _mask_tuple(mask), value, single)
-        if len(_BUILDS) < _INTERN_LIMIT:
-            _BUILDS[key] = mv
+        if len(cache) < _INTERN_LIMIT:
+            cache[key] = mv
     return mv
 
 
@@ -86,6 +88,10 @@ def _subsets_from(vals: list[int], pos: list[int], j: int, mask: int, rest: int,
 
 def _unions(groups: list[int]) -> list[int]:
     """Every union of pairwise-disjoint groups, including the empty one (0)."""
+    if len(groups) == 2:  # the common case, without the bookkeeping
+        g0 = groups[0]
+        g1 = groups[1]
+        return [0, g0, g1] if g0 & g1 else [0, g0, g1, g0 | g1]
     res: list[int] = [0]
     seen: set[int] = {0}
     for g in groups:
@@ -113,8 +119,24 @@ _KEY_SHIFT: Final = 32
 
 def _sort_masks(masks: list[int]) -> list[int]:
     """Masks in the canonical order (``movegen.mask_order``): fewer piles, then lower mask."""
-    if len(masks) < 2:
+    n = len(masks)
+    if n < 2:
         return masks
+    if n <= 12:  # insertion sort of a copy: no keys to build
+        out = list(masks)
+        for i in range(1, n):
+            x = out[i]
+            cx = _popcount(x)
+            j = i - 1
+            while j >= 0:
+                y = out[j]
+                cy = _popcount(y)
+                if cy < cx or (cy == cx and y < x):
+                    break
+                out[j + 1] = y
+                j -= 1
+            out[j + 1] = x
+        return out
     big = False
     for m in masks:
         if m >> _KEY_SHIFT:
@@ -190,8 +212,7 @@ def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int]
         bvals = []
         bsingle = []
     for j in range(nb):
-        b = table[nl + j]
-        assert isinstance(b, Build)
+        b = cast(Build, table[nl + j])  # the piles after the loose cards are builds
         bv = b.value
         bvals.append(bv)
         bsingle.append(b.single)
@@ -339,10 +360,7 @@ def play_on_table(table: list[object], move: Move, owner: int,
         n = len(out)
         while i < n:
             p = out[i]
-            if isinstance(p, Build):
-                break
-            assert isinstance(p, int)
-            if p > card:
+            if not isinstance(p, int) or p > card:  # (a build, or a higher loose card)
                 break
             i += 1
         out.insert(i, card)
@@ -356,11 +374,10 @@ def play_on_table(table: list[object], move: Move, owner: int,
         p = table[i]
         if k < np_ and piles[k] == i:
             k += 1
-            if isinstance(p, Build):
-                cards.extend(p.cards)
-            else:
-                assert isinstance(p, int)
+            if isinstance(p, int):
                 cards.append(p)
+            else:
+                cards.extend(cast(Build, p).cards)
         else:
             keep.append(p)
     cards.append(card)
