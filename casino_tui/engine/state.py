@@ -7,8 +7,9 @@ a reason). A :class:`State` is mutable; :meth:`State.clone` gives an independent
 
 from __future__ import annotations
 
+import operator
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -228,15 +229,16 @@ class State:
         plan = plans.get(key)
         if plan is None:
             plan = plans[key] = _deal_plan(self.deal_order(first, size))
-        count, parts = plan
+        count, pick, parts = plan
         stock = self.stock
         hands = self.hands
         table = self.table
         if count <= len(stock):
-            drawn = stock[:-count - 1:-1]  # the top ``count`` cards, in the order dealt
+            # the top ``count`` cards in the order dealt, regrouped by recipient in one C call
+            dealt = pick(stock[:-count - 1:-1])
             del stock[len(stock) - count:]
-            for who, places in parts:
-                (table if who is None else hands[who]).extend([drawn[i] for i in places])
+            for who, start, end in parts:
+                (table if who is None else hands[who]).extend(dealt[start:end])
         else:  # a short stock (hand-made positions only): deal as far as it goes
             for who in self.deal_order(first, size):
                 if not stock:
@@ -830,13 +832,26 @@ def _strict_top(scores: Sequence[int]) -> int | None:
     return leaders[0] if len(leaders) == 1 else None
 
 
-def _deal_plan(order: Sequence[int | None]) -> tuple[int, list[tuple[int | None, list[int]]]]:
-    """A deal order as (number of cards, [(recipient, positions in the deal)]), so that a deal
-    hands each recipient its cards in one step."""
+DealPlan = tuple[int, Callable[[list[Card]], Sequence[Card]], list[tuple[int | None, int, int]]]
+
+
+def _deal_plan(order: Sequence[int | None]) -> DealPlan:
+    """A deal order as (number of cards, a function that regroups the dealt cards by
+    recipient, [(recipient, start, end)] in the regrouped cards), so that a deal hands each
+    recipient its cards in one step."""
     places: dict[int | None, list[int]] = {}
     for i, who in enumerate(order):
         places.setdefault(who, []).append(i)
-    return len(order), list(places.items())
+    perm: list[int] = []
+    parts: list[tuple[int | None, int, int]] = []
+    for who, idx in places.items():
+        parts.append((who, len(perm), len(perm) + len(idx)))
+        perm.extend(idx)
+    # itemgetter gives a tuple of the cards at those positions (with two or more of them); no
+    # card or one card stays where it is
+    pick: Callable[[list[Card]], Sequence[Card]] = (
+        operator.itemgetter(*perm) if len(perm) >= 2 else list)
+    return len(order), pick, parts
 
 
 def deal_order(rules: Rules, num_players: int, dealer: int, first: bool,
