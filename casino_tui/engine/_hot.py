@@ -28,7 +28,7 @@ _TRAIL: Final[Literal["trail"]] = "trail"
 _TRAILS: Final[list[Move]] = [Move(_TRAIL, c) for c in range(52)]
 _CAPS: Final[list[dict[int, Move]]] = [{} for _ in range(52)]
 _BUILDS: Final[list[dict[int, Move]]] = [{} for _ in range(52)]
-_INTERN_LIMIT: Final = 10_000  # per card
+_INTERN_LIMIT: Final = 2_500  # per card and kind: at most some 30 MB of moves
 
 
 def _capture(card: int, mask: int) -> Move:
@@ -233,6 +233,7 @@ def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int]
             return None  # a card of several values: the general generator
         hvals.append(w)
     subs: list[list[int] | None] = [None] * (maxv + 1)
+    uns: list[list[int] | None] = _NO_UNIONS  # allocated when first needed
     moves: list[Move] = []
     for hi in range(nh):
         card = hand[hi]
@@ -295,7 +296,15 @@ def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int]
                     for m in _sort_masks(ms):
                         moves.append(_build(card, m, target, True))
                     continue
-                us = _unions(others)
+                # the unions of the other groups of this value are the same for every hand
+                # card: computed once per position (thousands of them on a big table)
+                if not uns:
+                    uns = [None] * (maxv + 1)
+                us_ = uns[target]
+                if us_ is None:
+                    us_ = _unions(others)
+                    uns[target] = us_
+                us = us_
                 found: dict[int, bool] = {}
                 for part in (hg, raises):
                     for h in part:
@@ -320,6 +329,7 @@ def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int]
 _ZERO: Final[list[int]] = [0]  # shared, never modified
 _NONE: Final[list[int]] = []  # shared, never modified
 _NO_FLAGS: Final[list[bool]] = []  # shared, never modified
+_NO_UNIONS: Final[list[list[int] | None]] = []  # shared, never modified
 
 
 def _subs(subs: list[list[int] | None], vals: list[int], pos: list[int], target: int
