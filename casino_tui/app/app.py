@@ -321,7 +321,7 @@ class CasinoApp(App[None]):
         slot: SaveSlot | None
         if loaded is not None:
             slot = loaded.slot
-            session.round_start_notes()
+            session.rebuild_log(self.painter, loaded.start_position)
             session.add_note("Continued from the saved game"
                              + (" (read-only)" if slot is None else ""))
         else:

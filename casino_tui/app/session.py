@@ -24,6 +24,7 @@ from casino_tui.engine import (
     resolve_preset_name,
 )
 from casino_tui.engine.cards import ACE, rank_of
+from casino_tui.engine.serialize import replay
 
 from .cardfmt import CardPainter
 from .describe import move_log_line
@@ -183,17 +184,21 @@ class GameSession:
 
     def apply(self, move: Move, painter: CardPainter) -> tuple[MoveEvent, list[Pile]]:
         """Play ``move`` for the player to move (raises IllegalMoveError, changing nothing)."""
-        st = self.state
+        return self._play(self.state, move, painter, validate=True)
+
+    def _play(self, st: State, move: Move, painter: CardPainter, *,
+              validate: bool) -> tuple[MoveEvent, list[Pile]]:
+        """Apply ``move`` to ``st`` and log it (the game's state, or a replay of it)."""
         table_before = list(st.table)
         deal_before = st.deal_no
-        ev = st.apply(move)
+        ev = st.apply(move, validate=validate)
         self.log.append(LogEntry(move_log_line(table_before, ev, self.names, self.side_names,
                                                painter), ev.seat, st.round_no))
         if ev.redeal and not st.is_round_over:
             note = "New deal" + (": the last one" if st.is_last_deal else "")
             if st.deal_no != deal_before:
                 note += f" ({st.deal_no} of {len(st.deal_sizes)})"
-            self.add_note(note)
+            self.log.append(LogEntry(note, None, st.round_no))
         return ev, table_before
 
     def add_note(self, text: str) -> None:
@@ -203,12 +208,30 @@ class GameSession:
         self.state.next_round()
         self.round_start_notes()
 
-    def round_start_notes(self) -> None:
-        st = self.state
-        self.add_note(f"Round {st.round_no}: {self.names[st.dealer]} deals")
+    def round_start_notes(self, st: State | None = None) -> None:
+        st = self.state if st is None else st
+        self.log.append(LogEntry(f"Round {st.round_no}: {self.names[st.dealer]} deals", None,
+                                 st.round_no))
         if st.initial_grant is not None:
             seat, cards = st.initial_grant
-            self.add_note(f"{self.names[seat]} took the {len(cards)} paired table cards")
+            self.log.append(LogEntry(f"{self.names[seat]} took the {len(cards)} paired table "
+                                     "cards", None, st.round_no))
+
+    def rebuild_log(self, painter: CardPainter, start_position: str | None = None) -> None:
+        """The log of a resumed game, as it was when the game was saved: its moves replayed
+        from the seed (or from ``start_position``), with the same lines and notes."""
+        self.log = []
+        st = replay(self.rules, self.num_players, self.seed, [], start_position=start_position)
+        self.round_start_notes(st)
+        for move in self.state.history:
+            if st.is_round_over:
+                self.log.append(LogEntry(f"Round {st.round_no} over", None, st.round_no))
+                st.next_round()
+                self.round_start_notes(st)
+            self._play(st, move, painter, validate=False)
+        if st.round_no < self.state.round_no:  # saved just after the next round was dealt
+            self.log.append(LogEntry(f"Round {st.round_no} over", None, st.round_no))
+            self.round_start_notes(self.state)
 
     # ------------------------------------------------------------------ counts
     def side_counts(self, view: SeatView) -> list[SideCounts]:

@@ -162,3 +162,27 @@ def test_every_stylesheet_exists() -> None:
                summary.RoundSummaryScreen, load.LoadScreen, name.NameScreen]
     used = {Path(p) for cls in classes for p in cls.CSS_PATH}  # type: ignore[attr-defined]
     assert used == set(styles_dir().glob("*.tcss"))
+
+
+def test_a_resumed_games_log_is_rebuilt_as_it_was_played() -> None:
+    """Two rounds and a bit, logged as the table logs them; the log rebuilt from the saved
+    game (replayed from its seed) has the same lines."""
+    from casino_tui.engine.serialize import game_from_dict, game_to_dict
+
+    painter = CardPainter()
+    config = GameConfig(seats=default_seats(2), seed=5)
+    live = GameSession(config)
+    live.round_start_notes()
+    while live.state.round_no < 3 or len(live.log) < 120:
+        st = live.state
+        if st.is_round_over:
+            live.add_note(f"Round {st.round_no} over")  # as the table does with the summary
+            live.next_round()
+            continue
+        live.apply(st.legal_moves()[0], painter)
+    saved = game_from_dict(game_to_dict(live.state))
+    resumed = GameSession(config, saved, resumed=True)
+    resumed.rebuild_log(painter)
+    assert [e.text for e in resumed.log] == [e.text for e in live.log]
+    assert [e.round_no for e in resumed.log] == [e.round_no for e in live.log]
+    assert "Round 2 over" in [e.text for e in resumed.log]

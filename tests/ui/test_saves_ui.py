@@ -70,7 +70,8 @@ async def test_autosave_after_the_deal_and_every_move(tmp_path: Path) -> None:
 async def test_continue_resumes_and_the_computer_plays_as_if_uninterrupted(
         tmp_path: Path) -> None:
     """Medium decides in process from seeds derived from the game: after --continue it plays
-    exactly the move it would have played had the game never stopped."""
+    exactly the move it would have played had the game never stopped. The move log comes back
+    as it was."""
     config = GameConfig(seats=default_seats(2, level="medium"), seed=31)
 
     def app_for(store: SaveStore, **kw: Any) -> CasinoApp:
@@ -85,6 +86,7 @@ async def test_continue_resumes_and_the_computer_plays_as_if_uninterrupted(
         await pilot.press("enter")
         await settle(pilot)
         stopped = format_position(game_screen(app).state)
+        stopped_log = [e.text for e in game_screen(app).session.log]
         copy = tmp_path / "two" / "games"
         copy.mkdir(parents=True)
         for f in games(tmp_path / "one"):
@@ -100,6 +102,8 @@ async def test_continue_resumes_and_the_computer_plays_as_if_uninterrupted(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert format_position(game_screen(app).state) == stopped
+        log = [e.text for e in game_screen(app).session.log]
+        assert len(stopped_log) >= 3 and log == [*stopped_log, "Continued from the saved game"]
         await pilot.press("enter")
         await settle(pilot)
         assert format_position(game_screen(app).state) == uninterrupted
