@@ -56,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "rule presets against computer opponents and/or other people at the same "
                     "keyboard.",
         epilog="Subcommands: 'casino-tui arena --help' pits computer players against each "
-               "other. In the game, press ? or F1 for every key.",
+               "other; 'casino-tui serve --help' serves the game over SSH. In the game, press ? "
+               "or F1 for every key.",
     )
     parser.add_argument("--version", action="version", version=f"casino-tui {__version__}")
     parser.add_argument("--preset", type=_preset, metavar="NAME",

@@ -355,7 +355,6 @@ def main(argv: list[str] | None = None) -> int:
         TimeRemainingColumn,
     )
 
-
     def _terminate(signum: int, frame: object) -> None:
         raise SystemExit(128 + signum)
 
@@ -367,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[status]}"), TimeElapsedColumn(),
                   TimeRemainingColumn(), console=Console(stderr=True),
-                  transient=False) as progress:
+                  transient=False, disable=not interactive) as progress:
         task = progress.add_task(f"{cfg.a} vs {cfg.b}", total=cfg.pairs, status="")
 
         def on_pair(r: PairResult) -> None:
