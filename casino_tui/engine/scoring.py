@@ -151,18 +151,7 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
     for i, cards in enumerate(pooled):
         items = out[i].items
         if cards_now:
-            if rules.big_casino in cards and rules.big_casino_points:
-                items["big_casino"] = rules.big_casino_points
-            if (rules.little_casino in cards and rules.little_casino_points
-                    and rules.spade_scoring != "hoyle26"):
-                items["little_casino"] = rules.little_casino_points
-            aces = count_aces(cards)
-            if aces and rules.ace_points:
-                items["aces"] = aces * rules.ace_points
-            if rules.spade_scoring != "none":
-                spade_pts = spade_card_points(rules, cards)
-                if spade_pts:
-                    items["spade_cards"] = spade_pts
+            items.update(card_points(rules, cards))
         if sweeps_now and side_sweeps[i] and rules.sweep_points:
             items["sweeps"] = side_sweeps[i] * rules.sweep_points
     if rules.last_capture_points and last_capturer is not None:
@@ -182,9 +171,14 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
 
 def immediate_points(rules: Rules, cards: Sequence[Card]) -> dict[str, int]:
     """Points scored the moment ``cards`` are captured under ``score_timing=all_immediate``."""
-    items: dict[str, int] = {}
     if rules.score_timing != "all_immediate" or rules.diamond_scoring:
-        return items
+        return {}
+    return card_points(rules, cards)
+
+
+def card_points(rules: Rules, cards: Sequence[Card]) -> dict[str, int]:
+    """The points ``cards`` are worth card by card: casinos, aces and spade-card points."""
+    items: dict[str, int] = {}
     if rules.big_casino in cards and rules.big_casino_points:
         items["big_casino"] = rules.big_casino_points
     if (rules.little_casino in cards and rules.little_casino_points
