@@ -102,7 +102,7 @@ class CasinoApp(App[None]):
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         if self.start_notice:
-            self.notify(self.start_notice)
+            self.notify(self.start_notice, markup=False)
         if self.resume is not None:
             game, self.resume = self.resume, None
             self.start_loaded(game)
@@ -227,13 +227,13 @@ class CasinoApp(App[None]):
                     try:
                         self.start_loaded(self.store.load(entry, read_only=True))
                     except SaveError as err:
-                        self.notify(str(err), severity="error")
+                        self.notify(str(err), severity="error", markup=False)
 
             self.push_screen(ConfirmScreen(f"{e} Open it read-only (your moves will not be "
                                            "saved)?"), decided)
             return
         except SaveError as e:
-            self.notify(str(e), severity="error", timeout=8)
+            self.notify(str(e), severity="error", timeout=8, markup=False)
             return
         self.start_loaded(game)
 
@@ -247,7 +247,7 @@ class CasinoApp(App[None]):
         config = GameConfig(preset=st.rules.preset_name, players=st.num_players, seats=seats,
                             seed=st.seed if isinstance(st.seed, int) else None)
         if game.notice:
-            self.notify(game.notice, timeout=8)
+            self.notify(game.notice, timeout=8, markup=False)
         if game.read_only:
             self.notify("This game is open read-only: your moves are not saved.",
                         severity="warning", timeout=8)

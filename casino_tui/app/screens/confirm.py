@@ -15,7 +15,8 @@ from ..styles import css
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """Ask ``question``; dismisses with True (y or Enter) or False (n or Esc)."""
+    """Ask ``question`` (plain text: names in it are shown as they are, never as markup);
+    dismisses with True (y or Enter) or False (n or Esc)."""
 
     CSS_PATH: ClassVar[list[str | Path]] = css("dialogs")
 
@@ -34,7 +35,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="dialog"):
-            yield Static(self.question, id="confirm-question")
+            yield Static(self.question, id="confirm-question", markup=False)
             yield Static("[b]y[/b] / [b]Enter[/b] yes     [b]n[/b] / [b]Esc[/b] no",
                          classes="dialog-keys")
 

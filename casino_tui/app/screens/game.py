@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
 
@@ -667,7 +668,8 @@ class GameScreen(Screen[None]):
             store.autosave(slot, self.state)
         except SaveError as e:
             if before is None or str(before) != str(e):
-                self.notify(str(e), title="Not saved", severity="error", timeout=8)
+                self.notify(str(e), title="Not saved", severity="error", timeout=8,
+                            markup=False)
             return
         if before is not None:
             self.notify("The game is being saved again.", timeout=4)
@@ -697,9 +699,11 @@ class GameScreen(Screen[None]):
             try:
                 entry = store.save_copy(slot, self.state, name or None)
             except SaveError as e:
-                self.notify(str(e), title="Not saved", severity="error", timeout=8)
+                self.notify(str(e), title="Not saved", severity="error", timeout=8,
+                            markup=False)
                 return
-            self.notify(f"Saved a copy: “{entry.title}” (Load game on the title screen).")
+            self.notify(f"Saved a copy: “{entry.title}” (Load game on the title screen).",
+                        markup=False)
             self.casino.saves_changed()
 
         from .name import NameScreen
@@ -890,13 +894,14 @@ class GameScreen(Screen[None]):
         box = self.query_one("#hand", HandView)
         name = self.session.names[seat]
         if hidden:
-            box.border_title = f"{name}'s hand · hidden"
+            title = f"{name}'s hand · hidden"
         elif self.session.human_seats and len(self.session.human_seats) == 1:
-            box.border_title = f"Your hand · {name}"
+            title = f"Your hand · {name}"
         elif not self.session.human_seats:
-            box.border_title = f"{name}'s hand · watching"
+            title = f"{name}'s hand · watching"
         else:
-            box.border_title = f"{name}'s hand"
+            title = f"{name}'s hand"
+        box.border_title = Content(title)  # a name is never markup
         box.set_data(HandData(cards=None if hidden else hand, count=len(hand),
                               selected=None if hidden else self._card_i, painter=self.painter,
                               active=self._awaiting))

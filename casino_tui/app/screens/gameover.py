@@ -64,10 +64,10 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
                           Text(str(d.scores[i]), style=style))
         with Vertical(id="gameover-box", classes="dialog"):
             yield Static("Game over", classes="dialog-title")
-            yield Static(title, id="gameover-winner")
+            yield Static(title, id="gameover-winner", markup=False)
             yield Static(table, id="gameover-table")
             yield Static(f"{d.rounds} round{'s' if d.rounds != 1 else ''} played, target "
-                         f"{d.target}, seed {d.seed}", id="gameover-info")
+                         f"{d.target}, seed {d.seed}", id="gameover-info", markup=False)
             yield Static("[b]n[/b] / [b]Enter[/b] new game   [b]t[/b] title screen   "
                          "[b]q[/b] quit", classes="dialog-keys")
 

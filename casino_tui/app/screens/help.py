@@ -32,7 +32,7 @@ def help_table(sections: Sections) -> Table:
             table.add_row("", "")
         table.add_row(Text(title, style="bold underline"), "")
         for key, what in keys:
-            table.add_row(key, what)
+            table.add_row(Text(key), Text(what))  # plain text (a player's name, "[", ...)
     return table
 
 

@@ -100,7 +100,7 @@ class LoadScreen(Screen[SaveEntry | None]):
             self.entries = self.store.entries()
         except SaveError as e:
             self.entries = []
-            self.notify(str(e), severity="error")
+            self.notify(str(e), severity="error", markup=False)
         menu = self.query_one("#load-list", OptionList)
         old = menu.highlighted
         menu.clear_options()
@@ -128,7 +128,8 @@ class LoadScreen(Screen[SaveEntry | None]):
         if entry is None:
             return
         if not entry.ok:
-            self.notify(f"This file cannot be opened: {entry.error}.", severity="error")
+            self.notify(f"This file cannot be opened: {entry.error}.", severity="error",
+                        markup=False)
             return
         self.dismiss(entry)
 
@@ -146,7 +147,7 @@ class LoadScreen(Screen[SaveEntry | None]):
             try:
                 self.store.rename(entry, name or None)
             except SaveError as e:
-                self.notify(str(e), severity="error")
+                self.notify(str(e), severity="error", markup=False)
             self.reload(keep=entry.path)
 
         self.app.push_screen(NameScreen(f"New name for “{entry.title}” (empty: no name)",
@@ -163,9 +164,9 @@ class LoadScreen(Screen[SaveEntry | None]):
             try:
                 self.store.delete(entry)
             except SaveError as e:
-                self.notify(str(e), severity="error")
+                self.notify(str(e), severity="error", markup=False)
             else:
-                self.notify(f"Deleted “{entry.title}”.")
+                self.notify(f"Deleted “{entry.title}”.", markup=False)
             self.reload()
             self.casino.saves_changed()
 

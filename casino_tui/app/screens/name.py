@@ -17,7 +17,8 @@ from ..styles import css
 
 
 class NameScreen(ModalScreen[str | None]):
-    """Dismisses with the text typed (stripped; may be empty) on Enter, or None on Esc."""
+    """Asks ``question`` (plain text, never markup); dismisses with the text typed (stripped;
+    may be empty) on Enter, or None on Esc."""
 
     CSS_PATH: ClassVar[list[str | Path]] = css("dialogs")
 
@@ -38,7 +39,7 @@ class NameScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="name-box", classes="dialog"):
-            yield Static(self.question, id="name-question")
+            yield Static(self.question, id="name-question", markup=False)
             field = Input(self.value, placeholder=self.placeholder, max_length=MAX_NAME_LENGTH,
                           id="name-input")
             field.cursor_blink = False

@@ -68,7 +68,7 @@ class PickListScreen(ModalScreen[T | None], Generic[T]):
                          id="picklist-title")
             yield Input(placeholder=f"type to filter: {self.placeholder}",
                         id="picklist-filter", compact=True)
-            yield OptionList(*self._options(), id="picklist-options")
+            yield OptionList(*self._options(), id="picklist-options", markup=False)
             yield Static(f"Enter {self.verb} · ↑↓ choose · Esc back", classes="dialog-keys")
 
     def on_mount(self) -> None:

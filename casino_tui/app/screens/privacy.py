@@ -8,6 +8,7 @@ from typing import ClassVar
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -30,9 +31,10 @@ class PrivacyScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="privacy-box", classes="dialog"):
-            yield Static(f"Pass the keyboard to [b]{self.player}[/b]", id="privacy-title")
+            yield Static(Content.from_markup("Pass the keyboard to [b]$name[/b]",
+                                             name=self.player), id="privacy-title")
             yield Static(f"{self.player}, press any key to see your hand.\n"
-                         "Everyone else: look away!", id="privacy-text")
+                         "Everyone else: look away!", id="privacy-text", markup=False)
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

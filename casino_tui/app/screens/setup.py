@@ -10,6 +10,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
@@ -190,7 +191,8 @@ class SetupScreen(Screen[GameConfig | None]):
         try:
             config = self.build_config()
         except ValueError as err:
-            self.query_one("#setup-error", Static).update(f"[b red]✗[/] {err}")
+            self.query_one("#setup-error", Static).update(
+                Content.from_markup("[b red]✗[/] $err", err=str(err)))  # names are not markup
             return
         self.dismiss(config)
 

@@ -120,11 +120,11 @@ def summary_table(d: SummaryData) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
     table.add_column("", style="bold", no_wrap=True)
     for name in d.sides:
-        table.add_column(name, justify="right", no_wrap=True, max_width=14)
+        table.add_column(Text(name), justify="right", no_wrap=True, max_width=14)
     for label, vals in d.counts:
         table.add_row(Text(label, style="dim"), *[Text(str(v), style="dim") for v in vals])
     for label, vals in d.items:
-        table.add_row(label, *[str(v) if v else "·" for v in vals])
+        table.add_row(Text(label), *[str(v) if v else "·" for v in vals])
     table.add_section()
     table.add_row("Round total", *[Text(str(v), style="bold") for v in d.round_totals])
     table.add_row(f"Game (to {d.target})",
@@ -155,7 +155,7 @@ class RoundSummaryScreen(ModalScreen[None]):
             yield Static(f"Round {d.round_no} summary", classes="dialog-title")
             with VerticalScroll(id="summary-scroll"):
                 yield Static(summary_table(d), id="summary-table")
-                yield Static("\n".join(d.notes), id="summary-notes")
+                yield Static("\n".join(d.notes), id="summary-notes", markup=False)
             yield Static("Enter: " + ("see the result" if d.game_over else "next round"),
                          classes="dialog-keys")
 

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.content import Content
 
 from casino_tui.engine import Card, Pile
 
@@ -196,7 +197,8 @@ class SeatBox(DataWidget[SeatData]):
     def set_data(self, data: SeatData) -> bool:
         changed = super().set_data(data)
         if changed:
-            self.border_title = f"{data.name} · {data.detail}" if data.detail else data.name
+            self.border_title = Content(f"{data.name} · {data.detail}" if data.detail
+                                        else data.name)  # a name is never markup
             self.border_subtitle = "thinking…" if data.thinking else (
                 "to play" if data.to_move else "partner" if data.partner else "")
             self.set_class(data.to_move, "-to-move")
