@@ -1,6 +1,7 @@
 """The ``casino-tui`` command: play in the terminal, or ``casino-tui arena ...`` for the AI arena.
 
-Argument errors print a clear message and exit with status 2 (argparse's convention). Textual is
+Argument errors print a clear message and exit with status 2 (argparse's convention); a crash
+of the app (an unhandled exception, whose traceback Textual prints) exits with status 1. Textual is
 imported only when the game actually starts, so ``--help``, ``--version`` and
 ``--list-presets`` answer at once.
 """
@@ -169,7 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if resumed is not None:
             store.close(resumed.slot)
-    return 0
+    # 1 when the app ended by an unhandled exception (Textual printed the traceback)
+    return app.return_code or 0
 
 
 def _resume(store: SaveStore, args: argparse.Namespace) -> tuple[LoadedGame | None, str | None]:

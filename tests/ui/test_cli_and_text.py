@@ -61,6 +61,28 @@ def test_no_terminal_is_refused(capsys: pytest.CaptureFixture[str],
     assert "needs a terminal" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("crash", "status"), [(False, 0), (True, 1)])
+def test_a_crash_in_the_app_exits_with_status_1(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch, crash: bool,
+                                                status: int) -> None:
+    """The app runs headless; an unhandled exception ends it with status 1, quitting with 0."""
+    from textual.app import App
+
+    from casino_tui.app.app import CasinoApp
+    from casino_tui.app.screens.title import TitleScreen
+
+    def mounted(self: TitleScreen) -> None:
+        if crash:
+            raise RuntimeError("a bug in a screen")
+        self.app.exit()
+
+    monkeypatch.setattr(cli, "_is_terminal", lambda: True)
+    monkeypatch.setattr(CasinoApp, "run", lambda self, **kw: App.run(self, headless=True))
+    monkeypatch.setattr(TitleScreen, "on_mount", mounted)
+    assert cli.main([]) == status
+    assert ("a bug in a screen" in capsys.readouterr().err) == crash
+
+
 def test_arena_subcommand_dispatches(monkeypatch: pytest.MonkeyPatch) -> None:
     import casino_tui.ai.arena as arena
 
