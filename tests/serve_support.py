@@ -75,6 +75,13 @@ def player_dir(data_dir: Path, key: Key) -> Path:
     return data_dir / PLAYERS_DIR / player_id(key.fingerprint)
 
 
+def saved_games(player: Path) -> list[str]:
+    """The ``.json`` files anywhere in a player's data directory: their saved games."""
+    data = player / "data"
+    return sorted(str(p.relative_to(data)) for p in data.rglob("*")
+                  if p.is_file() and p.suffix == ".json") if data.is_dir() else []
+
+
 # ---------------------------------------------------------------------- the server
 class Server:
     """``python -m casino_tui serve --port 0`` on 127.0.0.1, logging to a file."""

@@ -35,6 +35,7 @@ from serve_support import (
     needs_ssh_tmux,
     player_dir,
     process_alive,
+    saved_games,
     ssh_argv,
     ssh_run,
     wait_logo_at,
@@ -288,11 +289,12 @@ def test_title_at_client_size_keys_resize_and_quit(tmp_path: Path, keys: dict[st
                                                    tmux: Tmux, servers: list[Server]) -> None:
     server = start(servers, tmp_path / "data")
     assert "OPEN MODE" in server.log()
-    # A 78x30 client is below the game's 80x24 minimum: the app says the size it was given.
-    tmux.start("a", ssh_argv(server.port, keys["alice"]), 78, 30)
-    tmux.wait_for("a", "It is 78x30")
-    tmux.resize("a", 100, 30)
-    wait_logo_at(tmux, "a", (100 - len(LOGO_TOP)) // 2)
+    # The game starts at the client's size (above the app's 80x24 minimum): the title's logo
+    # is centred for 90 columns before any resize.
+    tmux.start("a", ssh_argv(server.port, keys["alice"]), 90, 26)
+    wait_logo_at(tmux, "a", (90 - len(LOGO_TOP)) // 2)
+    assert TITLE in tmux.screen("a")
+    # Window changes reach the app: too small, then large again.
     tmux.resize("a", 70, 20)
     tmux.wait_for("a", "It is 70x20")
     tmux.resize("a", 120, 40)
@@ -309,7 +311,7 @@ def test_title_at_client_size_keys_resize_and_quit(tmp_path: Path, keys: dict[st
     assert tmux.wait_exit("a") == 0
     server.wait_log(rf"session 1 end: player {re.escape(keys['alice'].fingerprint)} "
                     r"duration [\d.]+s reason quit status 0")
-    assert "start: player" in server.log() and "size 78x30" in server.log()
+    assert "start: player" in server.log() and "size 90x26" in server.log()
 
 
 @needs_ssh
@@ -373,6 +375,15 @@ def test_players_are_isolated(tmp_path: Path, keys: dict[str, Key], tmux: Tmux,
     assert json.loads((alice / "config" / "settings.json").read_text())["card_style"] == "ascii"
     assert not (bob / "config" / "settings.json").exists()
     assert LOGO_TOP in tmux.screen("b")
+    # Alice starts a game (saved right after the deal): it is in her saves, not Bob's.
+    tmux.send("a", "n")
+    tmux.wait_for("a", "Preset")
+    tmux.send("a", "Enter")
+    tmux.wait_for("a", "Your hand", timeout=20)
+    wait_until(lambda: saved_games(alice), 5, "alice's saved game")
+    assert saved_games(bob) == []
+    tmux.send("b", "l")  # Load lists every saved game of the player, even one being played
+    tmux.wait_for("b", "There are no saved games to load")
     # Killing Alice's game leaves Bob's running.
     pid_a, pid_b = server.session_pid(keys["alice"]), server.session_pid(keys["bob"])
     assert pid_a != pid_b and os.getpgid(pid_a) == pid_a and os.getsid(pid_a) == pid_a
@@ -382,10 +393,11 @@ def test_players_are_isolated(tmp_path: Path, keys: dict[str, Key], tmux: Tmux,
     server.wait_log(r"session \d+ end: player .* reason killed \(SIGKILL\) status 1")
     wait_until(lambda: not group_alive(pid_a), 5, "alice's process group to go")
     assert process_alive(pid_b)
-    tmux.send("b", "r")
-    tmux.wait_for("b", "Esc close")
-    tmux.send("b", "Escape")
-    tmux.wait_gone("b", "Esc close")
+    # Her game is closed now (no longer in use): she could continue it, Bob cannot; and his
+    # game still answers keys.
+    assert has_saved_game(alice / "data") and not has_saved_game(bob / "data")
+    tmux.send("b", "c")
+    tmux.wait_for("b", "There is no saved game to continue")
     tmux.send("b", "q")
     assert tmux.wait_exit("b") == 0
 
@@ -419,20 +431,17 @@ def test_disconnect_hangs_up_and_reconnect_resumes(tmp_path: Path, keys: dict[st
     tmux.kill_session("a")
     server.wait_log(r"session 1 end: player .* reason disconnect status 1")
     wait_until(lambda: not group_alive(pid), 5, "the hung-up game's processes to go")
-    # The same key comes back: same player directory and settings; once the game has a
-    # --continue flag (the saves issue), the move above must have been saved and is resumed.
-    continue_expected = app_supports_flag(CONTINUE_FLAG)
-    assert has_saved_game(player_dir(data, alice) / "data") is continue_expected
+    # The same key comes back: same player directory and settings (the hand below is drawn
+    # in ASCII as before), and the move above was saved and is resumed (--continue).
+    assert app_supports_flag(CONTINUE_FLAG)
+    assert has_saved_game(player_dir(data, alice) / "data")
     tmux.start("a2", ssh_argv(server.port, alice), 100, 30)
     server.session_pid(alice, nth=2)
     args = re.findall(r"session 2 start: .* args \[([^\]]*)\]", server.log())[0].split()
-    assert (CONTINUE_FLAG in args) is continue_expected
-    if continue_expected:
-        tmux.wait_for("a2", "Your hand", timeout=20)  # back at the same table
-        wait_until(lambda: hand_cards(tmux.screen("a2")) == hand, 10, f"the hand {hand}",
-                   detail=lambda: tmux.screen("a2"))
-    else:
-        tmux.wait_for("a2", LOGO_ASCII_TOP)  # her settings came back with her key
+    assert CONTINUE_FLAG in args
+    tmux.wait_for("a2", "Your hand", timeout=20)  # back at the same table
+    wait_until(lambda: hand_cards(tmux.screen("a2")) == hand, 10, f"the hand {hand}",
+               detail=lambda: tmux.screen("a2"))
     assert len(list((data / "players").iterdir())) == 1
     # Stopping the server hangs up the session politely.
     assert server.stop() == 0
