@@ -505,3 +505,21 @@ def test_host_key_generated_once_and_served(tmp_path: Path, servers: list[Server
     assert "made a new host key" not in second.log()
     assert key_file.read_bytes() == content
     assert scan(second.port).split()[:2] == public
+
+
+def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
+    """The load tool (python -m casino_tui.serve.load), quick: 2 scripted players over SSH
+    play 2 moves each at the same time, quit, and can continue their game later."""
+    import asyncio
+
+    from casino_tui.serve import load
+
+    done = asyncio.run(load.play_sessions(2, moves=2, timeout=60, step_timeout=20,
+                                          work=tmp_path))
+    assert done.ok, done.results
+    for r in done.results:
+        assert (r.finished, r.exit_status, r.turns, r.saved, r.error) == (True, 0, 2, True, "")
+        assert r.latencies  # key-to-screen was measured
+    assert done.leftovers == 0
+    log = (tmp_path / "server.log").read_text()
+    assert len(re.findall(r"session \d+ end: .* reason quit status 0", log)) == 2

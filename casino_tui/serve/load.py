@@ -1,12 +1,14 @@
 """Load test of ``casino-tui serve``: N scripted players at once, over real SSH, on loopback.
 
-    python -m casino_tui.serve.load [--sessions 20] [--timeout 300]
+    python -m casino_tui.serve.load [--sessions 20] [--timeout 300] [--moves N]
 
 It starts its own server (``casino-tui serve`` on 127.0.0.1, a free port, a temporary data
 directory, no rate limit) and N asyncssh clients, each with its own key and a PTY. Every client
 plays a whole round against the computer with the keys a person uses (title ``n``, Enter to
 start; at each turn Right to look at the next card, then Enter to play the previewed move, or
 ``m`` and Enter to pick from the list when that card has no move), then quits with Ctrl+Q.
+``--moves N`` quits after the player's first N moves instead (a quick check; the tests use it
+through :func:`play_sessions`).
 
 It prints: sessions finished, exit statuses, games saved (resumable after quitting), memory per
 session (RSS and PSS of each game's process group, sampled every second; the figures at the
@@ -143,7 +145,8 @@ class Result:
     error: str = ""
     connect_s: float = 0.0
     title_s: float = 0.0
-    round_s: float = 0.0
+    round_s: float = 0.0  # from the deal to the round's end (or to the last move played)
+    round_over: bool = False
     turns: int = 0
     move_list_used: int = 0
     latencies: list[float] = field(default_factory=list)
@@ -152,7 +155,7 @@ class Result:
 
 
 async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
-                   data_dir: Path, step_timeout: float) -> Result:
+                   data_dir: Path, step_timeout: float, moves: int = 0) -> Result:
     import asyncssh
 
     res = Result(number, fingerprint=key.get_fingerprint())
@@ -178,13 +181,14 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
 
             read_task = asyncio.create_task(reader())
             try:
-                await _script(process, screen, res, t0, step_timeout, data_dir)
+                await _script(process, screen, res, t0, step_timeout, moves)
                 await asyncio.wait_for(process.wait_closed(), step_timeout)
                 res.exit_status = process.exit_status
                 # the game is closed now (an open one counts as "in use"): can it be continued?
                 dirs = PlayerDirs.for_fingerprint(data_dir, res.fingerprint)
                 res.saved = await asyncio.to_thread(has_saved_game, dirs.data)
-                res.finished = res.exit_status == 0 and res.round_s > 0
+                res.finished = res.exit_status == 0 and (
+                    res.round_over or (moves > 0 and res.turns >= moves))
             finally:
                 read_task.cancel()
     except (OSError, asyncssh.Error, TimeoutError, EOFError) as err:
@@ -193,7 +197,8 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
 
 
 async def _script(process: Any, screen: Screen, res: Result, t0: float, step: float,
-                  data_dir: Path) -> None:
+                  moves: int) -> None:
+    """Play until the round is over, or ``moves`` moves of the player (0: no limit)."""
     def send(data: bytes) -> None:
         process.stdin.write(data)
 
@@ -210,6 +215,7 @@ async def _script(process: Any, screen: Screen, res: Result, t0: float, step: fl
     started = time.monotonic()
     while True:
         if await screen.wait(ROUND_OVER, YOUR_TURN, timeout=step) == 0:
+            res.round_over = True
             break
         res.turns += 1
         await screen.quiet(0.15)
@@ -237,6 +243,9 @@ async def _script(process: Any, screen: Screen, res: Result, t0: float, step: fl
             send(KEY_ENTER)
             seen = await screen.wait(ROUND_OVER, SOUTH_MOVED, timeout=step)
         if seen == 0:
+            res.round_over = True
+            break
+        if moves and res.turns >= moves:
             break
     res.round_s = time.monotonic() - started
     await screen.quiet(0.2)
@@ -331,11 +340,38 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-async def run(sessions: int, timeout: float, size: tuple[int, int], step_timeout: float,
-              stagger: float, keep: bool) -> int:
+@dataclass
+class LoadRun:
+    """What :func:`play_sessions` measured."""
+
+    sessions: int
+    size: tuple[int, int]
+    results: list[Result]
+    peak: MemoryPeak
+    elapsed: float
+    server_cpu: float | None
+    leftovers: int  # game process groups still running after the server stopped
+    work: Path  # the data directory and the server log are in here
+
+    @property
+    def ok(self) -> bool:
+        """Every session played to the end, quit with status 0 and left a game to continue,
+        and no game outlived the server."""
+        return (len(self.results) == self.sessions and not self.leftovers
+                and all(r.finished and r.saved is not False for r in self.results))
+
+
+async def play_sessions(sessions: int, *, timeout: float = 300.0,
+                        size: tuple[int, int] = (100, 30), step_timeout: float = 60.0,
+                        stagger: float = 0.0, moves: int = 0,
+                        work: Path | None = None) -> LoadRun:
+    """Start a server on 127.0.0.1 and ``sessions`` scripted players; stop it; measure.
+
+    ``work`` (default: a new temporary directory) gets the server's data and log."""
     import asyncssh
 
-    work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
+    if work is None:
+        work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
     data_dir = work / "data"
     log_path = work / "server.log"
     log_file = open(log_path, "wb")  # noqa: SIM115 (closed below)
@@ -355,7 +391,7 @@ async def run(sessions: int, timeout: float, size: tuple[int, int], step_timeout
 
         async def staggered(i: int) -> Result:
             await asyncio.sleep(i * stagger)
-            return await play_one(i + 1, port, keys[i], size, data_dir, step_timeout)
+            return await play_one(i + 1, port, keys[i], size, data_dir, step_timeout, moves)
 
         tasks = [asyncio.create_task(staggered(i)) for i in range(sessions)]
         done, pending = await asyncio.wait(tasks, timeout=timeout)
@@ -378,19 +414,25 @@ async def run(sessions: int, timeout: float, size: tuple[int, int], step_timeout
                 await server.wait()
         log_file.close()
     elapsed = time.monotonic() - started
-    report(results, peak, elapsed, sessions, size)
-    if server_cpu is not None:
-        print(f"server process (SSH, PTY copying): {server_cpu:.1f} s of CPU in "
-              f"{elapsed:.0f} s ({server_cpu / elapsed * 100:.0f}% of one core)")
-    leftovers = session_memory(server.pid)
-    if leftovers:
-        print(f"WARNING: {len(leftovers)} game process group(s) still running")
+    return LoadRun(sessions, size, results, peak, elapsed, server_cpu,
+                   len(session_memory(server.pid)), work)
+
+
+async def run(sessions: int, timeout: float, size: tuple[int, int], step_timeout: float,
+              stagger: float, keep: bool, moves: int = 0) -> int:
+    done = await play_sessions(sessions, timeout=timeout, size=size,
+                               step_timeout=step_timeout, stagger=stagger, moves=moves)
+    report(done.results, done.peak, done.elapsed, sessions, size, moves)
+    if done.server_cpu is not None:
+        print(f"server process (SSH, PTY copying): {done.server_cpu:.1f} s of CPU in "
+              f"{done.elapsed:.0f} s ({done.server_cpu / done.elapsed * 100:.0f}% of one core)")
+    if done.leftovers:
+        print(f"WARNING: {done.leftovers} game process group(s) still running")
     if keep:
-        print(f"kept {work} (server log: {log_path})")
+        print(f"kept {done.work} (server log: {done.work / 'server.log'})")
     else:
-        shutil.rmtree(work, ignore_errors=True)
-    ok = all(r.finished and r.saved is not False for r in results)
-    return 0 if ok and len(results) == sessions else 1
+        shutil.rmtree(done.work, ignore_errors=True)
+    return 0 if done.ok else 1
 
 
 async def _wait_port(log_path: Path, server: asyncio.subprocess.Process, timeout: float) -> int:
@@ -406,9 +448,10 @@ async def _wait_port(log_path: Path, server: asyncio.subprocess.Process, timeout
 
 
 def report(results: list[Result], peak: MemoryPeak, elapsed: float, sessions: int,
-           size: tuple[int, int]) -> None:
+           size: tuple[int, int], moves: int = 0) -> None:
     finished = [r for r in results if r.finished]
-    print(f"\n{len(finished)}/{sessions} sessions played a whole round and quit with status 0 "
+    played = f"played {moves} moves (or a whole round)" if moves else "played a whole round"
+    print(f"\n{len(finished)}/{sessions} sessions {played} and quit with status 0 "
           f"({elapsed:.1f} s in all; terminal {size[0]}x{size[1]})")
     for r in results:
         if not r.finished:
@@ -442,11 +485,13 @@ def report(results: list[Result], peak: MemoryPeak, elapsed: float, sessions: in
     if finished:
         for label, values in (("connect + login", [r.connect_s for r in finished]),
                               ("to the title screen", [r.title_s for r in finished]),
-                              ("one round", [r.round_s for r in finished])):
+                              ("one round" if not moves else f"{moves} moves",
+                               [r.round_s for r in finished])):
             print(f"{label}: median {statistics.median(values):.2f} s, max "
                   f"{max(values):.2f} s")
         turns = [r.turns for r in finished]
-        print(f"turns per round (the player's): median {statistics.median(turns):.0f}; "
+        what = "moves played" if moves else "turns per round (the player's)"
+        print(f"{what}: median {statistics.median(turns):.0f}; "
               f"move list used {sum(r.move_list_used for r in finished)} times")
 
 
@@ -464,6 +509,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="pause between connections (default 0: all at once)")
     parser.add_argument("--size", default="100x30", metavar="WxH",
                         help="terminal size of every client (default 100x30)")
+    parser.add_argument("--moves", type=int, default=0, metavar="N",
+                        help="quit after the player's first N moves (default 0: play the "
+                             "whole round)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")
     return parser
@@ -480,8 +528,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--sessions must be between 1 and 200")
     if args.timeout <= 0 or args.step_timeout <= 0:
         parser.error("timeouts must be positive")
+    if args.moves < 0:
+        parser.error("--moves must not be negative")
     return asyncio.run(run(args.sessions, args.timeout, (w, h), args.step_timeout,
-                           args.stagger, args.keep))
+                           args.stagger, args.keep, args.moves))
 
 
 if __name__ == "__main__":
