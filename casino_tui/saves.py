@@ -269,18 +269,40 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+# The times a save may hold: a few days inside datetime's range, so that every one can be
+# shown in any time zone (UTC-24h to UTC+24h) and written back in UTC.
+EARLIEST_TIME = datetime(1, 1, 3, tzinfo=UTC)
+LATEST_TIME = datetime(9999, 12, 29, tzinfo=UTC)
+
+
+def _usable_time(t: datetime) -> datetime | None:
+    """``t`` in UTC (a naive time is taken as UTC), or None if it is outside
+    EARLIEST_TIME..LATEST_TIME (it could not be shown or saved again)."""
+    try:
+        u = t.astimezone(UTC) if t.tzinfo is not None else t.replace(tzinfo=UTC)
+    except (OverflowError, ValueError, OSError):
+        return None
+    return u if EARLIEST_TIME <= u <= LATEST_TIME else None
+
+
 def _fmt_time(t: datetime) -> str:
-    return t.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """ISO 8601 in UTC to the millisecond. A time that cannot be written (out of range; see
+    _usable_time) is written as now: callers replace such times first."""
+    u = _usable_time(t) or _now()
+    return u.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _parse_time(value: object, what: str) -> datetime:
+def _parse_time(value: object) -> datetime | None:
+    """A save's time, in UTC; None when it is not a usable ISO 8601 time. A damaged time is
+    ignored rather than refusing the game (it is only shown on the Load screen, and the next
+    save writes a good one)."""
     if not isinstance(value, str) or len(value) > 40:
-        raise _Unreadable(f"its {what} time is missing or damaged")
+        return None
     try:
         t = datetime.fromisoformat(value)
     except ValueError:
-        raise _Unreadable(f"its {what} time is damaged") from None
-    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+        return None
+    return _usable_time(t)
 
 
 # ------------------------------------------------------------------------------ records
@@ -583,8 +605,7 @@ def _info(data: Mapping[str, Any]) -> _Info:
         target=_int(summary.get("target"), "the target", 0, 10**6),
         round_no=_int(summary.get("round"), "the round", 0, 10**6), moves=len(moves),
         to_move=to_move, finished=finished, winner=winner,
-        created=_parse_time(extra["created"], "creation") if "created" in extra else None,
-        updated=_parse_time(extra["updated"], "last played") if "updated" in extra else None,
+        created=_parse_time(extra.get("created")), updated=_parse_time(extra.get("updated")),
         start_position=start)
 
 
@@ -741,6 +762,8 @@ class SaveStore:
             raise ValueError("this save slot was closed")
         if len(slot.seats) != state.num_players:
             raise ValueError(f"{len(slot.seats)} seats for a game of {state.num_players}")
+        updated = _usable_time(updated) or _now()
+        slot.created = _usable_time(slot.created) or updated  # a time out of range: repaired
         extra = {
             "name": slot.name,
             "seats": [s.to_dict() for s in slot.seats],
@@ -933,7 +956,7 @@ class SaveStore:
         try:
             st = os.stat(path)
             size, modified = st.st_size, datetime.fromtimestamp(st.st_mtime, UTC)
-        except OSError:
+        except (OSError, OverflowError, ValueError):  # no file, or an absurd modification time
             size, modified = 0, datetime.fromtimestamp(0, UTC)
         base: dict[str, Any] = {"path": path, "game_id": _stem(path), "size": size,
                                 "modified": modified}

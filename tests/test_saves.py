@@ -13,7 +13,7 @@ import sys
 import textwrap
 import time
 import zlib
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -405,7 +405,6 @@ BAD_FILES: dict[str, tuple[Any, str]] = {
                   "list of players"),
     "bad level": (_edit(lambda d: d["extra"]["seats"][1].update(level="godlike")),
                   "level"),
-    "bad time": (_edit(lambda d: d["extra"].update(updated="yesterday")), "time"),
     "deep nesting": (lambda d: b"[" * 100_000 + b"]" * 100_000, "not valid JSON"),
 }
 
@@ -434,6 +433,49 @@ def test_bad_files_are_listed_with_the_reason_and_never_touched(store: SaveStore
     assert after == before  # never modified, never deleted
     store.delete(entry)  # ...unless the player asks
     assert not path.exists()
+
+
+EDGE_TIMES = ["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+01:00", "0001-01-01",
+              "9999-12-31T23:59:59.999999", "yesterday", "", 12, None, ["2025-01-01"]]
+
+
+@pytest.mark.parametrize("created", [*EDGE_TIMES[:4], "2025-01-01T10:00:00Z"])
+@pytest.mark.parametrize("updated", EDGE_TIMES)
+def test_unusable_times_are_ignored_and_repaired(store: SaveStore, created: Any,
+                                                 updated: Any) -> None:
+    """A time that is damaged or cannot be shown in every time zone (out of datetime's range
+    there) does not cost the game: it is listed and opened without that time, and the next
+    save writes good times."""
+    slot, state = saved_game(store, 5)
+    store.close(slot)
+    data = json.loads(slot.path.read_text())
+    data["extra"].update(created=created, updated=updated)
+    slot.path.write_text(json.dumps(data))
+    [entry] = store.entries()
+    assert entry.ok and not entry.from_backup, entry.error
+    assert entry.updated is None and entry.last_played == entry.modified
+    assert (entry.created is None) == (created != "2025-01-01T10:00:00Z")
+    assert store.latest_unfinished() == entry
+    game = store.load(entry)
+    assert game.slot is not None
+    same_game(game.state, state)
+    play(game.state, 1, seed=4)
+    store.autosave(game.slot, game.state)
+    store.close(game.slot)
+    extra = json.loads(slot.path.read_text())["extra"]
+    for key in ("created", "updated"):
+        assert extra[key].endswith("Z") and datetime.fromisoformat(extra[key]).year == 2025
+    [entry] = store.entries()
+    assert entry.created is not None and entry.updated is not None
+    assert entry.created <= entry.updated
+
+
+def test_a_slot_whose_creation_time_is_out_of_range_still_saves(store: SaveStore) -> None:
+    slot = store.new_game(TWO)
+    slot.created = datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-14)))
+    store.autosave(slot, State(CLASSIC, 2, seed=1))
+    extra = json.loads(slot.path.read_text())["extra"]
+    assert extra["created"] == extra["updated"] == "2025-01-01T12:02:00.000Z"
 
 
 def test_huge_files_are_refused_without_reading_them(store: SaveStore,

@@ -1,14 +1,19 @@
 """Fuzzing the saved-game loader: random bytes, random JSON and mutations of real saves.
 
 Whatever the file holds, listing and loading it gives a game or a SaveError with a reason
-(never another exception, never an internal error), and the file is never changed.
+(never another exception, never an internal error), and the file is never changed. The listing
+is also rendered as the Load screen shows it (in the time zones furthest from UTC), and a game
+that opens is continued and saved as Continue / --continue would.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +22,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from saves_support import FOUR, TWO, saved_game
 
+from casino_tui.app.screens.load import entry_text
 from casino_tui.engine import Rules
-from casino_tui.saves import LoadedGame, SaveError, SaveStore
+from casino_tui.saves import LoadedGame, SaveEntry, SaveError, SaveStore
+
+# POSIX TZ values (no time zone database needed): UTC+14 and UTC-12, the furthest from UTC
+LOCAL_ZONES = ("FAR-14", "WEST+12")
 
 
 def fuzz(examples: int) -> settings:
@@ -47,6 +56,24 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield tmp_path_factory.mktemp("fuzz") / "games"
 
 
+def render(entry: SaveEntry) -> str:
+    """The entry's text on the Load screen, in each of LOCAL_ZONES."""
+    before = os.environ.get("TZ")
+    texts = []
+    try:
+        for zone in LOCAL_ZONES:
+            os.environ["TZ"] = zone
+            time.tzset()
+            texts.append(entry_text(entry).plain)
+    finally:
+        if before is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+    return texts[0]
+
+
 def check(root: Path, raw: bytes) -> LoadedGame | SaveError:
     """List and load a file holding ``raw``; the outcome, with the invariants checked."""
     root.mkdir(parents=True, exist_ok=True)
@@ -56,6 +83,7 @@ def check(root: Path, raw: bytes) -> LoadedGame | SaveError:
     path.write_bytes(raw)
     store = SaveStore(root)
     [entry] = store.entries()
+    assert entry.title in render(entry)
     outcome: LoadedGame | SaveError
     try:
         outcome = store.load(path, read_only=True)
@@ -70,8 +98,30 @@ def check(root: Path, raw: bytes) -> LoadedGame | SaveError:
         assert entry.num_players == outcome.state.num_players
         outcome.state.validate()
     assert path.read_bytes() == raw  # never changed
+    if isinstance(outcome, LoadedGame):  # Continue: open it and save again
+        game = store.load(path)
+        assert game.slot is not None
+        store.autosave(game.slot, game.state)
+        store.close(game.slot)
+        [again] = store.entries()
+        assert again.ok and again.created is not None and again.updated is not None
+        render(again)
     return outcome
 
+
+def _iso(moment: datetime, offset: int | None, spec: str) -> str:
+    tz = None if offset is None else timezone(timedelta(minutes=offset))
+    return moment.replace(tzinfo=tz).isoformat(timespec=spec)
+
+
+# times as a save holds them, the ends of datetime's range included (in any UTC offset)
+time_values = st.one_of(
+    st.sampled_from(["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+01:00",
+                     "9999-12-31T23:59:59.999999", "0001-01-01", "9999-12-31T23:59:59Z",
+                     "2025-03-14T18:05:20.000Z", "yesterday", ""]),
+    st.builds(_iso, st.datetimes(), st.none() | st.integers(-24 * 60 + 1, 24 * 60 - 1),
+              st.sampled_from(["auto", "minutes", "milliseconds"])),
+    st.none(), st.integers(), st.text(max_size=30))
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -142,7 +192,7 @@ def _mutate(data: Any, rng: random.Random, new: Any) -> Any:
 
 @fuzz(150)
 @given(which=st.integers(0, 3), seed=st.integers(0, 2**32), count=st.integers(1, 3),
-       new=json_values)
+       new=json_values | time_values)
 def test_mutated_saves(root: Path, bases: list[dict[str, Any]], which: int, seed: int,
                        count: int, new: Any) -> None:
     data = json.loads(json.dumps(bases[which]))
@@ -163,6 +213,22 @@ def test_damaged_bytes(root: Path, bases: list[dict[str, Any]], which: int, cut:
     if cut % 3 == 0:
         raw = raw[: cut % len(raw)]
     check(root, bytes(raw))
+
+
+@fuzz(80)
+@given(which=st.integers(0, 3), created=st.none() | time_values,
+       updated=st.none() | time_values)
+def test_times(root: Path, bases: list[dict[str, Any]], which: int, created: Any,
+               updated: Any) -> None:
+    """Whatever its times hold, a good game stays a good game (a time that cannot be used is
+    ignored, and the next save writes good ones)."""
+    data = json.loads(json.dumps(bases[which]))
+    for key, value in (("created", created), ("updated", updated)):
+        if value is None:
+            data["extra"].pop(key, None)
+        else:
+            data["extra"][key] = value
+    assert isinstance(check(root, json.dumps(data).encode()), LoadedGame)
 
 
 def test_the_bases_load(root: Path, bases: list[dict[str, Any]]) -> None:

@@ -5,6 +5,7 @@ data directory (conftest sets $CASINO_TUI_DATA_DIR)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -265,3 +266,44 @@ async def test_a_game_open_elsewhere_opens_read_only(tmp_path: Path) -> None:
             held.state.history  # nothing was written
     finally:
         other_window.close(held.slot)
+
+
+@asynctest
+async def test_times_out_of_range_do_not_crash_load_or_continue(tmp_path: Path) -> None:
+    """Times at the ends of datetime's range (which overflow when converted to another time
+    zone) in a save: the Load screen lists it, and the game opens, plays and saves (from Load
+    and with --continue)."""
+    games_dir = tmp_path / "data" / "games"
+    games_dir.mkdir(parents=True)
+    data = json.loads((EXAMPLES / "mid-round-builds.json").read_text())
+    data["extra"].update(created="0001-01-01T00:00:00+01:00",
+                         updated="9999-12-31T23:59:59-14:00")
+    path = games_dir / "edge.json"
+    path.write_text(json.dumps(data))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("l")
+        screen = app.screen
+        assert isinstance(screen, LoadScreen) and screen.entries[0].ok
+        prompt = str(screen.query_one("#load-list", OptionList).get_option_at_index(0).prompt)
+        assert "last played" in prompt
+        await pilot.press("enter")
+        await settle(pilot)
+        moves = len(game_screen(app).state.history)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert len(game_screen(app).state.history) > moves
+    path.write_text(json.dumps(data))  # the same times again, for --continue
+    resumed, notice = cli._resume(open_store(), resume_args("--continue"))
+    assert resumed is not None and notice is None
+    app = make_app(resume=resumed)
+    said: list[str] = []
+    app.notify = lambda message, **kw: said.append(str(message))  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # the first move saves the game
+        await settle(pilot)
+        assert len(game_screen(app).state.history) > moves
+    assert said == []  # saved without a problem
+    extra = json.loads(path.read_text())["extra"]
+    assert extra["created"].endswith("Z") and extra["updated"].endswith("Z")

@@ -25,8 +25,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def when(t: datetime) -> str:
-    """A time in the local time zone, to the minute."""
-    return t.astimezone().strftime("%Y-%m-%d %H:%M")
+    """A time in the local time zone, to the minute (with its own offset if it cannot be
+    converted: times near the ends of datetime's range overflow)."""
+    try:
+        return t.astimezone().strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, OSError, ValueError):
+        return t.strftime("%Y-%m-%d %H:%M %z").rstrip()
 
 
 def entry_text(entry: SaveEntry) -> Text:
