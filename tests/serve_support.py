@@ -160,6 +160,21 @@ def process_alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def children(pid: int) -> list[int]:
+    """The live child processes of ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
 def group_alive(pgid: int) -> bool:
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -242,6 +257,13 @@ class Tmux:
         status = self.exit_status(name)
         assert status is not None
         return status
+
+    def client_pid(self, name: str) -> int:
+        """The pid of the ssh client running in ``name`` (the child of the pane's ``sh``)."""
+        shell = int(self._tmux("display-message", "-p", "-t", name, "#{pane_pid}").strip())
+        found = wait_until(lambda: children(shell), 5, f"the ssh client in {name}")
+        assert isinstance(found, list) and len(found) == 1, found
+        return found[0]
 
     def kill_session(self, name: str) -> None:
         self._tmux("kill-session", "-t", name)

@@ -7,6 +7,7 @@ directory.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -327,11 +328,18 @@ def test_authorized_keys_no_terminal_and_no_passwords(tmp_path: Path, keys: dict
     server.wait_log(rf"refused key {re.escape(keys['mallory'].fingerprint)}")
     assert not (player_dir(tmp_path / "data", keys["mallory"])).exists()
     # A listed key gets in; without a terminal it is told why, with status 1.
+    alice = re.escape(keys["alice"].fingerprint)
     no_tty = ssh_run(server.port, keys["alice"], "-T")
     assert no_tty.returncode == 1
     assert "the game needs a terminal" in no_tty.stderr
+    server.wait_log(rf"refused {alice} from 127\.0\.0\.1:\d+: no terminal \(ssh -T\)")
     command = ssh_run(server.port, keys["alice"], command=["cat", "/etc/passwd"])
     assert command.returncode == 1 and "only runs the game" in command.stderr
+    server.wait_log(rf"refused {alice} from 127\.0\.0\.1:\d+: asked for a command "
+                    r"'cat /etc/passwd'")
+    sftp = ssh_run(server.port, keys["alice"], "-s", command=["sftp"])
+    assert sftp.returncode == 255 and "subsystem request failed" in sftp.stderr
+    server.wait_log(rf"refused {alice} from 127\.0\.0\.1:\d+: asked for a subsystem 'sftp'")
     # Passwords and keyboard-interactive are not even offered.
     pw = ssh_run(server.port, keys["alice"], "-o",
                  "PreferredAuthentications=password,keyboard-interactive")
@@ -451,6 +459,95 @@ def test_disconnect_hangs_up_and_reconnect_resumes(tmp_path: Path, keys: dict[st
 
 
 @needs_ssh_tmux
+def test_half_open_connection_is_replaced_and_the_game_resumed(
+        tmp_path: Path, keys: dict[str, Key], tmux: Tmux, servers: list[Server]) -> None:
+    from casino_tui.serve.players import CONTINUE_FLAG
+
+    data = tmp_path / "data"
+    # One place only: the dead connection must not keep its own player out.
+    server = start(servers, data, "--max-sessions", "1")
+    alice = keys["alice"]
+    tmux.start("a", ssh_argv(server.port, alice), 100, 30)
+    tmux.wait_for("a", TITLE)
+    tmux.send("a", "n")
+    tmux.wait_for("a", "Preset")
+    tmux.send("a", "Enter")
+    tmux.wait_for("a", "Your hand", timeout=20)
+    tmux.send("a", "s")  # skip the computer's pause
+    tmux.wait_for("a", "Your turn", timeout=20)
+    tmux.send("a", "Enter")
+    tmux.wait_match("a", SOUTH_MOVED)
+    hand = hand_cards(tmux.screen("a"))
+    assert len(hand) == 3, tmux.screen("a")
+    pid = server.session_pid(alice)
+    # The client freezes (like a laptop lid closed): its TCP connection stays open and the
+    # server notices nothing until keepalives run out, a minute later.
+    client = tmux.client_pid("a")
+    os.kill(client, signal.SIGSTOP)
+    try:
+        tmux.start("a2", ssh_argv(server.port, alice), 100, 30)
+        fp = re.escape(alice.fingerprint)
+        server.wait_log(rf"login: player {fp} .* \(2/1 connected\) \(coming back")
+        server.wait_log(rf"session 2: player {fp} connected again from 127\.0\.0\.1:\d+: "
+                        r"hanging up their session 1")
+        server.wait_log(r"session 1 end: player .* reason replaced status 1")
+        wait_until(lambda: not group_alive(pid), 5, "the replaced game's processes to go")
+        server.session_pid(alice, nth=2)
+        args = re.findall(r"session 2 start: .* args \[([^\]]*)\]", server.log())[0].split()
+        assert CONTINUE_FLAG in args
+        tmux.wait_for("a2", "Your hand", timeout=20)  # the same game, at the same move
+        wait_until(lambda: hand_cards(tmux.screen("a2")) == hand, 10, f"the hand {hand}",
+                   detail=lambda: tmux.screen("a2"))
+        # The old client, woken, is told what happened and ends.
+        os.kill(client, signal.SIGCONT)
+        assert tmux.wait_exit("a") == 1
+        assert "You connected again from somewhere else" in tmux.screen("a")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(client, signal.SIGKILL)
+    tmux.send("a2", "C-q")
+    assert tmux.wait_exit("a2") == 0
+
+
+@needs_ssh
+def test_connections_without_a_game_take_a_place_and_are_closed(
+        tmp_path: Path, keys: dict[str, Key], servers: list[Server]) -> None:
+    # --idle-timeout 0.05 min: a connection without a game is closed after 3 s.
+    server = start(servers, tmp_path / "data", "--max-sessions", "1", "--idle-timeout", "0.05")
+    alice, bob = (re.escape(keys[k].fingerprint) for k in ("alice", "bob"))
+    clients: list[subprocess.Popen[str]] = []
+
+    def no_game(key: Key) -> subprocess.Popen[str]:
+        clients.append(subprocess.Popen(ssh_argv(server.port, key, "-N"),
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True))
+        return clients[-1]
+
+    try:
+        idle = no_game(keys["alice"])
+        server.wait_log(rf"login: player {alice} .* \(1/1 connected\)")
+        # ssh -N holds the only place: Bob is told the server is full.
+        full = ssh_run(server.port, keys["bob"], "-tt")
+        assert full.returncode == 255, full
+        assert "the server is full (1 players connected)" in full.stderr
+        server.wait_log(rf"refused {bob} from 127\.0\.0\.1:\d+: the server is full")
+        # Alice's connection, still without a game, is closed, and she is told why.
+        _out, err = idle.communicate(timeout=15)
+        assert idle.returncode == 255
+        assert "no game was started on this connection within 3 seconds" in err
+        server.wait_log(rf"closed the connection of {alice} from 127\.0\.0\.1:\d+: no game "
+                        r"on it for 3s")
+        # Her place is free again: Bob gets in.
+        no_game(keys["bob"])
+        server.wait_log(rf"login: player {bob} .* \(1/1 connected\)")
+    finally:
+        for client in clients:
+            if client.poll() is None:
+                client.kill()
+            client.communicate()
+
+
+@needs_ssh_tmux
 def test_session_limit_and_rate_limit(tmp_path: Path, keys: dict[str, Key], tmux: Tmux,
                                       servers: list[Server]) -> None:
     server = start(servers, tmp_path / "data", "--max-sessions", "1", "--rate-limit", "3")
@@ -458,11 +555,18 @@ def test_session_limit_and_rate_limit(tmp_path: Path, keys: dict[str, Key], tmux
     tmux.wait_for("a", TITLE)
     for _ in range(2):  # connections 2 and 3 of this minute: the server is full
         full = ssh_run(server.port, keys["bob"], "-tt")
-        assert full.returncode == 1, full
-        assert "the server is full (1 games" in full.stdout + full.stderr
-    throttled = ssh_run(server.port, keys["bob"], "-tt")  # the 4th: over 3 a minute
-    assert throttled.returncode == 1
-    assert "too many connections from your address" in throttled.stdout + throttled.stderr
+        assert full.returncode == 255, full
+        assert "the server is full (1 players connected)" in full.stderr
+    for _ in range(3):  # the 4th to 6th: over 3 a minute, told so before logging in
+        throttled = ssh_run(server.port, keys["bob"], "-tt")
+        assert throttled.returncode == 255
+        assert ("too many connections from your address (limit 3 a minute)"
+                in throttled.stderr), throttled
+    dropped = ssh_run(server.port, keys["bob"], "-tt")  # going on: dropped without a word
+    assert dropped.returncode == 255 and "too many" not in dropped.stderr, dropped
+    server.wait_log(r"dropping further connections from 127\.0\.0\.1")
+    # Only the first two were logged in (and found the server full).
+    assert len(re.findall(r"the server is full", server.log())) == 2
     tmux.send("a", "n")  # the first player never noticed
     tmux.wait_for("a", "Preset")
     tmux.send("a", "Escape")

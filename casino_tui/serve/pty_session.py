@@ -6,9 +6,10 @@ and signals stay in that process group. Keys from the SSH channel are written to
 window changes become ``ioctl(TIOCSWINSZ)`` (the kernel sends the app SIGWINCH); the app's
 output is copied back to the channel.
 
-Ending a game the player did not quit (disconnect, idle timeout, server shutdown) is like a
-terminal hang-up: SIGHUP to the process group, a grace period to exit cleanly, then SIGTERM and
-SIGKILL. The app saves after every move, so the game can be continued later.
+Ending a game the player did not quit (disconnect, idle timeout, server shutdown, the player
+connecting again) is like a terminal hang-up: SIGHUP to the process group, a grace period to
+exit cleanly, then SIGTERM and SIGKILL. The app saves after every move, so the game can be
+continued later.
 """
 
 from __future__ import annotations
@@ -118,7 +119,8 @@ def valid_term(term: str | None) -> str:
 
 @dataclass
 class SessionEnd:
-    """How a session ended: ``reason`` is quit, exit, killed, disconnect, idle or shutdown."""
+    """How a session ended: ``reason`` is quit, exit, killed, disconnect, idle, shutdown or
+    replaced (the player started another session)."""
 
     reason: str
     status: int
@@ -140,13 +142,14 @@ class PtyGame:
     on_started: Callable[[int], None] | None = None
     player: str = ""
     pid: int | None = None
-    hanging_up: bool = False  # the game is being hung up (disconnect, idle, shutdown)
+    hanging_up: bool = False  # the game is being hung up (disconnect, idle, shutdown, ...)
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     started_at: float = field(default_factory=time.monotonic)
     _proc: asyncio.subprocess.Process | None = None
     _master: int = -1
     _last_input: float = field(default_factory=time.monotonic)
     _stop: asyncio.Future[SessionEnd] | None = None
+    _stop_early: SessionEnd | None = None  # asked to stop before it had started
 
     # ------------------------------------------------------------------ public
     async def run(self) -> SessionEnd:
@@ -159,6 +162,8 @@ class PtyGame:
     async def _run(self) -> SessionEnd:
         loop = asyncio.get_running_loop()
         self._stop = loop.create_future()
+        if self._stop_early is not None:
+            self._stop.set_result(self._stop_early)
         master, slave = os.openpty()
         self._master = master
         os.set_blocking(master, False)
@@ -201,8 +206,12 @@ class PtyGame:
         return end
 
     def stop(self, end: SessionEnd) -> None:
-        """End the session from outside (server shutdown); the game gets a hang-up."""
-        if self._stop is not None and not self._stop.done():
+        """End the session from outside (server shutdown, the player connected again); the
+        game gets a hang-up, also when it is only starting."""
+        if self._stop is None:
+            if self._stop_early is None:
+                self._stop_early = end
+        elif not self._stop.done():
             self._stop.set_result(end)
 
     @property
@@ -357,6 +366,9 @@ def _end_message(end: SessionEnd, idle_timeout: float | None) -> bytes:
                 f"a key press. Your game is saved: connect again to continue.")
     elif end.reason == "shutdown":
         text = "The server is shutting down. Your game is saved: connect again later."
+    elif end.reason == "replaced":
+        text = ("You connected again from somewhere else: this session is closed, and your "
+                "game goes on in the new one.")
     else:
         text = end.detail or "The session ended."
     return text.encode() + b"\r\n"

@@ -8,7 +8,8 @@ import contextlib
 import itertools
 import logging
 import time
-from collections.abc import Callable
+import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import asyncssh
@@ -34,6 +35,13 @@ log = logging.getLogger("casino_tui.serve")
 
 LOGIN_TIMEOUT = 30.0  # seconds to finish authentication
 KEEPALIVE_INTERVAL = 15.0  # a silent client is asked every 15 s; 3 unanswered: gone
+# A logged-in connection without a game (``ssh -N``, or one whose game has ended) is closed
+# after this many seconds, or after --idle-timeout if that is shorter: real clients open their
+# session at once, and an idle connection must not hold one of the --max-sessions places.
+NO_GAME_TIMEOUT = 20.0
+# How long a new session waits for the same player's previous game to be hung up (the hang-up
+# itself takes at most hangup_grace + about 4 s: SIGTERM, SIGKILL, the goodbye message).
+REPLACE_WAIT_EXTRA = 6.0
 
 
 class RateLimiter:
@@ -49,8 +57,13 @@ class RateLimiter:
     def allow(self, key: str) -> bool:
         """Record an attempt; False when it is over the limit (rejected attempts count too,
         so a client that keeps hammering stays out until it pauses)."""
+        return self.limit <= 0 or self.attempt(key) <= self.limit
+
+    def attempt(self, key: str) -> int:
+        """Record an attempt; the number of attempts in the window, this one included (0 when
+        there is no limit)."""
         if self.limit <= 0:
-            return True
+            return 0
         now = self.clock()
         q = self._events.setdefault(key, collections.deque())
         while q and q[0] <= now - self.window:
@@ -59,7 +72,29 @@ class RateLimiter:
         if len(self._events) > 10_000:  # forget quiet addresses
             for k in [k for k, v in self._events.items() if not v or v[-1] <= now - self.window]:
                 del self._events[k]
-        return len(q) <= self.limit
+        return len(q)
+
+
+class _GameProcess(asyncssh.SSHServerProcess[bytes]):
+    """A session channel, handled by :meth:`GameServer._session`.
+
+    The same as asyncssh makes for a ``process_factory``, made here only to see an sftp
+    request: asyncssh turns that down itself (the server has no SFTP), so the session
+    handler, which refuses and logs every other request, would never hear of it."""
+
+    def __init__(self, connection: _Connection,
+                 handler: Callable[[asyncssh.SSHServerProcess[bytes]], Awaitable[None]]
+                 ) -> None:
+        super().__init__(handler, None, 0, False)
+        self._connection = connection
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        if subsystem == "sftp":
+            c = self._connection
+            log.info("refused %s from %s: asked for a subsystem %s", c.fingerprint, c.peer,
+                     _shown(subsystem))
+            return False  # the client says "subsystem request failed"
+        return bool(super().subsystem_requested(subsystem))
 
 
 class _Connection(asyncssh.SSHServer):
@@ -72,25 +107,57 @@ class _Connection(asyncssh.SSHServer):
         self.throttled = False
         self.fingerprint: str | None = None
         self.username = ""
+        self.games = 0  # game sessions running on this connection
+        self.closed = False
+        self._no_game_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
         peer = conn.get_extra_info("peername") or ("?", 0)
         self.peer = f"{peer[0]}:{peer[1]}"
-        self.throttled = not self.server.rate.allow(str(peer[0]))
-        if self.throttled:
-            log.warning("connection from %s over the limit of %d per minute",
-                        self.peer, self.server.config.rate_limit)
+        limit = self.server.config.rate_limit
+        attempts = self.server.rate.attempt(str(peer[0]))
+        if attempts <= limit:
+            return
+        self.throttled = True
+        if attempts > 2 * limit:
+            # A client that goes on after being told (below) is dropped at once, before the
+            # key exchange, the costly part of a connection: a flood costs us next to nothing.
+            if attempts == 2 * limit + 1:
+                log.warning("dropping further connections from %s without a word: more than "
+                            "%d in a minute", peer[0], 2 * limit)
+            conn.abort()
+            return
+        log.warning("connection from %s over the limit of %d per minute", self.peer, limit)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if exc is not None and self.fingerprint is None:
+        self.closed = True
+        self._cancel_no_game_timer()
+        self.server.connection_closed(self)
+        if exc is not None and self.fingerprint is None and not self.throttled:
             log.debug("connection from %s closed before login: %s", self.peer, exc)
 
     def begin_auth(self, username: str) -> bool:
         self.username = username
+        if self.throttled and self.conn is not None:
+            # Refused here, right after the key exchange, and not in connection_made: a
+            # disconnect sent before the key exchange is lost (the OpenSSH client, busy
+            # sending its own key exchange, only reports "Broken pipe" or nothing), while
+            # this one it prints: "Received disconnect from ...: casino-tui: too many ...".
+            self.conn.disconnect(
+                asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                f"casino-tui: too many connections from your address (limit "
+                f"{self.server.config.rate_limit} a minute). Wait a minute and try again.")
+            return True  # never False: that would mean "no authentication needed"
         if self.server.authorized is not None:
             self.server.authorized.reload()
         return True
+
+    def auth_completed(self) -> None:
+        self.server.connection_authenticated(self)
+
+    def session_requested(self) -> _GameProcess:
+        return _GameProcess(self, self.server._session)
 
     def public_key_auth_supported(self) -> bool:
         return True
@@ -105,6 +172,8 @@ class _Connection(asyncssh.SSHServer):
         return False
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        if self.throttled:
+            return False
         fingerprint = key.get_fingerprint("sha256")
         authorized = self.server.authorized
         if authorized is not None and not authorized.admits(key):
@@ -114,6 +183,41 @@ class _Connection(asyncssh.SSHServer):
         # The last key accepted here is the one the successful login signs with.
         self.fingerprint = fingerprint
         return True
+
+    # ------------------------------------------------------------------ without a game
+    def game_started(self) -> None:
+        self.games += 1
+        self._cancel_no_game_timer()
+
+    def game_ended(self) -> None:
+        self.games -= 1
+        if self.games == 0:
+            self.start_no_game_timer()
+
+    def start_no_game_timer(self) -> None:
+        self._cancel_no_game_timer()
+        if self.conn is None or self.closed:
+            return
+        wait = self.server.no_game_timeout
+        self._no_game_timer = asyncio.get_running_loop().call_later(
+            wait, self._close_without_game, wait)
+
+    def _cancel_no_game_timer(self) -> None:
+        if self._no_game_timer is not None:
+            self._no_game_timer.cancel()
+            self._no_game_timer = None
+
+    def _close_without_game(self, wait: float) -> None:
+        self._no_game_timer = None
+        if self.games or self.conn is None or self.closed:
+            return
+        log.info("closed the connection of %s from %s: no game on it for %gs",
+                 self.fingerprint, self.peer, wait)
+        self.conn.disconnect(
+            asyncssh.DISC_BY_APPLICATION,
+            f"casino-tui: no game was started on this connection within {wait:g} seconds. "
+            f"To play, connect without -N and without a command: "
+            f"ssh -t -p {self.server.port} HOST")
 
 
 class GameServer:
@@ -125,13 +229,23 @@ class GameServer:
         self.authorized = (AuthorizedKeys(config.authorized_keys)
                            if config.authorized_keys is not None else None)
         self.sessions: dict[int, PtyGame] = {}
-        self.active = 0  # sessions admitted (starting or playing), for --max-sessions
+        self.connections: set[_Connection] = set()  # logged in, for --max-sessions
+        self.active = 0  # game sessions admitted (starting or playing)
         self.closing = False
         self._ids = itertools.count(1)
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        # One player's sessions start one at a time (each hangs up the one before).
+        self._player_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary())
         self.continue_supported = app_supports_flag(CONTINUE_FLAG)
         self.port = config.port
+
+    @property
+    def no_game_timeout(self) -> float:
+        """Seconds a logged-in connection may stay without a game."""
+        idle = self.config.idle_timeout
+        return min(NO_GAME_TIMEOUT, idle) if idle else NO_GAME_TIMEOUT
 
     async def start(self) -> None:
         cfg = self.config
@@ -139,7 +253,7 @@ class GameServer:
         host_key = load_or_create_host_key(cfg.data_dir)
         self._acceptor = await asyncssh.create_server(
             lambda: _Connection(self), cfg.host, cfg.port,
-            server_host_keys=[host_key], process_factory=self._session,
+            server_host_keys=[host_key],  # sessions: _Connection.session_requested
             encoding=None, line_editor=False, allow_pty=True,
             agent_forwarding=False, x11_forwarding=False, gss_host=None,
             login_timeout=LOGIN_TIMEOUT, keepalive_interval=KEEPALIVE_INTERVAL,
@@ -154,8 +268,8 @@ class GameServer:
                         "(use --authorized-keys FILE to admit only listed keys)")
         idle = (f"{cfg.idle_timeout / 60:g} min" if cfg.idle_timeout else "off")
         rate = f"{cfg.rate_limit}/min per address" if cfg.rate_limit > 0 else "off"
-        log.info("limits: %d sessions, idle timeout %s, new connections %s",
-                 cfg.max_sessions, idle, rate)
+        log.info("limits: %d players connected, idle timeout %s (without a game %gs), new "
+                 "connections %s", cfg.max_sessions, idle, self.no_game_timeout, rate)
         if not self.continue_supported:
             log.info("the game has no %s flag yet: players resume from the title screen",
                      CONTINUE_FLAG)
@@ -170,11 +284,42 @@ class GameServer:
             self._acceptor.close()
         for game in list(self.sessions.values()):
             game.stop(SessionEnd("shutdown", 1))
+        for connection in list(self.connections):
+            if not connection.games and connection.conn is not None:
+                connection.conn.disconnect(asyncssh.DISC_BY_APPLICATION,
+                                           "casino-tui: the server is shutting down.")
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=self.config.hangup_grace + 5)
         if self._acceptor is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._acceptor.wait_closed(), 2.0)
+
+    # ------------------------------------------------------------------ connections
+    def connection_authenticated(self, connection: _Connection) -> None:
+        """A login: it takes one of the --max-sessions places, game or not."""
+        conn, fingerprint = connection.conn, connection.fingerprint
+        if conn is None or fingerprint is None:  # pragma: no cover - asyncssh checked the key
+            return
+        limit = self.config.max_sessions
+        mine = sum(1 for c in self.connections if c.fingerprint == fingerprint)
+        if len(self.connections) >= limit and mine != 1:
+            log.warning("refused %s from %s: the server is full (%d players connected)",
+                        fingerprint, connection.peer, limit)
+            conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                            f"casino-tui: the server is full ({limit} players connected). "
+                            f"Try again in a few minutes.")
+            return
+        self.connections.add(connection)
+        # Over the limit, a player who already holds a place may come back once: their old
+        # connection may be dead but not yet noticed, and their new game replaces it.
+        back = " (coming back: over the limit until the old connection goes)" if (
+            len(self.connections) > limit) else ""
+        log.info("login: player %s user %r from %s (%d/%d connected)%s", fingerprint,
+                 connection.username, connection.peer, len(self.connections), limit, back)
+        connection.start_no_game_timer()
+
+    def connection_closed(self, connection: _Connection) -> None:
+        self.connections.discard(connection)
 
     # ------------------------------------------------------------------ one session
     async def _session(self, process: asyncssh.SSHServerProcess[bytes]) -> None:
@@ -194,30 +339,58 @@ class GameServer:
             _refuse(process, "casino-tui: no player key on this connection.")
             return
         pty = process.get_terminal_type() is not None
-        if owner.throttled:
-            _refuse(process, f"casino-tui: too many connections from your address (limit "
-                             f"{self.config.rate_limit} a minute). Wait a minute and try again.",
-                    pty)
-            return
         if process.command is not None or process.subsystem is not None:
+            what = (f"subsystem {_shown(process.subsystem)}" if process.subsystem is not None
+                    else f"command {_shown(process.command or '')}")
+            log.info("refused %s from %s: asked for a %s", owner.fingerprint, owner.peer, what)
             _refuse(process, "casino-tui: this server only runs the game; connect without a "
                              "command: ssh -t -p PORT HOST", pty)
             return
         if not pty:
+            log.info("refused %s from %s: no terminal (ssh -T)", owner.fingerprint, owner.peer)
             _refuse(process, "casino-tui: the game needs a terminal. Connect without -T (use "
                              "ssh -t if your client does not ask for one).")
             return
-        if self.active >= self.config.max_sessions:
-            log.warning("refused %s from %s: the server is full (%d sessions)",
-                        owner.fingerprint, owner.peer, self.config.max_sessions)
-            _refuse(process, f"casino-tui: the server is full ({self.config.max_sessions} "
-                             f"games are being played). Try again in a few minutes.", pty)
-            return
+        # No separate limit on games: every connection already holds a --max-sessions place,
+        # and a player has one game at a time (a new one hangs up the one before).
+        owner.game_started()
         self.active += 1
         try:
             await self._play(process, owner)
         finally:
             self.active -= 1
+            owner.game_ended()
+
+    def _player_lock(self, fingerprint: str) -> asyncio.Lock:
+        lock = self._player_locks.get(fingerprint)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._player_locks[fingerprint] = lock
+        return lock
+
+    async def _replace_older(self, number: int, owner: _Connection) -> None:
+        """Hang up the player's other games and wait (bounded) until they have ended.
+
+        A player has one game at a time. Their other session may be on a connection that is
+        dead but not yet noticed (the client's machine slept, the network dropped): it still
+        runs the game and holds its save open, so this one could not continue it. The hang-up
+        saves the game; once it has ended, this session starts with --continue."""
+        older = {n: g for n, g in self.sessions.items() if g.player == owner.fingerprint}
+        if not older:
+            return
+        for n, game in older.items():
+            if not game.hanging_up:
+                log.info("session %d: player %s connected again from %s: hanging up their "
+                         "session %d", number, owner.fingerprint, owner.peer, n)
+            game.stop(SessionEnd("replaced", 1))
+        wait = self.config.hangup_grace + REPLACE_WAIT_EXTRA
+        waiters = [asyncio.ensure_future(g.ended.wait()) for g in older.values()]
+        _done, pending = await asyncio.wait(waiters, timeout=wait)
+        for waiter in pending:
+            waiter.cancel()
+        if pending:
+            log.warning("session %d: the player's earlier session did not end within %gs",
+                        number, wait)
 
     async def _play(self, process: asyncssh.SSHServerProcess[bytes], owner: _Connection) -> None:
         assert owner.fingerprint is not None
@@ -228,33 +401,28 @@ class GameServer:
         dirs.record_visit(owner.fingerprint)
         term = valid_term(process.get_terminal_type())
         client_env = dict(process.env)
-        # A reconnect right after a drop: let the old game finish hanging up (and release
-        # its save) so that this one can continue it.
-        closing = [asyncio.ensure_future(g.ended.wait()) for g in self.sessions.values()
-                   if g.player == owner.fingerprint and g.hanging_up]
-        if closing:
-            _done, pending = await asyncio.wait(closing, timeout=cfg.hangup_grace + 3)
-            for waiter in pending:
-                waiter.cancel()
-        args = await asyncio.to_thread(app_arguments, dirs,
-                                       continue_supported=self.continue_supported,
-                                       ascii=client_wants_ascii(client_env))
-        if self.closing:
-            _refuse(process, "casino-tui: the server is shutting down. Try again later.", True)
-            return
-        cols, rows, pw, ph = process.get_terminal_size()
-        game = PtyGame(
-            process=process, term=term, size=(cols, rows, pw, ph),
-            env=child_environment(term, client_env, dirs.root, dirs.data, dirs.config),
-            args=args, cwd=dirs.root, idle_timeout=cfg.idle_timeout,
-            hangup_grace=cfg.hangup_grace, player=owner.fingerprint)
-        self.sessions[number] = game
+        async with self._player_lock(owner.fingerprint):
+            await self._replace_older(number, owner)
+            args = await asyncio.to_thread(app_arguments, dirs,
+                                           continue_supported=self.continue_supported,
+                                           ascii=client_wants_ascii(client_env))
+            if self.closing:
+                _refuse(process, "casino-tui: the server is shutting down. Try again later.",
+                        True)
+                return
+            cols, rows, pw, ph = process.get_terminal_size()
+            game = PtyGame(
+                process=process, term=term, size=(cols, rows, pw, ph),
+                env=child_environment(term, client_env, dirs.root, dirs.data, dirs.config),
+                args=args, cwd=dirs.root, idle_timeout=cfg.idle_timeout,
+                hangup_grace=cfg.hangup_grace, player=owner.fingerprint)
+            self.sessions[number] = game
 
         def started(pid: int) -> None:
             log.info("session %d start: player %s user %r from %s term %s size %dx%d pid %d "
-                     "args [%s] (%d/%d sessions)", number, owner.fingerprint, owner.username,
-                     owner.peer, term, cols, rows, pid, " ".join(args), self.active,
-                     cfg.max_sessions)
+                     "args [%s] (%d games, %d/%d connected)", number, owner.fingerprint,
+                     owner.username, owner.peer, term, cols, rows, pid, " ".join(args),
+                     self.active, len(self.connections), cfg.max_sessions)
 
         game.on_started = started
         end = SessionEnd("error", 1)
@@ -271,6 +439,11 @@ class GameServer:
                      owner.fingerprint, game.duration, end.reason, detail, end.status)
         with contextlib.suppress(Exception):
             process.exit(end.status)
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """A client's command or subsystem name as it may appear in the log: quoted, cut short."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 def _refuse(process: asyncssh.SSHServerProcess[bytes], message: str, pty: bool = False) -> None:
