@@ -817,14 +817,18 @@ class SaveStore:
 
     def _acquire(self, path: Path, *, create: bool = True) -> int:
         """Lock ``path``'s game (retrying briefly); GameInUseError if another holder keeps it.
-        Raises OSError if the lock file cannot be opened or created."""
+        Raises OSError if the lock file cannot be opened or created (in a read-only folder
+        without lock files: the error that says why the folder cannot be written)."""
         lock = self._lock_path(path)
         try:
             fd = os.open(lock, os.O_RDWR | _CLOEXEC | (os.O_CREAT if create else 0), 0o644)
         except OSError as e:
             if e.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
                 raise
-            fd = os.open(lock, _RDONLY)  # flock works on read-only files
+            try:
+                fd = os.open(lock, _RDONLY)  # flock works on read-only files
+            except FileNotFoundError:  # none to lock, and none can be made (saves copied
+                raise e from None  # onto read-only media): the folder's problem
         deadline = time.monotonic() + LOCK_WAIT
         while True:
             try:

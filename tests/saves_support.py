@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import builtins
+import errno
+import os
 import random
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from casino_tui.engine import Rules, State
 from casino_tui.saves import SaveSlot, SaveStore, Seat
@@ -48,3 +55,54 @@ def saved_game(store: SaveStore, moves: int = 12, *, seed: int = 3, name: str | 
     play(state, moves, seed)
     store.autosave(slot, state)
     return slot, state
+
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_EXCL
+_CHANGES = ("mkdir", "rmdir", "replace", "rename", "link", "symlink", "unlink", "remove",
+            "truncate", "chmod", "utime")
+
+
+def read_only_folder(m: pytest.MonkeyPatch, root: Path, code: int = errno.EROFS) -> None:
+    """Make ``root`` act as a folder on read-only media (``EROFS``) or one this user may not
+    write in (``EACCES``), even for root (who may write in any folder; tests run as root in
+    CI): every call of ``os`` (and ``open``) that would change something in it fails with
+    ``code``. Reading and locking still work. Undone with the monkeypatch."""
+    top = os.path.realpath(root)
+
+    def inside(*paths: Any) -> bool:
+        for p in paths:
+            if not isinstance(p, str | bytes | os.PathLike):
+                continue
+            real = os.path.realpath(os.fsdecode(p))
+            if real == top or real.startswith(top + os.sep):
+                return True
+        return False
+
+    def fail(name: str, path: Any) -> OSError:
+        return OSError(code, os.strerror(code), os.fsdecode(path))
+
+    def guarded(name: str, real: Callable[..., Any], paths: int) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if inside(*args[:paths]):
+                raise fail(name, args[0])
+            return real(*args, **kwargs)
+        return call
+
+    real_open = os.open
+
+    def os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & _WRITE_FLAGS and inside(path):
+            raise fail("open", path)
+        return real_open(path, flags, *args, **kwargs)
+
+    real_builtin_open = builtins.open
+
+    def builtin_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if any(c in mode for c in "wax+") and inside(file):
+            raise fail("open", file)
+        return real_builtin_open(file, mode, *args, **kwargs)
+
+    m.setattr(os, "open", os_open)
+    m.setattr(builtins, "open", builtin_open)
+    for name in _CHANGES:
+        m.setattr(os, name, guarded(name, getattr(os, name), 2))

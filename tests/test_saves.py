@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from saves_support import FOUR, TWO, play, saved_game
+from saves_support import FOUR, TWO, play, read_only_folder, saved_game
 
 from casino_tui import saves
 from casino_tui.ai import LEVELS, choose_move
@@ -643,6 +643,48 @@ def test_a_read_only_directory(store: SaveStore) -> None:  # pragma: no cover - 
         assert [e.ok for e in store.entries()] == [True]
     finally:
         store.root.chmod(0o755)
+
+
+@pytest.mark.parametrize(("code", "kind", "words"), [
+    (errno.EROFS, "read_only", "is read-only: your game could not be saved"),
+    (errno.EACCES, "permission", "may not write in"),
+])
+def test_a_read_only_folder_without_lock_files(store: SaveStore,
+                                               monkeypatch: pytest.MonkeyPatch, code: int,
+                                               kind: str, words: str) -> None:
+    """Saves copied onto read-only media (or into a folder this user may not write in): no
+    lock files, and none can be made. The games are listed and open; saving says why it
+    cannot save (not "No such file or directory"), every time; nothing changes. Works as
+    root, unlike chmod."""
+    slot, _state = saved_game(store, 3)
+    store.close(slot)
+    for lock in store.root.glob(".*.lock"):
+        lock.unlink()
+    before = snapshot(store.root)
+    with monkeypatch.context() as m:
+        read_only_folder(m, store.root, code)
+        with pytest.raises(OSError):  # the simulation works
+            (store.root / "x").mkdir()
+        here = SaveStore(store.root)  # another run of the app
+        assert [e.ok for e in here.entries()] == [True]
+        game = here.load(here.latest_unfinished() or slot.path)  # opens, without a lock
+        assert game.slot is not None
+        for seed in (2, 3):  # play continues; each save says why it failed
+            play(game.state, 1, seed=seed)
+            with pytest.raises(SaveError) as err:
+                here.autosave(game.slot, game.state)
+            assert err.value.kind == kind and words in str(err.value), str(err.value)
+        copy = here.new_game(TWO)
+        with pytest.raises(SaveError) as err:  # a new game cannot be saved either
+            here.autosave(copy, game.state)
+        assert err.value.kind == kind
+        here.close(game.slot)
+        for change in (lambda: here.rename(slot.path, "New"), lambda: here.delete(slot.path)):
+            with pytest.raises(SaveError) as err:
+                change()
+            assert err.value.kind in (kind, "permission"), err.value
+            assert "No such file" not in str(err.value)
+    assert snapshot(store.root) == before
 
 
 # ----------------------------------------------------------------------------- copies, names

@@ -4,6 +4,7 @@ data directory (conftest sets $CASINO_TUI_DATA_DIR)."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import shutil
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from saves_support import read_only_folder
 from textual.widgets import OptionList
 
 import casino_tui.__main__ as cli
@@ -307,3 +309,36 @@ async def test_times_out_of_range_do_not_crash_load_or_continue(tmp_path: Path) 
     assert said == []  # saved without a problem
     extra = json.loads(path.read_text())["extra"]
     assert extra["created"].endswith("Z") and extra["updated"].endswith("Z")
+
+
+@asynctest
+async def test_a_read_only_save_folder_is_reported_and_play_continues(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Saves copied onto read-only media (no lock files): Continue opens the game, the first
+    move says once that the folder is read-only, and play goes on."""
+    copy_examples(tmp_path / "data")
+    root = tmp_path / "data" / "games"
+    assert not list(root.glob(".*.lock"))
+    before = {p.name: p.read_bytes() for p in root.iterdir()}
+    read_only_folder(monkeypatch, root, errno.EROFS)
+    app = make_app()
+    said: list[tuple[str, str]] = []
+    app.notify = lambda message, **kw: said.append(  # type: ignore[method-assign]
+        (str(message), str(kw.get("severity"))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await settle(pilot)
+        screen = game_screen(app)
+        assert screen.slot is not None and said == []
+        moves = len(screen.state.history)
+        for _ in range(2):
+            await pilot.press("enter")
+            await settle(pilot)
+        assert len(screen.state.history) >= moves + 4 and screen.awaiting_human
+    assert len(said) == 1, said  # once, not after every move
+    message, severity = said[0]
+    assert severity == "error"
+    assert message.startswith(f"The save folder {root} is read-only: your game could not be "
+                              "saved. Play continues")
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in root.iterdir()} == before
