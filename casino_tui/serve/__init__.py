@@ -23,6 +23,8 @@ DEFAULT_PORT = 2222
 DEFAULT_MAX_SESSIONS = 32
 DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_RATE_LIMIT = 10
+# A logged-in connection without a game is closed after this many seconds (or --idle-timeout).
+NO_GAME_SECONDS = 20.0
 
 log = logging.getLogger("casino_tui.serve")
 
@@ -35,7 +37,7 @@ class ServeConfig:
     host: str = "127.0.0.1"
     port: int = 2222
     authorized_keys: Path | None = None
-    max_sessions: int = 32
+    max_sessions: int = 32  # players connected (logged in) at once, with a game or not
     idle_timeout: float | None = 30 * 60.0  # seconds; None: never
     rate_limit: int = 10  # new connections per address per minute; 0: no limit
     hangup_grace: float = 2.0  # seconds a hung-up game has to exit before SIGTERM
@@ -104,12 +106,15 @@ def build_parser() -> argparse.ArgumentParser:
                              "(re-read when it changes). Without it ANY key is admitted "
                              "(open mode)")
     parser.add_argument("--max-sessions", type=_count, default=DEFAULT_MAX_SESSIONS,
-                        metavar="N", help="most games at once; more connections are told the "
-                                          f"server is full (default {DEFAULT_MAX_SESSIONS})")
+                        metavar="N", help="most players connected at once, with a game or "
+                                          "not; more are told the server is full (default "
+                                          f"{DEFAULT_MAX_SESSIONS})")
     parser.add_argument("--idle-timeout", type=_minutes, default=DEFAULT_IDLE_MINUTES,
                         metavar="MINUTES",
                         help="hang up a game after this many minutes without a key press; "
-                             f"it stays saved (default {DEFAULT_IDLE_MINUTES:g}; 0: never)")
+                             f"it stays saved (default {DEFAULT_IDLE_MINUTES:g}; 0: never). A "
+                             f"connection without a game is closed after {NO_GAME_SECONDS:g} "
+                             "seconds, or this if shorter")
     parser.add_argument("--rate-limit", type=_count, default=DEFAULT_RATE_LIMIT, metavar="N",
                         help="new connections allowed per client address per minute "
                              f"(default {DEFAULT_RATE_LIMIT}; 0: no limit)")

@@ -14,7 +14,7 @@ from typing import Any
 
 import asyncssh
 
-from . import ServeConfig
+from . import NO_GAME_SECONDS, ServeConfig
 from .players import (
     CONTINUE_FLAG,
     AuthorizedKeys,
@@ -38,7 +38,7 @@ KEEPALIVE_INTERVAL = 15.0  # a silent client is asked every 15 s; 3 unanswered: 
 # A logged-in connection without a game (``ssh -N``, or one whose game has ended) is closed
 # after this many seconds, or after --idle-timeout if that is shorter: real clients open their
 # session at once, and an idle connection must not hold one of the --max-sessions places.
-NO_GAME_TIMEOUT = 20.0
+NO_GAME_TIMEOUT = NO_GAME_SECONDS
 # How long a new session waits for the same player's previous game to be hung up (the hang-up
 # itself takes at most hangup_grace + about 4 s: SIGTERM, SIGKILL, the goodbye message).
 REPLACE_WAIT_EXTRA = 6.0
