@@ -39,6 +39,7 @@ from casino_tui.engine.notation import (
     parse_move,
     parse_position,
 )
+from casino_tui.engine.scoring import count_out_order
 from casino_tui.engine.serialize import game_from_dict, game_to_dict
 
 CASES: list[tuple[str, int]] = [
@@ -474,3 +475,49 @@ def test_all_immediate_scores_point_cards_in_the_residue() -> None:
     summary = state.round_summaries[-1]
     # most cards (3) and Big Casino (2): 10D comes with the residue, at once or at the end
     assert summary.totals[0] + summary.immediate[0] == 5
+
+
+# ------------------------------------------------------------------- scoring details
+def _final_round(rules: Rules, captured: list[str], last_card: str, last_capturer: int,
+                 scores: list[int], sweeps: list[int] | None = None) -> State:
+    """A two-player round whose only remaining card (seat 1's) is trailed to end it; the
+    residue goes to ``last_capturer``."""
+    piles = [parse_cards(c) for c in captured]
+    state = State.from_position(rules, 2, table=[], hands=[[], parse_cards(last_card)],
+                                to_move=1, captured=piles, sweeps=sweeps or [0, 0],
+                                last_capturer=last_capturer, scores=scores, stock=[])
+    state.apply(Move.trail(parse_cards(last_card)[0]))
+    assert state.round_summaries
+    return state
+
+
+def test_count_out_spade_cards_right_after_most_spades() -> None:
+    """D-GE-2: in a count-out, spade-card points come right after most_S, so P0 (55: cards 3,
+    spades 1, spade cards 9) reaches 61 before P1 (57: Big Casino 2, Little Casino 1, ...)."""
+    rules = Rules.preset("spade_cassino_seed002", game_end="count_out")
+    order = count_out_order(rules)
+    assert order[:3] == ("cards", "most_S", "spade_cards")
+    assert order[-2:] == ("last_capture", "sweeps")
+    p0 = ("JS 3S 4S 5S 6S 7S 8S 9S 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH "
+          "2C 3C 4C 5C 6C 7C 8C")
+    p1 = "AS 2S 10S QS KS AH AD 2D 3D 4D 5D 6D 7D 8D 9D 10D JD QD KD AC 10C JC QC KC"
+    state = _final_round(rules, [p0, p1], "9C", 1, [55, 57])
+    assert state.round_summaries[-1].totals == [13, 12]
+    assert state.is_game_over and state.winner == 0
+
+
+def test_count_out_last_capture_just_before_sweeps() -> None:
+    """D-GE-2 in the Danish preset: P1's last-capture point (20 -> 21) is counted before P0's
+    sweep; most_C takes most_S's place in the order."""
+    rules = Rules.preset("danish_kortspil_seed001", game_end="count_out")
+    order = count_out_order(rules)
+    assert order[:2] == ("cards", "most_C") and order[-2:] == ("last_capture", "sweeps")
+    deck = [card_str(c) for c in rules.deck_cards]
+    p1 = ["3H", "4H"]
+    p0 = [c for c in deck if c not in p1 and c != "5H"]
+    state = _final_round(rules, [" ".join(p0), " ".join(p1)], "5H", 1, [10, 20],
+                         sweeps=[1, 0])
+    summary = state.round_summaries[-1]
+    assert summary.scores[1].items == {"last_capture": 1}
+    assert summary.scores[0].items["sweeps"] == 1
+    assert state.is_game_over and state.winner == 1

@@ -45,10 +45,6 @@ class SideScore:
         return sum(self.items.values())
 
 
-def _count_out_items(rules: Rules) -> list[str]:
-    return list(rules.count_out_order)
-
-
 def count_aces(cards: Sequence[Card]) -> int:
     """Aces among ``cards`` (an ace is rank 0, so its card number is below 4)."""
     n = 0
@@ -194,19 +190,46 @@ def card_points(rules: Rules, cards: Sequence[Card]) -> dict[str, int]:
     return items
 
 
-def count_out_sequence(rules: Rules, score: SideScore, cards: Sequence[Card]) -> list[tuple[str,
-                                                                                           int]]:
-    """A side's round points split into count-out steps, in ``count_out_order`` (6.3, D-GE-2)."""
+def count_out_order(rules: Rules) -> tuple[str, ...]:
+    """The complete count-out order (6.3): ``rules.count_out_order`` with the items it leaves
+    out put where D-GE-2 says. The one source of truth for both a side's steps
+    (:func:`count_out_sequence`) and the interleaving of the sides' steps in the engine.
+
+    - ``most_S`` stands for the majority-suit item when that suit is not spades (the Danish
+      ``most_C``; ``most_D`` under Diamond scoring), unless the order names that item itself;
+    - ``spade_cards`` comes right after ``most_S`` (or that item), ``last_capture`` just before
+      ``sweeps`` (D-GE-2), when the order does not place them;
+    - anything else the order does not name counts after everything it names, by name
+      (:func:`count_out_key`).
+    """
     order = list(rules.count_out_order)
-    items = dict(score.items)
-    steps: list[tuple[str, int]] = []
-    # spade-card points go right after most_S; last capture just before sweeps (D-GE-2)
+    suit_item = "most_D" if rules.diamond_scoring else "most_" + SUITS[rules.majority_suit_index]
+    if suit_item not in order and "most_S" in order and suit_item != "most_S":
+        order[order.index("most_S")] = suit_item
     if "spade_cards" not in order:
-        pos = order.index("most_S") + 1 if "most_S" in order else len(order)
+        pos = order.index(suit_item) + 1 if suit_item in order else len(order)
         order.insert(pos, "spade_cards")
     if "last_capture" not in order:
         pos = order.index("sweeps") if "sweeps" in order else len(order)
         order.insert(pos, "last_capture")
+    return tuple(order)
+
+
+def count_out_key(order: Sequence[str], item: str) -> tuple[int, str]:
+    """Sort key of a count-out step: its place in ``order`` (from :func:`count_out_order`);
+    items the order does not name come after all the others, by name."""
+    try:
+        return order.index(item), ""
+    except ValueError:
+        return len(order), item
+
+
+def count_out_sequence(rules: Rules, score: SideScore, cards: Sequence[Card]) -> list[tuple[str,
+                                                                                           int]]:
+    """A side's round points split into count-out steps, in :func:`count_out_order` (6.3)."""
+    order = count_out_order(rules)
+    items = dict(score.items)
+    steps: list[tuple[str, int]] = []
     aces_split = any(x.startswith("ace_") for x in order)
     for item in order:
         if item.startswith("ace_"):
@@ -217,7 +240,7 @@ def count_out_sequence(rules: Rules, score: SideScore, cards: Sequence[Card]) ->
             steps.append((item, items.pop(item)))
     if aces_split:
         items.pop("aces", None)
-    steps.extend(sorted(items.items()))  # anything else counts last
+    steps.extend(sorted(items.items(), key=lambda kv: count_out_key(order, kv[0])))
     return steps
 
 

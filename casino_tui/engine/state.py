@@ -23,6 +23,8 @@ from .rules import Rules, deal_sizes
 from .scoring import (
     SideScore,
     claim_credit,
+    count_out_key,
+    count_out_order,
     count_out_sequence,
     immediate_points,
     score_round,
@@ -670,15 +672,15 @@ class State:
     def _count_out(self, steps: list[list[tuple[str, int]]]) -> int | None:
         """Add the items one at a time in count-out order; first to the target wins (6.3)."""
         winner = None
-        order = list(self.rules.count_out_order)
-        # interleave by item position so every side's "cards" comes before anyone's "sweeps"
-        flat: list[tuple[int, int, int]] = []
+        order = count_out_order(self.rules)
+        # interleave by item position so every side's "cards" comes before anyone's "sweeps";
+        # the same order and key as count_out_sequence (one source of truth)
+        flat: list[tuple[tuple[int, str], int, int]] = []
         for side, seq in enumerate(steps):
             for item, pts in seq:
-                pos = order.index(item) if item in order else len(order) + 1
-                flat.append((pos, side, pts))
+                flat.append((count_out_key(order, item), side, pts))
         flat.sort(key=lambda t: (t[0], t[1]))
-        for _pos, side, pts in flat:
+        for _key, side, pts in flat:
             self.scores[side] += pts
             if winner is None and self.scores[side] >= self.target:
                 winner = side
