@@ -614,9 +614,18 @@ def _bad_side() -> tuple[int, ...]:
 
 
 def _replay(data: Mapping[str, Any]) -> State:
-    """The game replayed from its seed and checked against its position and summary."""
+    """The game replayed from its seed and checked against its position and summary.
+
+    Without a ``position``, the moves of a game saved just after the next round was dealt end
+    at the end of the previous round: the summary's round says that the next one began."""
     try:
         state = game_from_dict(data)
+        summary = data.get("summary")
+        if data.get("position") is None and isinstance(summary, Mapping):
+            rounds = summary.get("round")
+            if (isinstance(rounds, int) and state.is_round_over
+                    and state.round_no < rounds):
+                state.next_round()
     except CasinoError as e:
         raise _Unreadable(_reason(e)) from None
     except RecursionError:

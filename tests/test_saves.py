@@ -245,6 +245,36 @@ def test_round_over_positions_resume(store: SaveStore) -> None:
     assert store.load(slot.path, read_only=True).state.round_no == 2
 
 
+@pytest.mark.parametrize("new_round", [False, True])
+def test_saves_without_a_position_at_a_round_end(store: SaveStore, new_round: bool) -> None:
+    """``position`` is optional: without it, a game saved when a round ended, or just after
+    the next round was dealt (which no move shows: the summary's round does), still loads."""
+    state = State(CLASSIC, 2, seed=4)
+    slot = store.new_game(TWO)
+    while not state.is_round_over:
+        play(state, 1)
+    if new_round:
+        state.next_round()
+    store.autosave(slot, state)
+    store.close(slot)
+    data = json.loads(slot.path.read_text())
+    del data["position"]
+    slot.path.write_text(json.dumps(data))
+    [entry] = store.entries()
+    assert entry.ok, entry.error
+    assert entry.round_no == (2 if new_round else 1)
+    game = store.load(entry)
+    same_game(game.state, state)
+    assert game.state.is_round_over != new_round
+    store.close(game.slot)
+    # a summary that does not follow from the moves is still refused
+    data["summary"]["round"] = 3
+    slot.path.write_text(json.dumps(data))
+    slot.path.with_name(slot.path.name + ".bak").unlink(missing_ok=True)
+    error = SaveStore(store.root).entry(slot.path).error
+    assert error is not None and "summary does not match" in error
+
+
 def test_load_missing_file(store: SaveStore, tmp_path: Path) -> None:
     with pytest.raises(SaveError) as err:
         store.load(tmp_path / "nope.json")
