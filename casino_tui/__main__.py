@@ -192,7 +192,7 @@ def _resume(store: SaveStore, args: argparse.Namespace) -> tuple[LoadedGame | No
         except SaveError as err:
             return None, str(err)
         if entry is None:
-            return None, "There is no unfinished game to continue."
+            return None, store.continue_blocked() or "There is no unfinished game to continue."
         target = entry
     else:
         return None, None

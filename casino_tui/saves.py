@@ -948,6 +948,23 @@ class SaveStore:
                 return full
         return None
 
+    def unfinished_elsewhere(self) -> list[SaveEntry]:
+        """The unfinished games that Continue skips because another window has them open."""
+        return [e for e in self.entries(verify=False) if e.ok and not e.finished and e.in_use]
+
+    def continue_blocked(self) -> str | None:
+        """When :meth:`latest_unfinished` finds nothing although unfinished games exist
+        because they are open in other windows: a message for players saying so and what to
+        do; otherwise None."""
+        n = len(self.unfinished_elsewhere())
+        if n == 0:
+            return None
+        if n == 1:
+            return ("Your unfinished game is open in another window: play it there, or quit "
+                    "it there and Continue here. Load game opens it here read-only.")
+        return (f"Your {n} unfinished games are open in other windows: play them there, or "
+                "quit one there and Continue here. Load game opens them here read-only.")
+
     def entry(self, path: Path | str) -> SaveEntry:
         """The listing entry of one file (verified)."""
         return self._entry(Path(path), verify=True)

@@ -837,6 +837,23 @@ def test_two_instances_never_overwrite_each_others_games(tmp_path: Path) -> None
         assert SaveStore(root).load(e, read_only=True).state.seed == e.name
 
 
+def test_continue_says_when_the_unfinished_games_are_open_elsewhere(store: SaveStore) -> None:
+    assert store.continue_blocked() is None  # no games at all
+    a, _ = saved_game(store, 2, seed=1)  # this store is the other window
+    here = SaveStore(store.root)
+    assert here.latest_unfinished() is None
+    assert [e.path for e in here.unfinished_elsewhere()] == [a.path]
+    assert (here.continue_blocked() or "").startswith(
+        "Your unfinished game is open in another window: play it there, or quit it there and "
+        "Continue here.")
+    b, _ = saved_game(store, 2, seed=2)
+    assert "Your 2 unfinished games are open in other windows" in (here.continue_blocked() or "")
+    store.close(a)
+    assert here.latest_unfinished() == here.entry(a.path)
+    store.close(b)
+    assert here.continue_blocked() is None
+
+
 def test_lock_wait_is_short(store: SaveStore) -> None:
     slot, _ = saved_game(store, 1)
     other = SaveStore(store.root)

@@ -61,6 +61,7 @@ class CasinoApp(App[None]):
         self.resume = resume
         self.start_notice = notice
         self._latest: SaveEntry | None = None
+        self._elsewhere = 0  # unfinished games open in other windows (Continue skips them)
         self.settings = settings if settings is not None else load_settings()
         self.force_ascii = ascii
         self.start_config = config
@@ -175,13 +176,22 @@ class CasinoApp(App[None]):
 
         try:
             self._latest = self.store.latest_unfinished()
+            self._elsewhere = 0 if self._latest else len(self.store.unfinished_elsewhere())
         except SaveError:
-            self._latest = None
+            self._latest, self._elsewhere = None, 0
         e = self._latest
         if e is None:
             return None
         names = " v ".join(e.side_names())
         return f"{e.name} · round {e.round_no}" if e.name else f"{names} · round {e.round_no}"
+
+    def no_continue_note(self) -> str:
+        """Why Continue is off (after :meth:`saved_game_label` found nothing), in a few words."""
+        if self._elsewhere == 1:
+            return "open in another window"
+        if self._elsewhere > 1:
+            return "open in other windows"
+        return "no saved game"
 
     def can_load(self) -> bool:
         from casino_tui.saves import SaveError
@@ -200,7 +210,14 @@ class CasinoApp(App[None]):
     def continue_latest(self) -> None:
         entry = self._latest or self.store.latest_unfinished()
         if entry is None:
-            self.notify("There is no saved game to continue.", severity="warning")
+            from casino_tui.saves import SaveError
+
+            try:
+                blocked = self.store.continue_blocked()
+            except SaveError:
+                blocked = None
+            self.notify(blocked or "There is no saved game to continue.", severity="warning",
+                        timeout=10 if blocked else None)
             return
         self.open_saved(entry)
 

@@ -342,3 +342,28 @@ async def test_a_read_only_save_folder_is_reported_and_play_continues(
                               "saved. Play continues")
     monkeypatch.undo()
     assert {p.name: p.read_bytes() for p in root.iterdir()} == before
+
+
+@asynctest
+async def test_continue_says_the_game_is_open_in_another_window(tmp_path: Path) -> None:
+    root = tmp_path / "data" / "games"
+    root.mkdir(parents=True)
+    for name in ("mid-round-builds.json", "finished-game.json"):
+        shutil.copy(EXAMPLES / name, root / name)
+    other_window = open_store()
+    held = other_window.load(root / "mid-round-builds.json")
+    try:
+        resumed, notice = cli._resume(open_store(), resume_args("--continue"))
+        assert resumed is None
+        assert notice == ("Your unfinished game is open in another window: play it there, or "
+                          "quit it there and Continue here. Load game opens it here read-only.")
+        app = make_app()
+        said: list[str] = []
+        app.notify = lambda message, **kw: said.append(str(message))  # type: ignore
+        async with app.run_test(size=(80, 24)) as pilot:
+            option = app.screen.query_one("#title-menu", OptionList).get_option("continue")
+            assert option.disabled and "open in another window" in str(option.prompt)
+            await pilot.press("c")
+            assert said == [notice]
+    finally:
+        other_window.close(held.slot)

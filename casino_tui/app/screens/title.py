@@ -86,7 +86,7 @@ class TitleScreen(Screen[None]):
 
         menu.add_options([
             Option(entry("New game", "n"), id="new"),
-            Option(entry("Continue", "c", saved or "no saved game"), id="continue",
+            Option(entry("Continue", "c", saved or app.no_continue_note()), id="continue",
                    disabled=saved is None),
             Option(entry("Load game", "l", "" if can_load else "no saves yet"), id="load",
                    disabled=not can_load),
