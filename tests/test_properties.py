@@ -521,3 +521,105 @@ def test_count_out_last_capture_just_before_sweeps() -> None:
     assert summary.scores[1].items == {"last_capture": 1}
     assert summary.scores[0].items["sweeps"] == 1
     assert state.is_game_over and state.winner == 1
+
+
+def certain_points(state: State, side: int) -> int:
+    """RULES.md 6.4 / D-GE-4 oracle: what a claimant's side has certainly won this round
+    (majorities only once absolute; every sweep made), however it is timed."""
+    rules = state.rules
+    deck = rules.deck_cards
+    cards = [c for s in state.sides[side] for c in state.captured[s]]
+    sweeps = sum(state.sweeps[s] for s in state.sides[side]) * rules.sweep_points
+    if rules.diamond_scoring:
+        n_d = sum(suit_of(c) == DIAMONDS for c in deck)
+        return (sweeps + (len(cards) > len(deck) // 2)
+                + (sum(suit_of(c) == DIAMONDS for c in cards) > n_d // 2) + (D7 in cards)
+                + sum(2 for r in (6, 5, ACE) if sum(rank_of(c) == r for c in cards) == 4))
+    pts = sweeps + rules.cards_points * (len(cards) > len(deck) // 2)
+    suit = "SHDC".index(rules.majority_suit)
+    if rules.spade_scoring != "pagat24":
+        n_suit = sum(suit_of(c) == suit for c in deck)
+        if sum(suit_of(c) == suit for c in cards) > n_suit // 2:
+            pts += rules.majority_suit_points
+    for c in cards:
+        pts += spade_points(rules, c) + rules.ace_points * (rank_of(c) == ACE)
+        pts += rules.big_casino_points * (c == rules.big_casino)
+        if rules.spade_scoring != "hoyle26":
+            pts += rules.little_casino_points * (c == rules.little_casino)
+    return pts
+
+
+CLAIM_OPTIONS: dict[str, list[Any]] = {
+    "score_timing": ["end_of_round", "sweeps_immediate", "all_immediate"],
+    "spade_scoring": ["none", "pagat24", "seed002_25", "hoyle26"],
+    "sweep_points": [1, 0, 2],
+    "initial_pairs_to_first_player": [False, True],
+    "owner_must_keep_capture_card": [True, "penalty_2"],
+    "diamond_scoring": [False, True],
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=SEEDS, play_seed=SEEDS, players=st.sampled_from([2, 3, 4]),
+       options=st.fixed_dictionaries({k: st.sampled_from(v) for k, v in CLAIM_OPTIONS.items()}),
+       moves_before=st.integers(0, 60))
+def test_claim_counts_each_point_once(seed: int, play_seed: int, players: int,
+                                      options: dict[str, Any], moves_before: int) -> None:
+    """A claim totals the game score before the round, the points certainly won this round
+    (each once, whether it was scored when taken or is credited by the claim) and any Michigan
+    penalties received: never an item twice (RULES.md 5.5, 6.4)."""
+    if options["diamond_scoring"]:
+        options = {**options, "deck": "40_no_courts", "hand_size": 3, "spade_scoring": "none"}
+    rules = Rules.preset("call_out_21", target=200, **options)
+    state = State(rules, players, seed)
+    rng = random.Random(play_seed)
+    start = round_start_scores(state)
+    penalties = [0] * len(state.sides)
+    for _ in range(moves_before):
+        if state.phase not in (Phase.PLAY, Phase.PLUCK):
+            break
+        ev = state.apply(rng.choice([m for m in state.legal_moves() if m.kind != "claim"]))
+        for side, items in ev.immediate.items():
+            penalties[side] += items.get("penalties", 0)
+    assume(state.phase is Phase.PLAY)
+    side = state.side_of[state.to_move]
+    expected = start[side] + certain_points(state, side) + penalties[side]
+    before = list(state.scores)
+    ev = state.apply(Move.claim())
+    assert ev.claim_credit is not None
+    assert before[side] + sum(ev.claim_credit.values()) == expected, (ev.claim_credit, before)
+    assert ev.claim_won is (expected >= 200)
+
+
+def test_claim_under_all_immediate_does_not_recount_aces() -> None:
+    """The aces were added to the game score when taken (17 -> 19): the claim credits nothing
+    more, so 19 < 21 and the claim fails."""
+    rules = Rules.preset("call_out_21", score_timing="all_immediate")
+    c = parse_cards
+    state = State.from_position(rules, 2, table=c("AS 5H"), hands=[c("AH 3C"), c("4C 6C")],
+                                to_move=0, scores=[17, 0], stock=[], complete=False)
+    state.apply(Move.capture(c("AH")[0], [state.table.index(c("AS")[0])]))
+    assert state.scores == [19, 0]
+    state.apply(Move.trail(c("4C")[0]))
+    ev = state.apply(Move.claim())
+    assert ev.claim_credit == {}
+    assert ev.claim_won is False and state.winner == 1 and state.scores == [19, 0]
+
+
+def test_all_immediate_scores_granted_initial_pairs() -> None:
+    """Initial pairs granted to the first player are captured: their aces score at once."""
+    rules = Rules.preset("initial_pairs", score_timing="all_immediate")
+    state = State(rules, 2, 72)
+    assert state.initial_grant is not None
+    seat, granted = state.initial_grant
+    assert sorted(granted) == sorted(parse_cards("AS AC"))
+    assert state.scores[state.side_of[seat]] == 2 and state.round_immediate[seat] == 2
+
+
+def test_all_immediate_scores_a_plucked_spade() -> None:
+    rules = Rules.preset("spade_cassino_seed002", pluck=True, score_timing="all_immediate")
+    c = parse_cards
+    state = State.from_position(rules, 2, table=c("5S 9H"), hands=[c("3C"), c("4C")],
+                                to_move=0, stock=[], complete=False)
+    ev = state.apply(Move.pluck(c("5S")[0]))
+    assert ev.immediate == {0: {"spade_cards": 1}} and state.scores == [1, 0]

@@ -245,28 +245,36 @@ def count_out_sequence(rules: Rules, score: SideScore, cards: Sequence[Card]) ->
 
 
 def claim_credit(rules: Rules, cards: Sequence[Card], sweeps: int) -> dict[str, int]:
-    """Points a claimant's side has certainly won so far (6.4, D-GE-4)."""
+    """Points a claimant's side has certainly won so far and not yet scored (6.4, D-GE-4).
+
+    ``cards``: the side's capture pile; ``sweeps``: its sweeps this round. Majority items count
+    only at an absolute majority. Items already added to the game score as they were taken
+    (``score_timing``, 5.5) are left out, since the claimant's game score holds them: sweeps
+    under immediate timing, and under ``all_immediate`` the casinos, aces and spade cards too.
+    """
     deck = rules.deck_cards
     items: dict[str, int] = {}
-    if len(cards) >= len(deck) // 2 + 1 and rules.cards_points:
-        items["cards"] = rules.cards_points
-    suit = rules.majority_suit_index
-    n_suit = rules.suit_totals[suit]
-    if (rules.spade_scoring != "pagat24" and rules.majority_suit_points
-            and sum(1 for c in cards if suit_of(c) == suit) >= n_suit // 2 + 1):
-        items["most_" + SUITS[suit]] = rules.majority_suit_points
-    if rules.big_casino in cards and rules.big_casino_points:
-        items["big_casino"] = rules.big_casino_points
-    if (rules.little_casino in cards and rules.little_casino_points
-            and rules.spade_scoring != "hoyle26"):
-        items["little_casino"] = rules.little_casino_points
-    aces = count_aces(cards)
-    if aces and rules.ace_points:
-        items["aces"] = aces * rules.ace_points
-    if rules.spade_scoring != "none":
-        sp = spade_card_points(rules, cards)
-        if sp:
-            items["spade_cards"] = sp
-    if sweeps and rules.sweep_points:
+    if rules.diamond_scoring:
+        if len(cards) >= len(deck) // 2 + 1:
+            items["cards"] = 1
+        if sum(1 for c in cards if suit_of(c) == DIAMONDS) >= rules.suit_totals[DIAMONDS] // 2 + 1:
+            items["most_D"] = 1
+        if SEVEN_OF_DIAMONDS in cards:
+            items["seven_of_diamonds"] = 1
+        ranks = [rank_of(c) for c in cards]
+        q = sum(2 for r in (6, 5, ACE) if ranks.count(r) == 4)
+        if q:
+            items["quartets"] = q
+    else:
+        if len(cards) >= len(deck) // 2 + 1 and rules.cards_points:
+            items["cards"] = rules.cards_points
+        suit = rules.majority_suit_index
+        n_suit = rules.suit_totals[suit]
+        if (rules.spade_scoring != "pagat24" and rules.majority_suit_points
+                and sum(1 for c in cards if suit_of(c) == suit) >= n_suit // 2 + 1):
+            items["most_" + SUITS[suit]] = rules.majority_suit_points
+        if rules.score_timing != "all_immediate":  # else already scored when captured
+            items.update(card_points(rules, cards))
+    if sweeps and rules.sweep_points and rules.score_timing == "end_of_round":
         items["sweeps"] = sweeps * rules.sweep_points
     return items

@@ -268,6 +268,10 @@ class State:
         self.initial_grant = (seat, granted)
         if not self.table:
             self._award_sweep(seat)
+        if self._all_immediate:  # granted point cards score when taken, like any capture
+            pts = immediate_points(self.rules, granted)
+            if pts:
+                self._add_immediate(self.side_of[seat], pts, None)
 
     @property
     def is_last_deal(self) -> bool:
@@ -482,6 +486,12 @@ class State:
             self.captured[seat].append(move.card)
             self.pluck_used[seat] = True
             ev.captured = [move.card]
+            if self._all_immediate:  # a plucked spade's points under spade scoring
+                pts = immediate_points(self.rules, ev.captured)
+                if pts:
+                    self._add_immediate(self.side_of[seat], pts, ev)
+                    if self.phase is _GAME_OVER:
+                        return ev
             if self.phase is _PLUCK:
                 self._end_turn(seat, ev)
             return ev
@@ -611,8 +621,7 @@ class State:
         side = self.side_of[seat]
         cards = [c for s in self.sides[side] for c in self.captured[s]]
         sweeps = sum(self.sweeps[s] for s in self.sides[side])
-        if self.rules.score_timing != "end_of_round":
-            sweeps = 0  # already in the game score
+        # points scored as they were taken are in the game score already; not credited again
         credit = claim_credit(self.rules, cards, sweeps)
         ev.claim_credit = credit
         total = self.scores[side] + sum(credit.values())
