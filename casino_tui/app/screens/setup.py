@@ -16,7 +16,14 @@ from textual.widgets import Input, Static
 
 from casino_tui.engine import PRESET_DESCRIPTIONS, PRESET_NAMES, Rules
 
-from ..session import DEFAULT_LEVEL, GameConfig, SeatConfig, default_seats, preset_title
+from ..session import (
+    DEFAULT_LEVEL,
+    GameConfig,
+    SeatConfig,
+    default_seats,
+    preset_title,
+    seat_names,
+)
 from ..styles import css
 from ..widgets.cycler import Cycler
 from .picklist import PickListScreen
@@ -47,6 +54,11 @@ class SetupScreen(Screen[GameConfig | None]):
         self.config = config
         self.levels = levels
         self.default_level = DEFAULT_LEVEL if DEFAULT_LEVEL in levels else levels[-1]
+        # The default name each seat's field was given (by seat position, as on the command
+        # line); a field still showing it follows the seat when the player count changes,
+        # a name the player typed stays.
+        defaults = seat_names(config.players)
+        self._auto_names = [defaults[i] if i < len(defaults) else "" for i in range(MAX_SEATS)]
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         return [(self.HELP_TITLE, [
@@ -72,7 +84,7 @@ class SetupScreen(Screen[GameConfig | None]):
             yield Cycler("Partners", [(True, "two partnerships"), (False, "each for himself")],
                          c.partnerships, id="setup-partners")
             for i in range(MAX_SEATS):
-                seat = c.seats[i] if i < len(c.seats) else SeatConfig(f"Player {i + 1}", False,
+                seat = c.seats[i] if i < len(c.seats) else SeatConfig(self._auto_names[i], False,
                                                                       self.default_level)
                 with Horizontal(classes="seat-row", id=f"seat-row-{i}"):
                     yield Static(f"Seat {i + 1}", classes="seat-label")
@@ -120,8 +132,13 @@ class SetupScreen(Screen[GameConfig | None]):
         can_partner = n == 4 and rules.partnerships_for_4
         partners.disabled = not can_partner
         partners.display = can_partner
+        names = seat_names(n)
         for i in range(MAX_SEATS):
             self.query_one(f"#seat-row-{i}").display = i < n
+            field = self.query_one(f"#seat-name-{i}", Input)
+            if i < n and field.value.strip() in ("", self._auto_names[i]):
+                self._auto_names[i] = names[i]
+                field.value = names[i]
         self.query_one("#setup-preset-desc", Static).update(PRESET_DESCRIPTIONS[rules.preset_name])
 
     def on_cycler_changed(self, event: Cycler.Changed) -> None:
