@@ -256,19 +256,15 @@ class CasinoApp(App[None]):
 
     def start_loaded(self, game: LoadedGame) -> None:
         """Go to the table with a game from the saves (its seats, names and computers)."""
-        from .session import DEFAULT_LEVEL, GameConfig, SeatConfig
+        from .session import loaded_config
 
-        st = game.state
-        seats = tuple(SeatConfig(s.name, s.is_human, s.level or DEFAULT_LEVEL)
-                      for s in game.seats)
-        config = GameConfig(preset=st.rules.preset_name, players=st.num_players, seats=seats,
-                            seed=st.seed if isinstance(st.seed, int) else None)
+        config = loaded_config(game)
         if game.notice:
             self.notify(game.notice, timeout=8, markup=False)
         if game.read_only:
             self.notify("This game is open read-only: your moves are not saved.",
                         severity="warning", timeout=8)
-        self.start_game(config, st, loaded=game)
+        self.start_game(config, game.state, loaded=game)
 
     # ------------------------------------------------------------------ navigation
     def action_help(self) -> None:
@@ -324,11 +320,11 @@ class CasinoApp(App[None]):
         """Go to the table: a new game (``state`` None), a set-up position (tests) or a
         loaded game (``loaded``, whose slot, None when read-only, receives the autosaves)."""
         from casino_tui.engine.notation import format_position
-        from casino_tui.saves import SaveSlot, Seat
+        from casino_tui.saves import SaveSlot
 
         from .screens.game import GameScreen
         from .session import GameConfig as _GameConfig
-        from .session import GameSession
+        from .session import GameSession, save_seats
 
         if self.too_small:  # start when the terminal is large enough
             self._pending_start = (config, state, loaded)
@@ -342,11 +338,10 @@ class CasinoApp(App[None]):
             session.add_note("Continued from the saved game"
                              + (" (read-only)" if slot is None else ""))
         else:
-            seats = [Seat(s.name, "human") if s.human else Seat(s.name, "computer", s.level)
-                     for s in cfg.seats[:session.num_players]]
             # a set-up position (tests): replays start from it rather than from the seed
             start = format_position(state) if state is not None and not state.history else None
-            slot = self.store.new_game(seats, start_position=start)
+            slot = self.store.new_game(save_seats(cfg, session.num_players),
+                                       start_position=start)
         self.push_screen(GameScreen(session, self.chooser(), self.store, slot))
 
     def game_over_choice(self, choice: GameOverChoice | None) -> None:

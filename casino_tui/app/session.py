@@ -1,7 +1,10 @@
-"""A game being played in the UI: who sits where, the engine State and the move log.
+"""A game being played in the UI: who sits where, the engine State and the move log, and how
+it is saved (the seats of a new game's save, the setup of a loaded game, the autosave after the
+deal, every move and every new round).
 
-Pure Python (no Textual): the screens drive it, tests can use it directly. It talks to the engine
-only through its public API (State, Rules, Move, MoveEvent, SeatView).
+Pure Python (no Textual): the screens drive it, tests can use it directly (the kill test plays
+and saves through it). It talks to the engine only through its public API (State, Rules, Move,
+MoveEvent, SeatView).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import random
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from casino_tui.engine import (
     PRESET_DESCRIPTIONS,
@@ -28,6 +32,9 @@ from casino_tui.engine.serialize import replay
 
 from .cardfmt import CardPainter
 from .describe import move_log_line
+
+if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.saves import LoadedGame, SaveSlot, SaveStore, Seat
 
 DEFAULT_LEVEL = "medium"
 
@@ -252,6 +259,52 @@ class GameSession:
     @property
     def majority_suit(self) -> int:
         return 2 if self.rules.diamond_scoring else self.rules.majority_suit_index
+
+
+# ---------------------------------------------------------------------- saving
+def save_seats(config: GameConfig, num_players: int) -> list[Seat]:
+    """The seats a new game's save records (names, and the computers' levels)."""
+    from casino_tui.saves import Seat
+
+    return [Seat(s.name, "human") if s.human else Seat(s.name, "computer", s.level)
+            for s in config.seats[:num_players]]
+
+
+def loaded_config(game: LoadedGame) -> GameConfig:
+    """The GameConfig of a saved game: its preset, seats, names and computer levels."""
+    st = game.state
+    seats = tuple(SeatConfig(s.name, s.is_human, s.level or DEFAULT_LEVEL) for s in game.seats)
+    return GameConfig(preset=st.rules.preset_name, players=st.num_players, seats=seats,
+                      seed=st.seed if isinstance(st.seed, int) else None)
+
+
+@dataclass(frozen=True)
+class SaveNotice:
+    """Something to tell the player about saving: a problem (``error``) or that it works
+    again."""
+
+    text: str
+    error: bool
+
+
+def autosave(store: SaveStore | None, slot: SaveSlot | None, state: State) -> SaveNotice | None:
+    """Save ``state`` into ``slot`` (after the deal, every move and every new round; nothing
+    when the game is not saved: read-only, or no store). Play always continues: a problem is
+    returned once (until a save succeeds again), then that saving works again."""
+    from casino_tui.saves import SaveError
+
+    if slot is None or store is None or slot.closed:
+        return None
+    before = slot.last_error
+    try:
+        store.autosave(slot, state)
+    except SaveError as e:
+        if before is None or str(before) != str(e):
+            return SaveNotice(str(e), error=True)
+        return None
+    if before is not None:
+        return SaveNotice("The game is being saved again.", error=False)
+    return None
 
 
 def pile_index_of(table: Sequence[Pile], card: Card) -> int | None:

@@ -37,7 +37,7 @@ from casino_tui.engine import (
 from ..cardfmt import CardPainter
 from ..describe import move_preview
 from ..players import Chooser
-from ..session import GameSession, pile_index_of
+from ..session import GameSession, autosave, pile_index_of
 from ..styles import css
 from ..widgets.table import (
     HandData,
@@ -658,21 +658,14 @@ class GameScreen(Screen[None]):
     def autosave(self) -> None:
         """Save the game into its file (after the deal, every move and every new round).
         A problem is shown once (until a save succeeds again); play always continues."""
-        from casino_tui.saves import SaveError
-
-        slot, store = self.slot, self.store
-        if slot is None or store is None or slot.closed:
+        notice = autosave(self.store, self.slot, self.state)
+        if notice is None:
             return
-        before = slot.last_error
-        try:
-            store.autosave(slot, self.state)
-        except SaveError as e:
-            if before is None or str(before) != str(e):
-                self.notify(str(e), title="Not saved", severity="error", timeout=8,
-                            markup=False)
-            return
-        if before is not None:
-            self.notify("The game is being saved again.", timeout=4)
+        if notice.error:
+            self.notify(notice.text, title="Not saved", severity="error", timeout=8,
+                        markup=False)
+        else:
+            self.notify(notice.text, timeout=4, markup=False)
 
     def close_save(self) -> None:
         """Release the game's file (leaving the table or quitting)."""
