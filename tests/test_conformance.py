@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -17,12 +18,15 @@ from typing import Any
 
 import pytest
 
-from casino_tui.engine import Move, Phase, Rules, parse_card
+from casino_tui.engine import PRESET_NAMES, Move, Phase, Rules, State, parse_card
 from casino_tui.engine.conformance import (
+    ScenarioError,
+    _score_matches,
     build_position,
     check_scenario,
     parse_action,
     realize_round,
+    realize_round_last,
     run_data,
     run_file,
 )
@@ -253,3 +257,112 @@ def test_parse_action_steps() -> None:
     assert parse_action("pluck T1 before playing") == [
         ("pluck", {"refs": "T1", "when": "before"})]
     assert parse_action("pluck T2 after trailing the 6H")[0] == ("trail", {"card": "6H"})
+
+
+# ----------------------------------------------------------------------------- realizing rounds
+REALIZE_OPTIONS: list[dict[str, Any]] = [
+    {}, {"game_end": "count_out"}, {"sweeps_cancel": True}, {"score_timing": "all_immediate"},
+    {"majority_rule": "absolute_majority"}, {"cards_points": 2, "last_capture_points": 1},
+    {"all_eleven_rule": "bonus_point"},
+]
+
+
+def _random_round(rules: Rules, n: int, rng: random.Random
+                  ) -> tuple[list[list[int]], list[list[int]], list[int], int]:
+    """A finished round as it could really end: the deck split at random among the capture
+    piles (each seat captured something), random sweeps and last capturer."""
+    sides = State(rules, n, deal=False).sides
+    deck = list(rules.deck_cards)
+    rng.shuffle(deck)
+    cuts = sorted(rng.sample(range(1, len(deck)), n - 1))
+    piles = [deck[a:b] for a, b in zip([0, *cuts], [*cuts, len(deck)], strict=True)]
+    sweeps = [rng.choice([0, 0, 0, 1, 2]) for _ in range(n)]
+    return sides, piles, sweeps, rng.randrange(n)
+
+
+def _wants(rules: Rules, scores: list[Any], pooled: list[list[int]]) -> dict[str, list[Any]]:
+    """The same round points written every way a scenario may give them."""
+    ace_items = []
+    for s, cards in zip(scores, pooled, strict=True):
+        items = {k: v for k, v in s.items.items() if k != "aces"}
+        if "aces" in s.items:
+            for suit in "SHDC":
+                if parse_card("A" + suit) in cards:
+                    items["ace_" + suit] = rules.ace_points
+        ace_items.append((None, items))
+    return {
+        "totals": [(s.total, None) for s in scores],
+        "items": [(None, dict(s.items)) for s in scores],
+        "both": [(s.total, dict(s.items)) for s in scores],
+        "per-suit aces": ace_items,
+        "one side free": [(None, None)] + [(s.total, None) for s in scores[1:]],
+    }
+
+
+def test_realize_round_builds_real_rounds() -> None:
+    """The points of real rounds (every preset and player count, and rule options that change
+    scoring) can all be realized, as totals, item breakdowns or both, with the last capturer
+    given or left to the runner; the realized round scores exactly as asked."""
+    rng = random.Random(20261123)
+    tried = failed = 0
+    for opts in REALIZE_OPTIONS:
+        for name in PRESET_NAMES:
+            rules = Rules.preset(name, **opts)
+            for n in rules.player_counts:
+                for _ in range(3 if not opts else 1):
+                    sides, piles, sweeps, last = _random_round(rules, n, rng)
+                    scores = score_round(rules, sides, piles, sweeps, last, skip_immediate=True)
+                    pooled = [[c for s in side for c in piles[s]] for side in sides]
+                    for form, want in _wants(rules, scores, pooled).items():
+                        for choose in (False, True):
+                            tried += 1
+                            try:
+                                cap, sw, got_last = realize_round_last(
+                                    rules, sides, n, want, last, choose_last=choose)
+                            except ScenarioError:
+                                failed += 1
+                                continue
+                            assert sorted(c for p in cap for c in p) == list(rules.deck_cards)
+                            assert got_last is not None and cap[got_last]
+                            if not choose:
+                                assert got_last == last
+                            got = score_round(rules, sides, cap, sw, got_last,
+                                              skip_immediate=True)
+                            for i, w in enumerate(want):
+                                if w != (None, None):
+                                    mine = [c for s in sides[i] for c in cap[s]]
+                                    assert _score_matches(got[i], w, mine, rules), \
+                                        (name, opts, form, w, got[i].items)
+    assert tried > 3000
+    assert failed == 0, f"{failed} of {tried} rounds could not be realized"
+
+
+def test_realize_round_rejects_impossible_points() -> None:
+    royal = Rules.preset("royal_cassino")  # no sweep points: 11 a round at most
+    with pytest.raises(ScenarioError, match="cannot construct"):
+        realize_round(royal, [[0], [1]], 2, [(12, None), (0, None)], 0)
+    with pytest.raises(ScenarioError, match="cannot construct"):
+        realize_round(Rules.preset("classic"), [[0], [1]], 2,
+                      [(None, {"cards": 3}), (None, {"cards": 3})], 0)
+    with pytest.raises(ScenarioError, match="cannot construct"):
+        realize_round(Rules.preset("california_cassino"), [[i] for i in range(6)], 6,
+                      [(3, None)] * 6, 0)
+
+
+def test_realize_round_prefers_fewest_sweeps() -> None:
+    """11 points against none is the whole round without a sweep (all eleven), not 8 points
+    and three sweeps with the cards tied."""
+    rules = Rules.preset("all_eleven_skunk")
+    cap, sw, _last = realize_round_last(rules, [[0], [1]], 2, [(11, None), (0, None)], 0)
+    assert sw == [0, 0]
+    assert score_round(rules, [[0], [1]], cap, sw, 0)[0].all_eleven
+
+
+def test_realize_round_puts_the_last_capture_where_asked() -> None:
+    rules = Rules.preset("danish_kortspil_seed001")
+    want = [(None, {"cards": 1, "most_C": 2, "big_casino": 2, "little_casino": 1}),
+            (None, {"last_capture": 1, "aces": 4})]
+    cap, _sw, last = realize_round_last(rules, [[0], [1]], 2, want, 0, choose_last=True)
+    assert last == 1 and cap[1]
+    with pytest.raises(ScenarioError):
+        realize_round(rules, [[0], [1]], 2, want, 0)  # seat 0 made the last capture

@@ -52,6 +52,7 @@ from .cards import (
 )
 from .errors import CasinoError, IllegalMoveError
 from .moves import Build, Move, Pile, pile_cards
+from .realize import Unrealizable, build_round
 from .rules import PRESET_ALIASES, PRESET_NAMES, Rules, deal_sizes, resolve_preset_name
 from .state import MoveEvent, Phase, State
 
@@ -1592,7 +1593,10 @@ def _drive_round_end(rules: Rules, n: int, captured: Sequence[Sequence[Card]],
             raise ScenarioError("cannot replay a round in which nothing was captured")
     if not piles[seat]:
         raise ScenarioError(f"the last capturer (seat {seat}) captured nothing")
-    card = piles[seat].pop()
+    # the trailed card comes back as residue: one worth nothing on its own, so that immediate
+    # scoring (all_immediate scores residue point cards when taken) adds nothing
+    plain = [i for i, c in enumerate(piles[seat]) if not scoring.immediate_points(rules, [c])]
+    card = piles[seat].pop(plain[-1] if plain else -1)
     hands: list[list[Card]] = [[] for _ in range(n)]
     hands[seat] = [card]
     st = State.from_position(rules, n, table=[], hands=hands, to_move=seat, dealer=seat,
@@ -1669,11 +1673,42 @@ def realize_round(rules: Rules, sides: Sequence[Sequence[int]], n: int,
                   want: Sequence[tuple[int | None, dict[str, Any] | None]],
                   last: int | None) -> tuple[list[list[Card]], list[int]]:
     """Capture piles and sweeps whose round scores (by the engine's own scoring, exactly as the
-    end of a round computes them) match ``want`` per side. Raises if no such round is found.
+    end of a round computes them) match ``want`` per side, ``last`` being the last capturer.
+    Raises ScenarioError if no such round exists."""
+    captured, sweeps, _last = realize_round_last(rules, sides, n, want, last)
+    return captured, sweeps
 
-    The search tries splits of the cards and of the majority suit, owners of the point cards and
-    then sweeps to make up the difference; the engine's :func:`scoring.score_round` is the judge.
+
+def realize_round_last(rules: Rules, sides: Sequence[Sequence[int]], n: int,
+                       want: Sequence[tuple[int | None, dict[str, Any] | None]],
+                       last: int | None, *, choose_last: bool = False,
+                       ) -> tuple[list[list[Card]], list[int], int | None]:
+    """:func:`realize_round`, also returning the last capturer: with ``choose_last`` the last
+    capture goes where the points need it (``last`` is then only the fallback seat).
+
+    The round is constructed (:mod:`.realize`: point cards placed by class with the sides'
+    points as exact budgets, card and suit counts solved directly); a search over a few splits
+    of the cards is the fallback. The engine's :func:`scoring.score_round` is the judge.
     """
+    def accept(i: int, score: scoring.SideScore, cards: Sequence[Card]) -> bool:
+        return _score_matches(score, want[i], cards, rules)
+
+    try:
+        return build_round(rules, sides, n, want, None if choose_last else last, accept,
+                           choose_last=choose_last)
+    except Unrealizable as e:
+        if not e.gave_up:  # the construction is exhaustive: no such round
+            raise ScenarioError(f"cannot construct a round worth these points under "
+                                f"{rules.preset_name}: {list(want)} ({e})") from e
+    captured, sweeps = _search_round(rules, sides, n, want, last)
+    return captured, sweeps, last
+
+
+def _search_round(rules: Rules, sides: Sequence[Sequence[int]], n: int,
+                  want: Sequence[tuple[int | None, dict[str, Any] | None]],
+                  last: int | None) -> tuple[list[list[Card]], list[int]]:
+    """The fallback: splits of the cards and of the majority suit, owners of the point cards and
+    then sweeps to make up the difference."""
     deck = list(rules.deck_cards)
     k = len(sides)
     aces = [c for c in deck if rank_of(c) == ACE]
@@ -1857,6 +1892,8 @@ def _game_end_check(c: Check) -> list[str]:
     n = _int(pos.get("num_players", _names_n(all_names)), "num_players")
     names = SideNames(_engine_sides(rules, n))
     k = len(names.sides)
+    # no last capturer given: the realized round puts the last capture where the points need it
+    choose_last = "last_capturer" not in pos
     last = _opt_seat(pos.get("last_capturer"), n)
     if last is None:
         last = names.sides[0][0]
@@ -1904,7 +1941,10 @@ def _game_end_check(c: Check) -> list[str]:
             want[names.index(nm)] = _want_points(v)
     rno = (_int(rno_spec, "round_no") if rno_spec is not None
            else (1 if not any(before) else 2))
-    captured, sweeps = realize_round(rules, names.sides, n, want, last)
+    captured, sweeps, got_last = realize_round_last(rules, names.sides, n, want, last,
+                                                    choose_last=choose_last)
+    if got_last is not None:
+        last = got_last
     st = _drive_round_end(rules, n, captured, sweeps, last, before, rno, target)
     summary = st.round_summaries[-1]
     pooled = [[c_ for s in side for c_ in captured[s]] for side in names.sides]
