@@ -71,6 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SUIT_WORDS = ("Spades", "Hearts", "Diamonds", "Clubs")
 LOG_LINES = 40  # entries kept on screen (more than fit in the panel at any size)
+RECENT_KEPT = 24  # log entries remembered per seat for the recent-plays lines
 
 GAME_KEYS: list[tuple[str, str]] = [
     ("← → or 1-9", "choose a card from your hand"),
@@ -162,8 +163,10 @@ class GameScreen(Screen[None]):
         self._skip = False
         self._skip_event = asyncio.Event()
         self._moves_cache: tuple[int, list[Move]] | None = None
-        self._recent: list[tuple[bool, str]] = []
-        self._recent_cards: set[Card] = set()
+        # per seat: the log entries (is_note, text) since that seat last played, and the
+        # cards those plays put on the table (shown to whoever's hand is on screen)
+        self._recent: dict[int, list[tuple[bool, str]]] = {}
+        self._recent_cards: dict[int, set[Card]] = {}
         self._message = LineData("")
         self._modal = False
         self._finished = False
@@ -352,19 +355,51 @@ class GameScreen(Screen[None]):
             self._thinking = None
             return
         self._thinking = None
+        start = len(self.session.log)
         try:
-            ev, before = self.session.apply(move, self.painter)
+            ev, _before = self.session.apply(move, self.painter)
         except IllegalMoveError as err:  # a computer bug: never let it stall the game
             view = self.state.view(seat)
-            ev, before = self.session.apply(self._fallback_move(view, seat, err), self.painter)
-        self._note_recent(ev, before)
+            ev, _before = self.session.apply(self._fallback_move(view, seat, err),
+                                             self.painter)
+        self._note_recent(ev, start)
         self._after_move()
 
-    def _note_recent(self, ev: MoveEvent, before: Sequence[object]) -> None:
-        self._recent.append((False, self.session.log[-1].text if self.session.log else ""))
-        if ev.move.kind in ("trail", "build") and ev.move.card >= 0:
-            self._recent_cards.add(ev.move.card)
-        self._recent = self._recent[-min(3, self.session.num_players - 1):]
+    def _note_recent(self, ev: MoveEvent, start: int) -> None:
+        """Remember a play (and the notes it caused, such as a new deal: the log from
+        ``start``) for every seat but the person who made it, whose list starts again."""
+        session = self.session
+        entries = [(e.seat is None, e.text) for e in session.log[start:]]
+        notes = [e for e in entries if e[0]]
+        card = ev.move.card if ev.move.kind in ("trail", "build") and ev.move.card >= 0 \
+            else None
+        for seat in range(session.num_players):
+            lines = self._recent.setdefault(seat, [])
+            cards = self._recent_cards.setdefault(seat, set())
+            if seat == ev.seat and session.is_human(seat):
+                lines[:] = notes
+                cards.clear()
+                continue
+            lines.extend(entries)
+            del lines[:-RECENT_KEPT]
+            if card is not None:
+                cards.add(card)
+
+    def _clear_recent(self) -> None:
+        self._recent.clear()
+        self._recent_cards.clear()
+
+    def _recent_lines(self) -> tuple[tuple[bool, str], ...]:
+        """The plays the player on screen has not seen played: one line per play, a note
+        (new deal) joined to the play before it (or after it), the latest lines that fit."""
+        lines: list[list[tuple[bool, str]]] = []
+        for note, text in self._recent.get(self._perspective, []):
+            if not lines or (not note and not all(n for n, _ in lines[-1])):
+                lines.append([])
+            lines[-1].append((note, text))
+        room = min(3, self.session.num_players - 1)
+        return tuple((all(n for n, _ in line), " · ".join(t for _, t in line))
+                     for line in lines[-room:])
 
     def _after_move(self) -> None:
         self.autosave()
@@ -397,8 +432,7 @@ class GameScreen(Screen[None]):
             if st.is_round_over:
                 session.next_round()
                 self.autosave()
-                self._recent.clear()
-                self._recent_cards.clear()
+                self._clear_recent()
                 self._card_i = 0
                 if session.hot_seat:
                     self._revealed = None
@@ -471,10 +505,10 @@ class GameScreen(Screen[None]):
         except IllegalMoveError as err:
             self._error(str(err))
             return
+        start = len(self.session.log)
         ev, _before = self.session.apply(move, self.painter)
         self._awaiting = False
-        self._recent.clear()
-        self._recent_cards.clear()
+        self._note_recent(ev, start)
         if ev.move.kind in ("trail", "capture", "build"):
             self._move_i = 0
         if self.session.hot_seat and st.current_player != seat:
@@ -868,7 +902,7 @@ class GameScreen(Screen[None]):
                 i = pile_index_of(st.table, move.card)
                 if i is not None:
                     highlight.add(i)
-        recent = {i for c in self._recent_cards
+        recent = {i for c in self._recent_cards.get(self._perspective, ())
                   if (i := pile_index_of(st.table, c)) is not None}
         if self._cursor is not None and self._cursor >= len(st.table):
             self._cursor = None
@@ -876,7 +910,7 @@ class GameScreen(Screen[None]):
             piles=tuple(st.table), owner_names=tuple(self.session.names), painter=self.painter,
             highlight=frozenset(highlight), selected=frozenset(self._selection),
             cursor=self._cursor, recent=frozenset(recent)))
-        self.query_one("#recent", RecentPlays).set_data(RecentData(tuple(self._recent)))
+        self.query_one("#recent", RecentPlays).set_data(RecentData(self._recent_lines()))
 
     def _refresh_hand(self) -> None:
         st = self.state

@@ -118,13 +118,15 @@ class RecentPlays(DataWidget[RecentData]):
         d = self.data
         if d is None or not d.lines:
             return Text()
-        out = Text()
-        for i, (note, text) in enumerate(d.lines):
-            if i:
-                out.append("\n")
-            out.append(" ▸ ", style="bold")
-            out.append(text, style="italic" if note else "")
-        return out
+        width = self.size.width
+        lines = []
+        for note, text in d.lines:
+            line = Text()
+            line.append(" ▸ ", style="bold")
+            line.append(text, style="italic" if note else "")
+            line.truncate(width, overflow="ellipsis")
+            lines.append(line)
+        return Text("\n").join(lines)
 
 
 # ---------------------------------------------------------------------------- hand

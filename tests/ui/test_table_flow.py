@@ -1,0 +1,80 @@
+"""The game as a player meets it between moves: what the table tells them, and what the
+command line and the lists accept (one behaviour per test)."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from casino_tui.app.screens.game import GameScreen
+from casino_tui.app.screens.privacy import PrivacyScreen
+from casino_tui.app.widgets.table import TableView
+
+from .conftest import asynctest, make_app, settle
+from .positions import cards, position
+
+
+def table_screen(app: object) -> GameScreen:
+    return next(s for s in app.screen_stack  # type: ignore[attr-defined]
+                if isinstance(s, GameScreen))
+
+
+def recent(screen: GameScreen) -> list[str]:
+    data = screen.query_one("#recent").data  # type: ignore[attr-defined]
+    return [text for _, text in data.lines]
+
+
+def recent_piles(screen: GameScreen) -> frozenset[int]:
+    data = screen.query_one("#table", TableView).data
+    assert data is not None
+    return data.recent
+
+
+async def show_hand(pilot: Pilot[None], seat_name: str) -> None:
+    """Dismiss the hot-seat privacy screen of ``seat_name``."""
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, PrivacyScreen) and screen.player == seat_name
+    await pilot.press("x")
+    await settle(pilot)
+
+
+# ---------------------------------------------------------------------- recent plays
+@asynctest
+async def test_the_last_play_before_a_new_deal_stays_listed_with_the_deal() -> None:
+    """North's last card ends the deal: its play and the new deal share the one line."""
+    state = position("classic", 2, table=cards("3C 9H"), hands=["4H", "KD"], to_move=0,
+                     dealer=1, stock=16)
+    app = make_app(state)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = table_screen(app)
+        await pilot.press("enter")  # South trails 4♥; North trails K♦, the last card
+        await settle(pilot)
+        assert screen.awaiting_human and len(state.hands[0]) == 4
+        deal = f"New deal ({state.deal_no} of {len(state.deal_sizes)})"
+        assert recent(screen) == [f"North trailed K♦ · {deal}"]
+        assert recent_piles(screen) == {state.table.index(cards("KD")[0])}
+
+
+@asynctest
+async def test_hot_seat_players_see_every_play_since_their_last_turn() -> None:
+    """South and West are people, East the computer: each person sees (and finds
+    highlighted) what everybody else did since their own last play, never their own play."""
+    state = position("classic", 3, table=cards("3C 9H"), hands=["4H 6S", "KD 2C", "QS 5D"],
+                     to_move=0, dealer=2, stock=12)
+    app = make_app(state, humans=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await show_hand(pilot, "South")
+        screen = table_screen(app)
+        assert recent(screen) == []
+        await pilot.press("enter")  # South trails 4♥
+        await show_hand(pilot, "West")
+        assert recent(screen) == ["South trailed 4♥"]
+        assert recent_piles(screen) == {state.table.index(cards("4H")[0])}
+        await pilot.press("enter")  # West trails K♦, then East (the computer) plays
+        await show_hand(pilot, "South")
+        east = screen.session.log[-1].text
+        assert east.startswith("East ")
+        assert recent(screen) == ["West trailed K♦", east]
+        assert state.table.index(cards("KD")[0]) in recent_piles(screen)
+        assert state.table.index(cards("4H")[0]) not in recent_piles(screen)
