@@ -7,7 +7,8 @@ from textual.pilot import Pilot
 
 from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.screens.privacy import PrivacyScreen
-from casino_tui.app.widgets.table import TableView
+from casino_tui.app.screens.summary import RoundSummaryScreen
+from casino_tui.app.widgets.table import KeyBar, StatusLine, TableView
 
 from .conftest import asynctest, make_app, settle
 from .positions import cards, position
@@ -78,3 +79,24 @@ async def test_hot_seat_players_see_every_play_since_their_last_turn() -> None:
         assert recent(screen) == ["West trailed K♦", east]
         assert state.table.index(cards("KD")[0]) in recent_piles(screen)
         assert state.table.index(cards("4H")[0]) not in recent_piles(screen)
+
+
+# ---------------------------------------------------------------------- round end
+@asynctest
+async def test_round_summary_shows_only_its_keys_and_nobody_is_thinking() -> None:
+    """North's last card ends the round: the summary's keys, no "North is thinking"."""
+    state = position("classic", 2, table=cards("3C 9H"), hands=["4H", "KD"], to_move=0,
+                     dealer=1, stock=0)
+    app = make_app(state)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, RoundSummaryScreen)
+        screen = table_screen(app)
+        keys = screen.query_one("#keys", KeyBar).data
+        assert keys == (("Enter", "next round"), ("?", "help"))
+        message = screen.query_one("#message-line", StatusLine).data
+        assert message is not None and "thinking" not in message.text
+        move_line = screen.query_one("#move-line", StatusLine).data
+        assert move_line is not None and "Waiting" not in move_line.text

@@ -167,6 +167,7 @@ class GameScreen(Screen[None]):
         # cards those plays put on the table (shown to whoever's hand is on screen)
         self._recent: dict[int, list[tuple[bool, str]]] = {}
         self._recent_cards: dict[int, set[Card]] = {}
+        self._modal_keys: tuple[tuple[str, str], ...] | None = None
         self._message = LineData("")
         self._modal = False
         self._finished = False
@@ -355,6 +356,7 @@ class GameScreen(Screen[None]):
             self._thinking = None
             return
         self._thinking = None
+        self._message = LineData("")  # no longer "… is thinking"
         start = len(self.session.log)
         try:
             ev, _before = self.session.apply(move, self.painter)
@@ -410,14 +412,24 @@ class GameScreen(Screen[None]):
         self.call_later(self._advance)
 
     # ------------------------------------------------------------------ summaries and end
-    def _push(self, screen: Screen[object], callback: object) -> None:
+    def _push(self, screen: Screen[object], callback: object,
+              keys: tuple[tuple[str, str], ...] | None = None) -> None:
+        """Open a dialog over the table; ``keys``: the dialog's own keys, shown in the key
+        bar (which the dialog leaves visible) while it is open."""
         self._modal = True
+        self._set_modal_keys(keys)
 
         def done(result: object) -> None:
             self._modal = False
+            self._set_modal_keys(None)
             callback(result)  # type: ignore[operator]
 
         self.app.push_screen(screen, done)
+
+    def _set_modal_keys(self, keys: tuple[tuple[str, str], ...] | None) -> None:
+        self._modal_keys = keys
+        if self.is_mounted:
+            self.query_one("#keys", KeyBar).set_data(self._keys())
 
     def _show_summary(self) -> None:
         session = self.session
@@ -438,7 +450,8 @@ class GameScreen(Screen[None]):
                     self._revealed = None
                 self.refresh_all()
 
-        self._push(RoundSummaryScreen(data), after)
+        self._push(RoundSummaryScreen(data), after, keys=(
+            ("Enter", "see the result" if data.game_over else "next round"), ("?", "help")))
 
     def _show_game_over(self) -> None:
         session = self.session
@@ -448,6 +461,8 @@ class GameScreen(Screen[None]):
             winner=None if st.winner is None else session.side_names[st.winner],
             sides=tuple(session.side_names), scores=tuple(st.scores), target=st.target,
             rounds=st.round_no, seed=str(session.seed))
+        self._set_modal_keys((("n Enter", "new game"), ("t", "title screen"), ("q", "quit"),
+                              ("?", "help")))
         self.casino.push_screen(GameOverScreen(data), self.casino.game_over_choice)
 
     # ------------------------------------------------------------------ person's moves
@@ -822,6 +837,8 @@ class GameScreen(Screen[None]):
     def _keys(self) -> tuple[tuple[str, str], ...]:
         sym = self.painter.symbols
         lr, ud = ("←→", "↑↓") if sym else ("<>", "^v")
+        if self._modal_keys is not None:
+            return self._modal_keys
         if self._awaiting:
             return ((lr, "card"), (ud, "move"), ("Enter", "play"), ("Space", "pile"),
                     ("m", "list"), ("?", "help"), ("q", "leave"))
