@@ -7,6 +7,7 @@ play) also has a non-colour cue (underline, bold, a marker) so the game works wi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -40,6 +41,11 @@ RECENT_BG = "#d7afff"  # cards a computer just put on the table
 
 SUIT_LETTERS = ("S", "H", "D", "C")
 
+# A card in the engine's notation inside a sentence ("3S (3) cannot take ...", "10♦"): a rank
+# and a suit standing alone (not part of a longer word or number).
+_CARD_IN_TEXT = re.compile(r"(?<![\w♠♥♦♣])(10|[AJQK2-9])([SHDC♠♥♦♣])(?![\w♠♥♦♣])")
+_SUIT_OF = {ch: i for i, ch in enumerate(SUITS + SUIT_SYMBOLS)}
+
 
 @dataclass(frozen=True)
 class CardPainter:
@@ -52,6 +58,16 @@ class CardPainter:
     def label(self, card: Card) -> str:
         """``10♦`` (or ``10D``): the engine's card notation (``card_str``)."""
         return RANKS[card >> 2] + (SUIT_SYMBOLS if self.symbols else SUITS)[card & 3]
+
+    def text(self, sentence: str) -> str:
+        """``sentence`` (an engine's reason, a hint) with every card written in this style:
+        ``3S`` or ``3♠`` becomes ``3♠`` with symbols, ``3S`` without."""
+        suits = SUIT_SYMBOLS if self.symbols else SUITS
+
+        def card(m: re.Match[str]) -> str:
+            return m.group(1) + suits[_SUIT_OF[m.group(2)] % 4]
+
+        return _CARD_IN_TEXT.sub(card, sentence)
 
     def labels(self, cards: Iterable[Card], sep: str = " ") -> str:
         return sep.join(self.label(c) for c in cards)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from casino_tui.app.session import GameConfig, SeatConfig, default_seats
-from casino_tui.engine import Build, Move, Rules, SeatView, State, parse_cards
+from casino_tui.engine import Build, Move, Rules, SeatView, State, card_str, parse_cards
 
 
 def cards(text: str) -> list[int]:
@@ -103,5 +103,8 @@ def greedy_first(view: SeatView, level: str, *, seed: int) -> Move:
 
 
 def greedy_hint(view: SeatView, *, seed: int) -> tuple[Move, str]:
-    """A deterministic test hint: the test player's move and a fixed reason."""
-    return greedy_first(view, "hard", seed=seed), "it takes the most cards"
+    """A deterministic test hint: the test player's move and a reason as long as Hard's, with
+    a card in the engine's notation (``9S``: the screen shows it in the player's style)."""
+    move = greedy_first(view, "hard", seed=seed)
+    return move, (f"it takes the most cards with your {card_str(move.card)}, and what stays on "
+                  "the table is worth the least to your opponent")

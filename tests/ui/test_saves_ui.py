@@ -235,7 +235,8 @@ async def test_hint_previews_hards_move() -> None:
         await pilot.press("h")
         assert screen.current_move == expected
         message = screen.query_one("#message-line").data
-        assert message.text == "Hint: it takes the most cards"
+        assert message.text == ("Hint: it takes the most cards with your 9♠, and what stays "
+                                "on the table is worth the least to your opponent")
         await pilot.press("enter")
         await settle(pilot)
         assert screen.state.history[-2] == expected

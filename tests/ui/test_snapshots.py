@@ -73,8 +73,10 @@ def test_move_list(snap_compare: Any, size: tuple[int, int]) -> None:
 
 @pytest.mark.parametrize("size", SIZES)
 def test_illegal_move(snap_compare: Any, size: tuple[int, int]) -> None:
-    """Trailing while owning a build: the engine's reason is shown, nothing changes."""
-    assert run(snap_compare, at_table(table_2p), size, "t")
+    """9♠ on a free selection it cannot take: the engine's reason in full (wrapped), its cards
+    in the player's style; nothing changes."""
+    assert run(snap_compare, at_table(table_2p), size,
+               "2", "space", "tab", "space", "tab", "space", "enter")
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -148,5 +150,5 @@ def test_load_screen(snap_compare: Any, size: tuple[int, int], tmp_path: Any,
 
 @pytest.mark.parametrize("size", SIZES)
 def test_hint(snap_compare: Any, size: tuple[int, int]) -> None:
-    """h: Hard's suggestion (the in-process test hint) previewed, with its reason."""
+    """h: Hard's suggestion (the in-process test hint) previewed, with its reason in full."""
     assert run(snap_compare, at_table(table_2p), size, "h")

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
+from casino_tui.app.cardfmt import CardPainter
 from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.screens.privacy import PrivacyScreen
 from casino_tui.app.screens.summary import RoundSummaryScreen
-from casino_tui.app.widgets.table import KeyBar, StatusLine, TableView
+from casino_tui.app.widgets.table import KeyBar, MessageLine, StatusLine, TableView
 
 from .conftest import asynctest, make_app, settle
-from .positions import cards, position
+from .positions import cards, position, table_2p
 
 
 def table_screen(app: object) -> GameScreen:
@@ -79,6 +80,35 @@ async def test_hot_seat_players_see_every_play_since_their_last_turn() -> None:
         assert recent(screen) == ["West trailed K♦", east]
         assert state.table.index(cards("KD")[0]) in recent_piles(screen)
         assert state.table.index(cards("4H")[0]) not in recent_piles(screen)
+
+
+# ---------------------------------------------------------------------- messages
+def test_cards_in_messages_follow_the_card_style() -> None:
+    reason = "3S (3) cannot take those piles; take 10♦ with J♣ · [7C 2D]=9, not AS2 or X3S"
+    assert CardPainter().text(reason) == (
+        "3♠ (3) cannot take those piles; take 10♦ with J♣ · [7♣ 2♦]=9, not AS2 or X3S")
+    assert CardPainter(symbols=False).text(reason) == (
+        "3S (3) cannot take those piles; take 10D with JC · [7C 2D]=9, not AS2 or X3S")
+
+
+@asynctest
+async def test_a_long_engine_reason_is_shown_in_full_at_80x24() -> None:
+    app = make_app(table_2p())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = table_screen(app)
+        await pilot.press("2", "space", "tab", "space", "tab", "space", "enter")
+        await pilot.pause()
+        line = screen.query_one("#message-line", MessageLine)
+        assert line.data is not None and line.data.kind == "error"
+        reason = line.data.text
+        assert reason.startswith("9♠ (9) cannot take those piles") and "9S" not in reason
+        shown = " ".join(t.plain.strip() for t in line._lines(line.size.width))
+        assert shown == "✗ " + reason
+        assert 2 <= line.size.height <= 3
+        await pilot.press("escape")  # the message goes, and so does its room
+        await pilot.pause()
+        assert line.size.height == 1
 
 
 # ---------------------------------------------------------------------- round end

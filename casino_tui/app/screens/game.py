@@ -48,6 +48,7 @@ from ..widgets.table import (
     LineData,
     LogData,
     LogView,
+    MessageLine,
     RecentData,
     RecentPlays,
     ScoreData,
@@ -213,7 +214,7 @@ class GameScreen(Screen[None]):
                                       classes=f"lines-{min(3, self.session.num_players - 1)}")
                 yield HandView(id="hand")
                 yield StatusLine(id="move-line")
-                yield StatusLine(id="message-line")
+                yield MessageLine(id="message-line")
             with Vertical(id="side-col"):
                 yield ScorePanel(id="score")
                 yield LogView(id="log")
@@ -532,7 +533,7 @@ class GameScreen(Screen[None]):
         self._after_move()
 
     def _error(self, text: str) -> None:
-        self._message = LineData(text, "error")
+        self._message = LineData(self.painter.text(text), "error")  # the engine's 3S is 3♠
         self._refresh_status()
 
     def _not_your_turn(self) -> bool:
@@ -800,6 +801,7 @@ class GameScreen(Screen[None]):
             self._hinting = None
         if key != self._position_key() or not self._awaiting:
             return  # the game moved on while Hard was thinking
+        why = self.painter.text(why)
         self._selection.clear()
         self._cursor = None
         if self.state.phase == Phase.PLAY and move.kind in ("trail", "capture", "build"):

@@ -321,6 +321,50 @@ class StatusLine(DataWidget[LineData]):
         return out
 
 
+class MessageLine(StatusLine):
+    """The message under the move line (an engine's reason, a hint, whose turn it is): one
+    line, or wrapped to up to ``MAX_LINES`` when it is long (the table gives up the room
+    meanwhile), so a message is read in full at 80x24."""
+
+    MAX_LINES: ClassVar[int] = 3
+
+    def _lines(self, width: int) -> list[Text]:
+        d = self.data
+        if d is None or width <= 0:
+            return [Text()]
+        style = self.STYLE.get(d.kind, "")
+        prefix = self.PREFIX.get(d.kind, "  ")
+        text = Text(prefix + d.text, style=style)
+        if text.cell_len + (len(d.right) + 1 if d.right else 0) <= width:
+            return [text]
+        lines = list(text.wrap(self.app.console, width - 2, overflow="fold"))
+        lines = [Text("  ") + line if i else line for i, line in enumerate(lines)]
+        if len(lines) > self.MAX_LINES:
+            lines = lines[:self.MAX_LINES]
+            last = lines[-1]
+            last.truncate(max(0, width - 1))
+            last.append("…", style=style)
+        return lines
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        return len(self._lines(width))
+
+    def set_data(self, data: LineData) -> bool:
+        width = self.size.width
+        before = len(self._lines(width))
+        changed = super().set_data(data)
+        if changed and len(self._lines(width)) != before:
+            self.refresh(layout=True)
+        return changed
+
+    def render(self) -> Text:
+        width = self.size.width
+        lines = self._lines(width)
+        if len(lines) == 1:
+            return super().render()
+        return Text("\n").join(lines)
+
+
 class KeyBar(DataWidget[tuple[tuple[str, str], ...]]):
     """The main keys of the screen: ``key description`` pairs, as many as fit."""
 
