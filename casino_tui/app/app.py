@@ -7,6 +7,7 @@ parts and the computer players' worker process are imported when first needed.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -312,8 +313,13 @@ class CasinoApp(App[None]):
 
     def _setup_done(self, config: GameConfig | None) -> None:
         if config is not None:
-            self.start_config = config
+            self.start_config = self._without_seed(config)  # the next game: a new deal
             self.start_game(config, None)
+
+    @staticmethod
+    def _without_seed(config: GameConfig | None) -> GameConfig | None:
+        """The same settings (preset, players, names, target) for a game with a new deal."""
+        return None if config is None else replace(config, seed=None)
 
     def start_game(self, config: GameConfig | None, state: State | None, *,
                    loaded: LoadedGame | None = None) -> None:
@@ -351,8 +357,8 @@ class CasinoApp(App[None]):
             self.exit()
             return
         self.back_to_title()
-        if choice == "new":
-            self.show_setup(self.start_config)
+        if choice == "new":  # the same settings, but never the same cards again
+            self.show_setup(self._without_seed(self.start_config))
 
     def back_to_title(self) -> None:
         """Close every screen above the title screen, at once (a new screen may follow)."""

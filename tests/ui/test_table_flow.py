@@ -7,8 +7,11 @@ from textual.pilot import Pilot
 
 from casino_tui.app.cardfmt import CardPainter
 from casino_tui.app.screens.game import GameScreen
+from casino_tui.app.screens.gameover import GameOverScreen
 from casino_tui.app.screens.privacy import PrivacyScreen
+from casino_tui.app.screens.setup import SetupScreen
 from casino_tui.app.screens.summary import RoundSummaryScreen
+from casino_tui.app.session import GameConfig, default_seats
 from casino_tui.app.widgets.table import KeyBar, MessageLine, StatusLine, TableView
 
 from .conftest import asynctest, make_app, settle
@@ -130,3 +133,28 @@ async def test_round_summary_shows_only_its_keys_and_nobody_is_thinking() -> Non
         assert message is not None and "thinking" not in message.text
         move_line = screen.query_one("#move-line", StatusLine).data
         assert move_line is not None and "Waiting" not in move_line.text
+
+
+@asynctest
+async def test_a_new_game_after_game_over_gets_a_new_deal() -> None:
+    """``--seed 5 --target 1``: n on game over keeps the settings, not the seed."""
+    config = GameConfig(preset="royal_cassino", players=2, seats=default_seats(2), target=1,
+                        seed=5)
+    state = position("royal_cassino", 2, table=cards("3C 9H"), hands=["4H", ""], to_move=0,
+                     dealer=1, stock=0, scores=[0, 0], target=1)
+    app = make_app(state, config=config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # the last card
+        await settle(pilot)
+        await pilot.press("enter")  # the summary
+        await settle(pilot)
+        assert isinstance(app.screen, GameOverScreen)
+        keys = table_screen(app).query_one("#keys", KeyBar).data
+        assert keys is not None and all("cards" not in desc for _, desc in keys)
+        await pilot.press("n")
+        await settle(pilot)
+        setup = app.screen
+        assert isinstance(setup, SetupScreen)
+        new = setup.build_config()
+        assert new.seed is None and new.target == 1 and new.preset == "royal_cassino"
