@@ -8,6 +8,7 @@ from textual.pilot import Pilot
 from casino_tui.app.cardfmt import CardPainter
 from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.screens.gameover import GameOverScreen
+from casino_tui.app.screens.picklist import PickListScreen, matches, search_key
 from casino_tui.app.screens.privacy import PrivacyScreen
 from casino_tui.app.screens.setup import SetupScreen
 from casino_tui.app.screens.summary import RoundSummaryScreen
@@ -158,3 +159,32 @@ async def test_a_new_game_after_game_over_gets_a_new_deal() -> None:
         assert isinstance(setup, SetupScreen)
         new = setup.build_config()
         assert new.seed is None and new.target == 1 and new.preset == "royal_cassino"
+
+
+# ---------------------------------------------------------------------- move list filter
+def test_move_filter_words_begin_words_or_cards() -> None:
+    take_seven = search_key("Take 7♥ with 7♣")
+    assert not matches("take k", take_seven)  # "k" is inside "take", not a king
+    assert matches("take 7", take_seven) and matches("TAKE 7c", take_seven)
+    assert matches("with 7♣", take_seven) and matches("♥", take_seven)
+    assert not matches("♦", take_seven) and not matches("ake", take_seven)
+    build = search_key("Build 9 (single): 7♣ on [2♦]=2")
+    assert matches("build 9", build) and matches("2d", build) and matches("sing", build)
+    assert matches("take k", search_key("Take K♠ with K♦ · sweep"))
+
+
+@asynctest
+async def test_a_filter_without_matches_says_so() -> None:
+    app = make_app(table_2p())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("m", *"take k")  # no king can take anything here
+        picker = app.screen
+        assert isinstance(picker, PickListScreen) and picker.shown == []
+        from textual.widgets import OptionList
+
+        options = picker.query_one(OptionList)
+        assert options.option_count == 1
+        assert str(options.get_option_at_index(0).prompt) == "No moves match “take k”."
+        await pilot.press("enter")  # nothing to play
+        assert app.screen is picker

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar, Generic, TypeVar
@@ -16,12 +17,31 @@ from textual.widgets.option_list import Option
 from ..styles import css
 
 ASCII_SUITS = str.maketrans({"♠": "s", "♥": "h", "♦": "d", "♣": "c"})
+SUIT_CHARS = "♠♥♦♣"
+_WORD = re.compile(r"[0-9a-zà-ÿ♠♥♦♣]+")
 
 
-def search_key(text: str) -> str:
-    """Lower-case text with suits also as letters, so "10d" finds "10♦"."""
-    low = text.lower()
-    return low + " " + low.translate(ASCII_SUITS)
+def words(text: str) -> list[str]:
+    """The words of ``text`` in lower case: ``[7♣ 2♦]=9`` is ``7♣``, ``2♦``, ``9``."""
+    return _WORD.findall(text.lower())
+
+
+def search_key(text: str) -> tuple[str, ...]:
+    """The words of a list item, cards also with suits as letters (``10♦`` and ``10d``)."""
+    out = words(text)
+    return tuple(out + [w.translate(ASCII_SUITS) for w in out if any(s in w for s in SUIT_CHARS)])
+
+
+def matches(query: str, key: tuple[str, ...]) -> bool:
+    """Every word of ``query`` begins a word of the item (``take k`` finds "Take K♠ with K♦",
+    not "Take 7♥ with 7♣"); a lone suit (``♦``) finds a card of that suit."""
+    for q in words(query):
+        if q in SUIT_CHARS:
+            if not any(w.endswith(q) for w in key):
+                return False
+        elif not any(w.startswith(q) for w in key):
+            return False
+    return True
 
 
 T = TypeVar("T")
@@ -81,14 +101,17 @@ class PickListScreen(ModalScreen[T | None], Generic[T]):
             options.highlighted = min(self.start, len(self.shown) - 1)
 
     def _options(self) -> list[Option]:
+        if not self.shown:
+            query = self.query_one(Input).value.strip() if self.is_mounted else ""
+            what = f"No {self.noun} match “{query}”" if query else f"There are no {self.noun}"
+            return [Option(f"{what}.", disabled=True)]
         if not self.numbered:
             return [Option(self.items[i][1], id=str(i)) for i in self.shown]
         return [Option(f"{n + 1:>3}. {self.items[i][1]}", id=str(i))
                 for n, i in enumerate(self.shown)]
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        words = event.value.lower().split()
-        self.shown = [i for i, k in enumerate(self.keys) if all(w in k for w in words)]
+        self.shown = [i for i, k in enumerate(self.keys) if matches(event.value, k)]
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options(self._options())
