@@ -24,13 +24,27 @@ if TYPE_CHECKING:  # pragma: no cover
 SUBCOMMANDS = ("arena", "serve")
 
 
+def preset_short_names() -> dict[str, str]:
+    """Each preset's name for players: its first alias (``french`` for
+    ``french_casino_seed000``), else its own name. Every alias and full name is accepted."""
+    from casino_tui.engine import PRESET_ALIASES, PRESET_NAMES
+
+    short: dict[str, str] = {}
+    for alias, name in PRESET_ALIASES.items():
+        short.setdefault(name, alias)
+    return {name: short.get(name, name) for name in PRESET_NAMES}
+
+
 def _preset(name: str) -> str:
     from casino_tui.engine import RulesError, resolve_preset_name
 
     try:
         return resolve_preset_name(name)
-    except RulesError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+    except RulesError:
+        names = ", ".join(preset_short_names().values())
+        raise argparse.ArgumentTypeError(
+            f"unknown preset {name!r}; try one of: {names} (--list-presets describes "
+            "them)") from None
 
 
 def _positive(text: str) -> int:
@@ -44,10 +58,12 @@ def _positive(text: str) -> int:
 
 
 def _seed(text: str) -> int:
+    from .app.session import parse_seed
+
     try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        return parse_seed(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,17 +102,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def list_presets() -> str:
-    from casino_tui.engine import PRESET_ALIASES, PRESET_DESCRIPTIONS, PRESET_NAMES, Rules
+    """The presets by the names players use (the full names are accepted too)."""
+    from casino_tui.engine import PRESET_ALIASES, PRESET_DESCRIPTIONS, Rules
 
-    aliases: dict[str, list[str]] = {}
+    short = preset_short_names()
+    others: dict[str, list[str]] = {}
     for alias, name in PRESET_ALIASES.items():
-        aliases.setdefault(name, []).append(alias)
-    width = max(map(len, PRESET_NAMES))
+        if alias != short[name]:
+            others.setdefault(name, []).append(alias)
+    width = max(map(len, short.values()))
     lines = []
-    for name in PRESET_NAMES:
+    for name, label in short.items():
         counts = ",".join(map(str, Rules.preset(name).player_counts))
-        extra = f" (also: {', '.join(sorted(aliases[name]))})" if name in aliases else ""
-        lines.append(f"{name:<{width}}  {counts:<7}  {PRESET_DESCRIPTIONS[name]}{extra}")
+        extra = f" (also: {', '.join(others[name])})" if name in others else ""
+        lines.append(f"{label:<{width}}  {counts:<7}  {PRESET_DESCRIPTIONS[name]}{extra}")
     return "\n".join([f"{'preset':<{width}}  players  description", *lines])
 
 
@@ -144,7 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         players = args.players or (2 if 2 in rules.player_counts else rules.player_counts[0])
         if players not in rules.player_counts:
             allowed = ", ".join(map(str, rules.player_counts))
-            parser.error(f"--players {players}: {preset} is played by {allowed} players")
+            parser.error(f"--players {players}: the {preset_short_names()[preset]} preset is "
+                         f"for {allowed} players")
         config = GameConfig(preset=preset, players=players, seats=default_seats(players),
                             target=args.target, seed=args.seed)
     ascii_cards = args.ascii or terminal_lacks_symbols()

@@ -47,6 +47,27 @@ SEAT_NAMES: dict[int, tuple[str, ...]] = {
 }
 
 
+# Seeds a player may give: the engine shuffles from any whole number (it keys its random
+# generator by the seed's text), but a save must read back the same number in every JSON reader
+# (exact up to 2**53), and a negative seed is most likely a typing mistake.
+SEED_MAX = 2**53 - 1
+
+
+def parse_seed(text: str) -> int:
+    """A seed typed by the player (``--seed``, the New game screen). Raises ValueError with a
+    sentence for the player."""
+    shown = text.strip()
+    if len(shown) > 24:
+        shown = shown[:21] + "..."
+    try:
+        seed = int(text.strip())
+    except ValueError:  # not a number (or thousands of digits)
+        seed = -1
+    if not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"the seed must be a whole number from 0 to {SEED_MAX}, not {shown}")
+    return seed
+
+
 def preset_title(name: str) -> str:
     """A preset's display name: the text of its description before the colon."""
     key = resolve_preset_name(name)

@@ -501,13 +501,15 @@ PRESET_OVERRIDES: dict[str, dict[str, Any]] = {
 
 PRESET_NAMES: tuple[str, ...] = tuple(PRESET_OVERRIDES)
 
+# Short names players use; a preset's first alias here is its name in lists (--list-presets).
 PRESET_ALIASES: dict[str, str] = {
     "royal": "royal_cassino",
     "buckeye": "buckeye_cassino",
     "french": "french_casino_seed000",
+    "hoyle_spade": "spade_cassino_hoyle",
     "spade": "spade_cassino_hoyle",
     "spades": "spade_cassino_hoyle",
-    "hoyle_spade": "spade_cassino_hoyle",
+    "spade_cassino": "spade_cassino_seed002",
     "piques": "casino_aux_piques_seed000",
     "draw": "draw_cassino",
     "a_la_tire": "casino_a_la_tire_seed000",

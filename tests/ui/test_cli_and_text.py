@@ -13,7 +13,7 @@ from casino_tui.app.describe import move_log_line, move_preview
 from casino_tui.app.rules_text import rules_summary
 from casino_tui.app.screens.summary import preset_items, summary_data
 from casino_tui.app.session import GameConfig, GameSession, default_seats, preset_title
-from casino_tui.engine import PRESET_NAMES, Move, Rules, card_str
+from casino_tui.engine import PRESET_DESCRIPTIONS, PRESET_NAMES, Move, Rules, card_str
 from casino_tui.settings import Settings, load_settings, save_settings
 
 from .positions import cards, last_play, table_2p
@@ -38,8 +38,8 @@ def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_list_presets(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["--list-presets"]) == 0
     out = capsys.readouterr().out
-    for name in PRESET_NAMES:
-        assert name in out
+    for name in PRESET_NAMES:  # each by its short name (test_table_flow)
+        assert PRESET_DESCRIPTIONS[name] in out
     assert "royal" in out and "2,3,4" in out
 
 

@@ -3,8 +3,10 @@ command line and the lists accept (one behaviour per test)."""
 
 from __future__ import annotations
 
+import pytest
 from textual.pilot import Pilot
 
+from casino_tui import __main__ as cli
 from casino_tui.app.cardfmt import CardPainter
 from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.screens.gameover import GameOverScreen
@@ -12,8 +14,9 @@ from casino_tui.app.screens.picklist import PickListScreen, matches, search_key
 from casino_tui.app.screens.privacy import PrivacyScreen
 from casino_tui.app.screens.setup import SetupScreen
 from casino_tui.app.screens.summary import RoundSummaryScreen
-from casino_tui.app.session import GameConfig, default_seats
+from casino_tui.app.session import SEED_MAX, GameConfig, default_seats, parse_seed
 from casino_tui.app.widgets.table import KeyBar, MessageLine, StatusLine, TableView
+from casino_tui.engine import PRESET_ALIASES, PRESET_NAMES, resolve_preset_name
 
 from .conftest import asynctest, make_app, settle
 from .positions import cards, position, table_2p
@@ -188,3 +191,36 @@ async def test_a_filter_without_matches_says_so() -> None:
         assert str(options.get_option_at_index(0).prompt) == "No moves match “take k”."
         await pilot.press("enter")  # nothing to play
         assert app.screen is picker
+
+
+# ---------------------------------------------------------------------- command line
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(list(args))
+    return int(exc.value.code or 0), capsys.readouterr().err
+
+
+def test_presets_are_listed_by_their_short_names(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--list-presets"]) == 0
+    out = capsys.readouterr().out
+    assert "_seed0" not in out
+    names = [line.split()[0] for line in out.splitlines()[1:]]
+    assert len(names) == len(PRESET_NAMES) == len(set(names))
+    assert {"french", "danish", "spade_cassino", "royal", "classic"} <= set(names)
+    for name in names:  # every listed name, and every full name, still works
+        assert resolve_preset_name(name) in PRESET_NAMES
+    code, err = run_cli(capsys, "--preset", "nosuchgame")
+    assert code == 2 and "french, " in err and "_seed0" not in err
+    assert cli._preset("french_casino_seed000") == cli._preset("french") == PRESET_ALIASES[
+        "french"]
+
+
+@pytest.mark.parametrize("seed", ["-1", str(SEED_MAX + 1), "1.5", "9" * 5000])
+def test_bad_seeds_are_refused(capsys: pytest.CaptureFixture[str], seed: str) -> None:
+    code, err = run_cli(capsys, "--seed", seed)
+    assert code == 2 and "the seed must be a whole number from 0 to" in err
+    assert len(err) < 600
+
+
+def test_good_seeds() -> None:
+    assert parse_seed(" 0 ") == 0 and parse_seed(str(SEED_MAX)) == SEED_MAX

@@ -21,6 +21,7 @@ from ..session import (
     GameConfig,
     SeatConfig,
     default_seats,
+    parse_seed,
     preset_title,
     seat_names,
 )
@@ -191,10 +192,7 @@ class SetupScreen(Screen[GameConfig | None]):
         if target < 1:
             raise ValueError("the target must be at least 1")
         seed_text = self.query_one("#setup-seed", Input).value.strip()
-        try:
-            seed = int(seed_text) if seed_text else None
-        except ValueError:
-            raise ValueError("the seed must be a whole number") from None
+        seed = parse_seed(seed_text) if seed_text else None
         partners = self.query_one("#setup-partners", Cycler)
         return GameConfig(preset=rules.preset_name, players=n, seats=tuple(seats),
                           partnerships=bool(partners.value) if not partners.disabled else True,
