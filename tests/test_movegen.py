@@ -10,6 +10,8 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st_
 
 from casino_tui.engine import IllegalMoveError, Move, Rules, State, fastgen, movegen
 from casino_tui.engine._hotpath import hot, is_compiled
@@ -266,3 +268,111 @@ def test_engine_never_imports_textual() -> None:
             "print(bad); sys.exit(1 if bad else 0)")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+# ------------------------------------------------------------------ malformed moves
+def _positions_for_fuzz() -> list[State]:
+    """Positions of random play under rules with every kind of action: plucks, claims, court
+    builds, royal values, Danish high values."""
+    out: list[State] = []
+    for preset, opts, players in [("classic", {}, 2), ("pluck_cassino", {}, 3),
+                                  ("call_out_21", {}, 2), ("trailing_royals", {}, 2),
+                                  ("face_cards_all_four", {}, 4), ("royal_cassino", {}, 2),
+                                  ("danish_kortspil_seed001", {}, 3),
+                                  ("classic", {"compulsory_capture": "strict"}, 2)]:
+        rules = Rules.preset(preset, **opts)
+        st = State(rules, players, seed=7)
+        rng = random.Random(7)
+        for step in range(60):
+            if st.phase not in ("play", "pluck"):
+                break
+            if step % 6 == 0:
+                out.append(st.clone())
+            moves = [m for m in st.legal_moves() if m.kind != "claim"] or st.legal_moves()
+            st.apply(rng.choice(moves))
+        if st.phase == "pluck":
+            out.append(st.clone())
+    return out
+
+
+FUZZ_POSITIONS = _positions_for_fuzz()
+
+
+def _snapshot(st: State) -> tuple[object, ...]:
+    return (st.phase, st.to_move, [list(h) for h in st.hands], list(st.table), list(st.stock),
+            [list(c) for c in st.captured], list(st.sweeps), list(st.scores),
+            list(st.pluck_used), len(st.history), st.winner, st.last_capturer, st.target)
+
+
+_ANY = st_.one_of(st_.none(), st_.booleans(), st_.text(max_size=3), st_.floats(allow_nan=False),
+                  st_.integers(-3, 60))
+
+
+@st_.composite
+def _any_move(draw: st_.DrawFn, state: State) -> Move:
+    """A Move object of any shape: plausible (cards and piles of the position, values around
+    the legal range, court flags) or plain garbage in any field."""
+    hand = state.hands[state.to_move]
+    n = len(state.table)
+    kind = draw(st_.sampled_from(["trail", "capture", "build", "pluck", "pass", "claim",
+                                  "jump", "", "Build"]))
+    card = draw(st_.one_of(st_.sampled_from(hand or [0]),
+                           st_.sampled_from([p for p in state.table if isinstance(p, int)]
+                                            or [51]),
+                           st_.integers(-3, 60), _ANY))
+    idx = st_.one_of(st_.integers(0, max(0, n - 1)), st_.integers(-2, n + 3), _ANY)
+    piles = draw(st_.one_of(st_.lists(idx, max_size=5).map(tuple), st_.lists(idx, max_size=3),
+                            _ANY))
+    value = draw(st_.one_of(st_.none(), st_.integers(-1, 17), _ANY))
+    single = draw(st_.one_of(st_.none(), st_.booleans(), _ANY))
+    court = draw(st_.one_of(st_.booleans(), _ANY))
+    return Move(kind, card, piles, value, single, court)  # type: ignore[arg-type]
+
+
+def _well_typed(move: Move) -> bool:
+    def is_int(x: object) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool)
+
+    return (is_int(move.card) and isinstance(move.piles, tuple)
+            and all(is_int(p) for p in move.piles) and isinstance(move.court, bool)
+            and (move.value is None or is_int(move.value)))
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st_.data(), which=st_.integers(0, len(FUZZ_POSITIONS) - 1))
+def test_malformed_moves_are_refused_with_a_reason(data: st_.DataObject, which: int) -> None:
+    """check_move and apply take any Move object: a legal one is accepted (in its legal form),
+    anything else raises IllegalMoveError with a reason, and the state is left unchanged."""
+    state = FUZZ_POSITIONS[which].clone()
+    move = data.draw(_any_move(state))
+    before = _snapshot(state)
+    try:
+        got = state.check_move(move)
+    except IllegalMoveError as e:
+        assert str(e) and str(e) != "that move is not allowed here", (move, str(e))
+        # (a field of the wrong type may still compare equal to a legal move's: 0.0 == False)
+        assert not state.is_legal(move) or not _well_typed(move), move
+    else:
+        assert any(m == got for m in state.legal_moves()), (move, got)
+    assert _snapshot(state) == before
+    try:
+        state.apply(move)
+    except IllegalMoveError:
+        assert _snapshot(state) == before
+    else:
+        state.validate()
+
+
+def test_malformed_build_values() -> None:
+    """A court build valued outside J-K, or any build valued 0 or above 16, is refused with a
+    reason (it used to raise IndexError, or say "take K" for a value of 0)."""
+    from casino_tui.engine import parse_card as card
+    rules = Rules.preset("trailing_royals")
+    st = State.from_position(rules, 2, table=[card("KH")], hands=[[card("KS"), card("KD")], []],
+                             to_move=0, complete=False)
+    for value, court in [(14, True), (0, True), (10, True), (-1, False), (0, False),
+                         (99, False), (True, True)]:
+        with pytest.raises(IllegalMoveError) as err:
+            st.check_move(Move("build", card("KS"), (0,), value, True, court))  # type: ignore
+        assert "take K" not in str(err.value), (value, court, str(err.value))
+    assert st.check_move(Move.build(card("KS"), [0], 13, False, True)).court

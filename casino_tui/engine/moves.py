@@ -10,8 +10,12 @@ from __future__ import annotations
 from typing import Literal, NamedTuple
 
 from .cards import RANKS, Card, card_str, cards_str
+from .errors import IllegalMoveError
 
 MoveKind = Literal["trail", "capture", "build", "pluck", "pass", "claim"]
+MOVE_KINDS: tuple[str, ...] = ("trail", "capture", "build", "pluck", "pass", "claim")
+_CARD_KINDS = frozenset({"trail", "capture", "build", "pluck"})
+_PILE_KINDS = frozenset({"capture", "build"})
 
 
 class Build(NamedTuple):
@@ -33,7 +37,7 @@ class Build(NamedTuple):
         return "single" if self.single else "multiple"
 
     def value_str(self) -> str:
-        return RANKS[self.value - 1] if self.court else str(self.value)
+        return _value_str(self.value, self.court)
 
     def __str__(self) -> str:
         return f"[{cards_str(self.cards, '')}={self.value_str()}{'s' if self.single else 'm'}" \
@@ -100,7 +104,7 @@ class Move(NamedTuple):
     def value_str(self) -> str:
         if self.value is None:
             return ""
-        return RANKS[self.value - 1] if self.court else str(self.value)
+        return _value_str(self.value, self.court)
 
     def same_action(self, other: Move) -> bool:
         """Equal ignoring the build kind (which follows from the rest)."""
@@ -108,7 +112,7 @@ class Move(NamedTuple):
             other.kind, other.card, other.piles, other.value, other.court)
 
     def __str__(self) -> str:
-        c = card_str(self.card) if self.card >= 0 else ""
+        c = card_str(self.card) if isinstance(self.card, int) and 0 <= self.card < 52 else ""
         if self.kind == "trail":
             return f"trail {c}"
         if self.kind == "capture":
@@ -118,3 +122,70 @@ class Move(NamedTuple):
         if self.kind == "pluck":
             return f"pluck {c}"
         return self.kind
+
+
+def _value_str(value: int, court: bool) -> str:
+    """A build value as announced: J, Q, K for court builds (11-13), else the number."""
+    return RANKS[value - 1] if court and 11 <= value <= 13 else str(value)
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def normalize_move(move: object) -> Move:
+    """``move`` in canonical form (piles sorted into a tuple; the fields its kind does not use
+    cleared), or IllegalMoveError saying what is malformed: an unknown kind, a missing or
+    impossible card, piles that are not distinct table indexes, a value or court flag on a move
+    that is not a build, a build value that no build can have (a court build is worth J, Q or K,
+    any other build at least 1). ``single`` is ignored, as by :meth:`Move.same_action`: a
+    build's kind follows from the rest. Whether the move is legal in a position is not checked.
+    """
+    if not isinstance(move, Move):
+        raise IllegalMoveError(f"not a move: {move!r}")
+    kind = move.kind
+    if kind not in MOVE_KINDS:
+        raise IllegalMoveError(f"unknown kind of move {kind!r}: choose one of "
+                               + ", ".join(MOVE_KINDS))
+    card = move.card
+    if kind in _CARD_KINDS:
+        if not _is_int(card) or card == -1:
+            raise IllegalMoveError("no card was chosen" if card in (-1, None)
+                                   else f"{card!r} is not a card")
+        if not 0 <= card < 52:
+            raise IllegalMoveError(f"{card!r} is not a card")
+    elif card != -1 or not _is_int(card):
+        raise IllegalMoveError(f"a {kind} names no card")
+    piles = move.piles
+    if not isinstance(piles, tuple | list) or not all(_is_int(p) for p in piles):
+        raise IllegalMoveError("piles must be a list of table positions")
+    if kind in _PILE_KINDS:
+        if not piles:
+            raise IllegalMoveError("choose at least one pile on the table")
+        if len(set(piles)) != len(piles):
+            raise IllegalMoveError("each pile can be chosen only once")
+        if min(piles) < 0:
+            raise IllegalMoveError(f"there is no pile {min(piles)} on the table")
+    elif piles:
+        raise IllegalMoveError(f"a {kind} takes no piles")
+    court = move.court
+    if not isinstance(court, bool):
+        raise IllegalMoveError("the court-build flag must be true or false")
+    value = move.value
+    if kind != "build":
+        if value is not None or court:
+            raise IllegalMoveError(f"a {kind} has no build value")
+        if isinstance(piles, tuple) and move.single is None and (
+                len(piles) < 2 or list(piles) == sorted(piles)):
+            return move
+        return Move(kind, card, tuple(sorted(piles)))
+    if not _is_int(value):
+        raise IllegalMoveError("a build needs a value" if value is None
+                               else f"a build's value is a number, not {value!r}")
+    if court and not 11 <= value <= 13:
+        raise IllegalMoveError(f"a court build is worth J, Q or K (11-13), not {value}")
+    if value < 1:
+        raise IllegalMoveError(f"a build is worth at least 1, not {value}")
+    if isinstance(piles, tuple) and all(piles[i] < piles[i + 1] for i in range(len(piles) - 1)):
+        return move
+    return Move(kind, card, tuple(sorted(piles)), value, move.single, court)

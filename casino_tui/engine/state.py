@@ -18,7 +18,7 @@ from . import fastgen, movegen
 from ._hotpath import hot
 from .cards import RANKS, Card, card_str, cards_str, rank_of
 from .errors import IllegalMoveError, StateError
-from .moves import Build, Move, Pile, pile_cards
+from .moves import Build, Move, Pile, normalize_move, pile_cards
 from .rules import Rules, deal_sizes
 from .scoring import (
     SideScore,
@@ -346,10 +346,12 @@ class State:
         return self.check_move(Move.capture(card, tuple(piles)))
 
     def check_move(self, move: Move) -> Move:
-        """Return the legal form of ``move`` (build kind filled in) or raise IllegalMoveError."""
+        """Return the legal form of ``move`` (build kind filled in) or raise IllegalMoveError
+        with the reason. Any object may be passed: a malformed one is refused the same way."""
         if self.phase not in (Phase.PLAY, Phase.PLUCK):
             raise IllegalMoveError("the round is over" if self.phase == Phase.ROUND_OVER
                                    else "the game is over")
+        move = normalize_move(move)
         reason = self._illegal_reason(move)
         if reason:
             raise IllegalMoveError(reason)
@@ -388,8 +390,7 @@ class State:
                 return "you may not pluck a point card"
             return None
         if move.card not in hand:
-            return f"{card_str(move.card)} is not in your hand" if 0 <= move.card < 52 \
-                else "no card was chosen"
+            return f"{card_str(move.card)} is not in your hand"
         hi = hand.index(move.card)
         ctx = movegen.make_context(rules, self.table, hand, seat)
         if move.kind == "trail":
@@ -401,9 +402,8 @@ class State:
             if rules.compulsory_capture == "strict":
                 return "you must capture when you can"
             return f"you may not trail {card_str(move.card)}: it can capture"
-        if (not move.piles or len(set(move.piles)) != len(move.piles)
-                or any(p < 0 or p >= len(self.table) for p in move.piles)):
-            return "choose at least one pile on the table"
+        if max(move.piles) >= len(self.table):
+            return f"there is no pile {max(move.piles)} on the table"
         mask = 0
         for p in move.piles:
             mask |= 1 << p
