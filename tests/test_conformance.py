@@ -2,8 +2,9 @@
 
 Every scenario of ``tests/data/scenarios_public.json`` (the companion of RULES.md) is its own test
 case. ``scenarios_extra.json`` holds hand-derived positions for fields and variants the public
-file does not use. The runner is also checked to *fail* on wrong or uninterpretable scenarios, so
-a broken runner cannot pass everything.
+file does not use; ``scenarios_audit.json`` the 70 positions of an independent audit, worked out
+from RULES.md (same format as the public file). The runner is also checked to *fail* on wrong or
+uninterpretable scenarios, so a broken runner cannot pass everything.
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ from casino_tui.engine.scoring import score_round
 DATA = Path(__file__).parent / "data"
 PUBLIC_PATH = DATA / "scenarios_public.json"
 EXTRA_PATH = DATA / "scenarios_extra.json"
+AUDIT_PATH = DATA / "scenarios_audit.json"
 PUBLIC = json.loads(PUBLIC_PATH.read_text(encoding="utf-8"))
 EXTRA = json.loads(EXTRA_PATH.read_text(encoding="utf-8"))
+AUDIT = json.loads(AUDIT_PATH.read_text(encoding="utf-8"))
 
 
 def _scenario(sid: str) -> dict[str, Any]:
@@ -65,6 +68,20 @@ def test_public_scenario(scenario: dict[str, Any]) -> None:
 @pytest.mark.parametrize("scenario", EXTRA["scenarios"], ids=lambda s: s["id"])
 def test_extra_scenario(scenario: dict[str, Any]) -> None:
     assert check_scenario(scenario) == []
+
+
+@pytest.mark.parametrize("scenario", AUDIT["scenarios"], ids=lambda s: s["id"])
+def test_audit_scenario(scenario: dict[str, Any]) -> None:
+    assert check_scenario(scenario, AUDIT["presets"], AUDIT["option_defaults"]) == []
+
+
+def test_audit_file_has_the_public_format() -> None:
+    assert list(AUDIT) == list(PUBLIC)
+    assert {k: AUDIT[k] for k in ("notation", "option_defaults", "presets")} == {
+        k: PUBLIC[k] for k in ("notation", "option_defaults", "presets")}
+    ids = [s["id"] for s in AUDIT["scenarios"]]
+    assert len(ids) == len(set(ids)) == 70
+    assert all(s["preset"] in PUBLIC["presets"] for s in AUDIT["scenarios"])
 
 
 def test_run_file_reports_every_scenario() -> None:

@@ -346,7 +346,8 @@ class SideNames:
                     return nm
             except ScenarioError:
                 continue
-        return f"side{idx}{self.sides[idx]}"
+        side = self.sides[idx]
+        return f"P{side[0]}" if len(side) == 1 else f"side{idx}{side}"
 
 
 def _names_n(names: Sequence[str]) -> int:
