@@ -39,7 +39,7 @@ from casino_tui.engine.notation import (
     parse_move,
     parse_position,
 )
-from casino_tui.engine.scoring import count_out_order
+from casino_tui.engine.scoring import count_out_order, immediate_points
 from casino_tui.engine.serialize import game_from_dict, game_to_dict
 
 CASES: list[tuple[str, int]] = [
@@ -271,6 +271,12 @@ def play_round(state: State, rng: random.Random, checks: bool = True) -> RoundLo
             if n:
                 items = log.immediate[state.side_of[seat]]
                 items["sweeps"] = items.get("sweeps", 0) + n * state.rules.sweep_points
+    if state.initial_grant is not None and state.rules.score_timing == "all_immediate":
+        # ... and so were the point cards it granted
+        seat, granted = state.initial_grant
+        items = log.immediate[state.side_of[seat]]
+        for k, v in immediate_points(state.rules, granted).items():
+            items[k] = items.get(k, 0) + v
     while state.phase in (Phase.PLAY, Phase.PLUCK):
         assert state.round_no == start_round
         legal = state.legal_moves()
@@ -408,6 +414,8 @@ PLAY_OPTIONS: dict[str, list[Any]] = {
     "table_clearer_card": [None, "5C", "5S"],
     "building": [True, False],
     "pluck": [False, True],
+    "initial_pairs_to_first_player": [False, True],
+    "game_end": ["highest_at_target", "count_out", "claim"],
 }
 
 
