@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 
 from casino_tui.settings import Settings, load_settings, save_settings
 
-from .cardfmt import CardPainter
+from .cardfmt import CardPainter, face_background
 from .screens.title import TitleScreen
 from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .styles import css
@@ -78,8 +78,22 @@ class CasinoApp(App[None]):
 
     # ------------------------------------------------------------------ settings
     def _make_painter(self) -> CardPainter:
+        theme = self.current_theme
         return CardPainter(symbols=self.settings.symbols and not self.force_ascii,
-                           four_colour=self.settings.four_colour)
+                           four_colour=self.settings.four_colour,
+                           face_bg=face_background(theme.dark, theme.background))
+
+    def _theme_changed(self, _theme: object) -> None:
+        """Card faces follow the theme (a light theme gets faces that stand out from it)."""
+        painter = self._make_painter()
+        if painter == self.painter:
+            return
+        self.painter = painter
+        from .screens.game import GameScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, GameScreen):
+                screen.settings_changed()
 
     def apply_settings(self, settings: Settings) -> None:
         self.settings = settings
@@ -101,6 +115,7 @@ class CasinoApp(App[None]):
         return TitleScreen()
 
     def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         if self.start_notice:

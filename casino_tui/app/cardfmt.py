@@ -47,12 +47,30 @@ _CARD_IN_TEXT = re.compile(r"(?<![\w♠♥♦♣])(10|[AJQK2-9])([SHDC♠♥♦�
 _SUIT_OF = {ch: i for i, ch in enumerate(SUITS + SUIT_SYMBOLS)}
 
 
+def face_background(dark: bool, background: str | None) -> str:
+    """The colour of a card's face in a theme: light grey on dark themes; on light themes
+    white, or a shade darker than the background when that is almost white itself (a face of
+    the background's colour would vanish)."""
+    if dark or not background:
+        return FACE_BG
+    from textual.color import Color, ColorParseError
+
+    try:
+        bg = Color.parse(background)
+    except ColorParseError:
+        return FACE_BG
+    if bg.ansi is not None:  # the terminal's own colours: unknown, keep the default
+        return FACE_BG
+    return "#ffffff" if bg.brightness <= 0.9 else bg.darken(0.12).hex
+
+
 @dataclass(frozen=True)
 class CardPainter:
     """Turns cards and piles into Rich text according to the player's settings."""
 
     symbols: bool = True
     four_colour: bool = False
+    face_bg: str = FACE_BG  # see face_background()
 
     # ------------------------------------------------------------------ plain strings
     def label(self, card: Card) -> str:
@@ -75,6 +93,11 @@ class CardPainter:
     def back(self) -> str:
         return "▒" if self.symbols else "#"
 
+    def backs(self, n: int) -> str:
+        """``n`` card backs in a row that can be counted at a glance (one cell each, with a
+        visible gap between them)."""
+        return ("▌" if self.symbols else "#") * n
+
     # ------------------------------------------------------------------ styles
     def suit_colour(self, card: Card) -> str:
         suit = card & 3
@@ -82,18 +105,20 @@ class CardPainter:
             return (BLACK, RED, BLUE, GREEN)[suit]
         return RED if suit in (1, 2) else BLACK
 
-    def face_style(self, card: Card, bg: str = FACE_BG, *, underline: bool = False) -> Style:
-        return Style(color=self.suit_colour(card), bgcolor=bg, bold=True, underline=underline)
+    def face_style(self, card: Card, bg: str | None = None, *,
+                   underline: bool = False) -> Style:
+        return Style(color=self.suit_colour(card), bgcolor=bg or self.face_bg, bold=True,
+                     underline=underline)
 
     # ------------------------------------------------------------------ rich text
-    def face(self, card: Card, bg: str = FACE_BG, *, underline: bool = False,
+    def face(self, card: Card, bg: str | None = None, *, underline: bool = False,
              width: int = 0) -> Text:
         s = self.label(card)
         if width:
             s = s.rjust(width)
         return Text(s, style=self.face_style(card, bg, underline=underline))
 
-    def faces(self, cards: Sequence[Card], sep: str = " ", bg: str = FACE_BG) -> Text:
+    def faces(self, cards: Sequence[Card], sep: str = " ", bg: str | None = None) -> Text:
         out = Text()
         for i, c in enumerate(cards):
             if i:
@@ -101,20 +126,21 @@ class CardPainter:
             out.append_text(self.face(c, bg))
         return out
 
-    def build_text(self, build: Build, owner_name: str, bg: str = FACE_BG,
+    def build_text(self, build: Build, owner_name: str, bg: str | None = None,
                    *, underline: bool = False) -> Text:
         """``[7♣ 2♦] 9 single · North``."""
+        bg = bg or self.face_bg
         out = Text("[", style="bold")
         for i, c in enumerate(build.cards):
             if i:
-                out.append(" ", style=Style(bgcolor=bg) if bg != FACE_BG else "")
+                out.append(" ", style=Style(bgcolor=bg) if bg != self.face_bg else "")
             out.append_text(self.face(c, bg, underline=underline))
         out.append("]", style="bold")
         out.append(f" {build.value_str()}", style="bold")
         out.append(f" {build.kind} · {owner_name}", style="italic")
         return out
 
-    def pile_text(self, pile: Pile, owner_names: Sequence[str], bg: str = FACE_BG,
+    def pile_text(self, pile: Pile, owner_names: Sequence[str], bg: str | None = None,
                   *, underline: bool = False) -> Text:
         if _is_build(pile):
             return self.build_text(pile, owner_names[pile.owner],  # type: ignore[union-attr]

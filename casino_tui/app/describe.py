@@ -26,13 +26,16 @@ def _build_parts(table: Sequence[Pile], move: Move) -> tuple[list[Build], bool]:
     return builds, raised  # type: ignore[return-value]
 
 
-def move_preview(table: Sequence[Pile], move: Move, p: CardPainter) -> str:
-    """What ``move`` will do, for the player choosing it (present tense, one line)."""
+def move_preview(table: Sequence[Pile], move: Move, p: CardPainter, *,
+                 sweeps: bool = True) -> str:
+    """What ``move`` will do, for the player choosing it (present tense, one line).
+
+    ``sweeps``: the rules score sweeps (otherwise clearing the table is not called one)."""
     kind = move.kind
     if kind == "trail":
         return f"Trail {p.label(move.card)} to the table"
     if kind == "capture":
-        sweep = len(move.piles) == len(table)
+        sweep = sweeps and len(move.piles) == len(table)
         return (f"Take {_piles(table, move, p)} with {p.label(move.card)}"
                 + (" · sweep" if sweep else ""))
     if kind == "build":
@@ -54,8 +57,10 @@ def move_preview(table: Sequence[Pile], move: Move, p: CardPainter) -> str:
 
 
 def move_log_line(table_before: Sequence[Pile], ev: MoveEvent, names: Sequence[str],
-                  side_names: Sequence[str], p: CardPainter) -> str:
-    """What happened, in the past tense, naming the player (for the move log)."""
+                  side_names: Sequence[str], p: CardPainter, *, sweeps: bool = True) -> str:
+    """What happened, in the past tense, naming the player (for the move log).
+
+    ``sweeps``: the rules score sweeps (otherwise clearing the table is not called one)."""
     move = ev.move
     who = names[ev.seat]
     kind = move.kind
@@ -64,7 +69,7 @@ def move_log_line(table_before: Sequence[Pile], ev: MoveEvent, names: Sequence[s
     elif kind == "capture":
         taken = [c for c in ev.captured if c != move.card]
         text = f"{who} took {p.labels(taken)} with {p.label(move.card)}"
-        if ev.sweep:
+        if ev.sweep and sweeps:
             text += ": sweep"
     elif kind == "build":
         builds, raised = _build_parts(table_before, move)

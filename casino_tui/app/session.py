@@ -68,6 +68,34 @@ def parse_seed(text: str) -> int:
     return seed
 
 
+# Short labels of the compass seat names (score columns, the five- and six-player table).
+SEAT_LABELS: dict[str, str] = {
+    "South": "S", "West": "W", "North": "N", "East": "E",
+    "Southwest": "SW", "Northwest": "NW", "Northeast": "NE", "Southeast": "SE",
+}
+
+
+def seat_labels(names: Sequence[str]) -> list[str]:
+    """A short label (one or two characters) for every seat, all different: S, SW, NW ... for
+    the compass names; otherwise initials (``Ada Byron`` AB, ``Max`` M), the first two letters
+    where initials clash (``Ann`` and ``Amy``: An, Am), and initial plus seat number (A2) if
+    even those clash."""
+    def initials(name: str) -> str:
+        words = name.split()
+        return "".join(w[0] for w in words[:2]).upper() if words else ""
+
+    labels = [SEAT_LABELS.get(n) or initials(n) for n in names]
+    for step in (lambda i: names[i].strip()[:2].title(),
+                 lambda i: (names[i].strip()[:1].upper() or "P") + str(i + 1)):
+        clash = [i for i, lab in enumerate(labels) if not lab or labels.count(lab) > 1]
+        if not clash:
+            break
+        for i in clash:
+            if names[i] not in SEAT_LABELS:
+                labels[i] = step(i)
+    return labels
+
+
 def preset_title(name: str) -> str:
     """A preset's display name: the text of its description before the colon."""
     key = resolve_preset_name(name)
@@ -184,19 +212,16 @@ class GameSession:
     def side_names(self) -> list[str]:
         return [" & ".join(self.names[s] for s in side) for side in self.state.sides]
 
-    def short_side_names(self, width: int) -> list[str]:
-        """Side names for narrow columns: names cut to ``width``; partnerships as initials
-        (``S+N``) when the names do not fit."""
-        out = []
-        for side in self.state.sides:
-            full = "+".join(self.names[s] for s in side)
-            if len(full) <= width:
-                out.append(full)
-            elif len(side) == 1:
-                out.append(full[:width])
-            else:
-                out.append("+".join(self.names[s][:1] for s in side)[:width])
-        return out
+    @property
+    def side_labels(self) -> list[str]:
+        """Short labels of the sides for narrow score columns: ``S``, ``NW``, ``S+N``."""
+        labels = seat_labels(self.names)
+        return ["+".join(labels[s] for s in side) for side in self.state.sides]
+
+    @property
+    def sweeps_score(self) -> bool:
+        """The rules score sweeps: only then are sweeps shown (log, seats, score panel)."""
+        return self.rules.sweep_points > 0
 
     def partner_of(self, seat: int) -> int | None:
         side = self.state.sides[self.state.side_of[seat]]
@@ -221,7 +246,8 @@ class GameSession:
         deal_before = st.deal_no
         ev = st.apply(move, validate=validate)
         self.log.append(LogEntry(move_log_line(table_before, ev, self.names, self.side_names,
-                                               painter), ev.seat, st.round_no))
+                                               painter, sweeps=self.sweeps_score),
+                                 ev.seat, st.round_no))
         if ev.redeal and not st.is_round_over:
             note = "New deal" + (": the last one" if st.is_last_deal else "")
             if st.deal_no != deal_before:

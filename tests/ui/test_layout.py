@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
+from casino_tui.app.cardfmt import CardPainter
+from casino_tui.app.describe import move_preview
+from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.screens.setup import SetupScreen
-from casino_tui.app.session import seat_names
+from casino_tui.app.session import GameConfig, GameSession, default_seats, seat_labels, seat_names
 from casino_tui.app.widgets.cycler import Cycler
+from casino_tui.app.widgets.table import ScorePanel, SeatBox, SeatList
+from casino_tui.engine import Move
 
-from .conftest import asynctest, make_app
+from .big_tables import table_6p
+from .conftest import asynctest, make_app, settle
+from .positions import cards, position
 
 
 def _seat_fields(screen: SetupScreen, n: int) -> list[str]:
@@ -60,3 +67,85 @@ async def test_setup_names_for_five_and_six_players() -> None:
         assert _seat_fields(screen, 6) == list(seat_names(6))
         await choose("#setup-preset", "five_player")
         assert _seat_fields(screen, 5) == list(seat_names(5))
+
+
+def test_seat_labels_are_short_and_different() -> None:
+    assert seat_labels(seat_names(6)) == ["S", "SW", "NW", "N", "NE", "SE"]
+    assert seat_labels(seat_names(5)) == ["S", "W", "NW", "NE", "E"]
+    assert seat_labels(["Ann", "Amy", "Bob", "Ada Byron"]) == ["An", "Am", "B", "AB"]
+    assert seat_labels(["South", "Sam", "Ann", "Ann"]) == ["S", "Sa", "A3", "A4"]
+
+
+def _sweep(preset: str) -> tuple[GameSession, str]:
+    """South clears the table (3♣ 6♦ with 9♠) under ``preset``: the session and its log line."""
+    state = position(preset, 2, table=cards("3C 6D"), hands=["9S 4H", "5C 8D"], to_move=0,
+                     dealer=1, stock=0)
+    session = GameSession(GameConfig(preset=preset, seats=default_seats(2)), state)
+    p = CardPainter()
+    move = Move.capture(cards("9S")[0], (0, 1))
+    preview = move_preview(state.table, move, p, sweeps=session.sweeps_score)
+    ev, _ = session.apply(move, p)
+    assert ev.sweep
+    return session, preview + " / " + session.log[-1].text
+
+
+def test_sweeps_are_named_only_where_the_rules_score_them() -> None:
+    session, text = _sweep("classic")
+    assert session.sweeps_score
+    assert text == "Take 3♣ 6♦ with 9♠ · sweep / South took 3♣ 6♦ with 9♠: sweep"
+    for preset in ("royal_cassino", "california_cassino"):
+        session, text = _sweep(preset)
+        assert not session.sweeps_score
+        assert "sweep" not in text
+
+
+@asynctest
+async def test_no_sweeps_in_the_panels_where_they_score_nothing() -> None:
+    for preset, scored in (("royal_cassino", False), ("classic", True)):
+        state = position(preset, 4, table=cards("3C 6D"),
+                         hands=["9S 4H", "5C 8D", "7H 2C", "QS JD"], to_move=0, dealer=3,
+                         stock=0, sweeps=[1, 1, 0, 0])
+        app = make_app(state)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, GameScreen)
+            score = screen.query_one("#score", ScorePanel)
+            assert score.data is not None and score.data.sweeps is scored
+            assert ("Sweeps" in score.render().plain) is scored
+            west = screen.query_one("#seat-0", SeatBox)
+            assert west.data is not None and west.data.sweeps == (1 if scored else None)
+            assert ("1 sweep" in west.render().plain) is scored
+
+
+@asynctest
+async def test_six_players_at_80x24_show_every_seat_and_score_row() -> None:
+    app = make_app(table_6p())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        players = screen.query_one("#seat-list", SeatList).render().plain
+        for name in ("SW Southwest", "NW Northwest", "N  North", "NE Northeast",
+                     "SE Southeast"):
+            assert name in players
+        score = screen.query_one("#score", ScorePanel)
+        lines = score.render().plain.split("\n")
+        assert lines[0].split() == ["S", "SW", "NW", "N", "NE", "SE"]
+        assert [line.split()[0] for line in lines[1:]] == ["Game", "Cards", "Spades", "Aces",
+                                                          "10♦", "2♠"]
+        assert all(len(line) <= score.size.width for line in lines)
+        assert score.size.height == len(lines)
+
+
+def test_card_faces_stand_out_in_light_themes() -> None:
+    from textual.theme import BUILTIN_THEMES
+
+    from casino_tui.app.cardfmt import FACE_BG, face_background
+
+    assert face_background(True, "#1e1e1e") == FACE_BG
+    for theme in BUILTIN_THEMES.values():
+        face = face_background(theme.dark, theme.background)
+        assert face != (theme.background or "").lower()
+    assert face_background(False, "#E0E0E0") == "#ffffff"  # textual-light
+    assert face_background(False, "#FAFAFA") != "#ffffff"  # almost white: a darker face

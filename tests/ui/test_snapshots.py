@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 
 from casino_tui.engine import State
 
+from .big_tables import table_5p, table_6p
 from .conftest import make_app, settle
 from .positions import last_play, table_2p, table_4p
 
@@ -152,3 +153,15 @@ def test_load_screen(snap_compare: Any, size: tuple[int, int], tmp_path: Any,
 def test_hint(snap_compare: Any, size: tuple[int, int]) -> None:
     """h: Hard's suggestion (the in-process test hint) previewed, with its reason in full."""
     assert run(snap_compare, at_table(table_2p), size, "h")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_table_six_players(snap_compare: Any, size: tuple[int, int]) -> None:
+    """California for six: the others in one panel, short seat labels heading the scores."""
+    assert run(snap_compare, at_table(table_6p), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_table_five_players(snap_compare: Any, size: tuple[int, int]) -> None:
+    """The five-player preset (sweeps score: shown in the panel and the score)."""
+    assert run(snap_compare, at_table(table_5p), size)

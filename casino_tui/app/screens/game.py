@@ -37,7 +37,7 @@ from casino_tui.engine import (
 from ..cardfmt import CardPainter
 from ..describe import move_preview
 from ..players import Chooser
-from ..session import GameSession, autosave, pile_index_of
+from ..session import GameSession, autosave, pile_index_of, seat_labels
 from ..styles import css
 from ..widgets.table import (
     HandData,
@@ -55,6 +55,8 @@ from ..widgets.table import (
     ScorePanel,
     SeatBox,
     SeatData,
+    SeatList,
+    SeatListData,
     StatusLine,
     TableData,
     TableView,
@@ -139,6 +141,9 @@ class GameScreen(Screen[None]):
     ]
 
     HELP_TITLE = "Game table"
+    # the five- and six-player table lists the other players in one column when tall enough
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"),
+                                                                    (34, "-tall")]
 
     def __init__(self, session: GameSession, chooser: Chooser, store: SaveStore | None = None,
                  slot: SaveSlot | None = None) -> None:
@@ -205,9 +210,13 @@ class GameScreen(Screen[None]):
         yield InfoBar(id="game-header")
         with Horizontal(id="game-body"):
             with Vertical(id="main-col"):
-                with Horizontal(id="opponents"):
-                    for i in range(self.session.num_players - 1):
-                        yield SeatBox(id=f"seat-{i}", classes="seat")
+                others = self.session.num_players - 1
+                if self.compact_seats:
+                    yield SeatList(id="seat-list", classes=f"others-{others}")
+                else:
+                    with Horizontal(id="opponents"):
+                        for i in range(others):
+                            yield SeatBox(id=f"seat-{i}", classes="seat")
                 with Vertical(id="table-box"):
                     yield TableView(id="table")
                     yield RecentPlays(id="recent",
@@ -220,7 +229,14 @@ class GameScreen(Screen[None]):
                 yield LogView(id="log")
         yield KeyBar(id="keys")
 
+    @property
+    def compact_seats(self) -> bool:
+        """Five or six players: the others are listed in one compact panel (with short seat
+        labels, also heading the score columns) instead of a box each."""
+        return self.session.num_players >= 5
+
     def on_mount(self) -> None:
+        self.set_class(self.compact_seats, "-many")
         self.query_one("#table-box").border_title = "Table"
         self.query_one("#score").border_title = "Score"
         self.query_one("#log").border_title = "Log"
@@ -666,7 +682,8 @@ class GameScreen(Screen[None]):
             return
         moves = self._human_moves()
         table = tuple(self.state.table)
-        items = [(m, move_preview(table, m, self.painter)) for m in moves]
+        sweeps = self.session.sweeps_score
+        items = [(m, move_preview(table, m, self.painter, sweeps=sweeps)) for m in moves]
 
         def chosen(move: Move | None) -> None:
             if move is not None and self._awaiting:
@@ -817,8 +834,9 @@ class GameScreen(Screen[None]):
             self._move_i = same[0]
             self._message = LineData(f"Hint: {why}", "ok")
         else:
-            self._message = LineData(
-                f"Hint: {move_preview(self.state.table, move, self.painter)} · {why}", "ok")
+            preview = move_preview(self.state.table, move, self.painter,
+                                   sweeps=self.session.sweeps_score)
+            self._message = LineData(f"Hint: {preview} · {why}", "ok")
         self._refresh_choice()
 
     # ------------------------------------------------------------------ drawing
@@ -877,33 +895,36 @@ class GameScreen(Screen[None]):
         session = self.session
         n = session.num_players
         partner = session.partner_of(self._perspective)
+        labels = seat_labels(session.names)
+        seats = []
         for i in range(n - 1):
             seat = (self._perspective + 1 + i) % n
             detail = "person" if session.is_human(seat) else session.level(seat)
-            self.query_one(f"#seat-{i}", SeatBox).set_data(SeatData(
+            seats.append(SeatData(
                 name=session.names[seat], detail=detail, partner=seat == partner,
-                hand_size=len(st.hands[seat]),
-                taken=len(st.captured[seat]), sweeps=st.sweeps[seat],
+                hand_size=len(st.hands[seat]), taken=len(st.captured[seat]),
+                sweeps=st.sweeps[seat] if session.sweeps_score else None,
                 dealer=st.dealer == seat, to_move=st.current_player == seat,
-                thinking=self._thinking == seat, painter=self.painter))
+                thinking=self._thinking == seat, painter=self.painter, label=labels[seat]))
+        if self.compact_seats:
+            self.query_one("#seat-list", SeatList).set_data(
+                SeatListData(tuple(seats), session.names[st.dealer]))
+            return
+        for i, data in enumerate(seats):
+            self.query_one(f"#seat-{i}", SeatBox).set_data(data)
 
     def _refresh_score(self) -> None:
         st = self.state
         session = self.session
         view = self._view()
-        n_sides = len(st.sides)
-        width = self.query_one("#score").content_region.width or 24
-        col = max(3, (width - 8) // max(1, n_sides))
-        headers = tuple(session.short_side_names(max(3, col - 1)))
         suit = session.majority_suit
         self.query_one("#score", ScorePanel).set_data(ScoreData(
-            headers=headers, game=tuple(st.scores), target=st.target,
-            counts=tuple(session.side_counts(view)),
-            suit_label=SUIT_WORDS[suit] if not self.painter.symbols
-            else f"{SUIT_WORDS[suit]}",
+            headers=tuple("+".join(session.names[s] for s in side) for side in st.sides),
+            labels=tuple(session.side_labels), game=tuple(st.scores),
+            counts=tuple(session.side_counts(view)), suit_label=SUIT_WORDS[suit],
             big_casino=st.rules.big_casino, little_casino=st.rules.little_casino,
-            painter=self.painter, highlight=st.side_of[self._perspective]
-            if session.human_seats else None))
+            painter=self.painter, sweeps=session.sweeps_score,
+            highlight=st.side_of[self._perspective] if session.human_seats else None))
 
     def _refresh_log(self) -> None:
         entries = self.session.log[-LOG_LINES:]
@@ -939,14 +960,16 @@ class GameScreen(Screen[None]):
         self._clamp_card()
         box = self.query_one("#hand", HandView)
         name = self.session.names[seat]
+        # the seat's label, as in the score columns and the list of players
+        label = f" ({seat_labels(self.session.names)[seat]})" if self.compact_seats else ""
         if hidden:
-            title = f"{name}'s hand · hidden"
+            title = f"{name}'s hand{label} · hidden"
         elif self.session.human_seats and len(self.session.human_seats) == 1:
-            title = f"Your hand · {name}"
+            title = f"Your hand · {name}{label}"
         elif not self.session.human_seats:
-            title = f"{name}'s hand · watching"
+            title = f"{name}'s hand{label} · watching"
         else:
-            title = f"{name}'s hand"
+            title = f"{name}'s hand{label}"
         box.border_title = Content(title)  # a name is never markup
         box.set_data(HandData(cards=None if hidden else hand, count=len(hand),
                               selected=None if hidden else self._card_i, painter=self.painter,
@@ -963,7 +986,8 @@ class GameScreen(Screen[None]):
             choices = self._choices()
             move = self._current()
             if move is not None:
-                move_line.set_data(LineData(move_preview(st.table, move, p), "move",
+                preview = move_preview(st.table, move, p, sweeps=self.session.sweeps_score)
+                move_line.set_data(LineData(preview, "move",
                                             f"{ud} {self._move_i + 1}/{len(choices)}"))
             elif self._selection:
                 card = self._card()

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from casino_tui.engine import parse_cards
 from casino_tui.settings import SPEED_DELAYS, Settings
 
-from ..cardfmt import CardPainter
+from ..cardfmt import CardPainter, face_background
 from ..styles import css
 from ..widgets.cycler import Cycler
 
@@ -80,15 +80,17 @@ class SettingsScreen(ModalScreen[Settings | None]):
 
     def _sample(self) -> None:
         s = self._current()
-        p = CardPainter(symbols=s.symbols, four_colour=s.four_colour)
+        theme = self.app.current_theme
+        p = CardPainter(symbols=s.symbols, four_colour=s.four_colour,
+                        face_bg=face_background(theme.dark, theme.background))
         out = Text("Sample:  ", style="bold")
         out.append_text(p.faces(SAMPLE_CARDS, sep="  "))
         self.query_one("#settings-sample", Static).update(out)
 
     def on_cycler_changed(self, event: Cycler.Changed) -> None:
-        self._sample()
         if event.cycler.id == "set-theme":
             self.app.theme = str(event.value)
+        self._sample()
 
     def action_save(self) -> None:
         self.dismiss(self._current())

@@ -11,7 +11,7 @@ from textual.content import Content
 
 from casino_tui.engine import Card, Pile
 
-from ..cardfmt import FACE_BG, HIGHLIGHT_BG, RECENT_BG, SELECTED_BG, CardPainter
+from ..cardfmt import HIGHLIGHT_BG, RECENT_BG, SELECTED_BG, CardPainter
 from ..session import SideCounts
 from .base import DataWidget
 
@@ -78,7 +78,7 @@ class TableView(DataWidget[TableData]):
         elif i in d.recent:
             bg = RECENT_BG
         else:
-            bg = FACE_BG
+            bg = d.painter.face_bg
         tok = Text(mark, style="bold")
         tok.append_text(d.painter.pile_text(pile, d.owner_names, bg,
                                             underline=i in d.highlight or cursor))
@@ -169,7 +169,7 @@ class HandView(DataWidget[HandData]):
                 mid.append(p.back() * 3, style=Style(color="#5f87af", bgcolor="#303a4a"))
             else:
                 card = d.cards[i]
-                bg = HIGHLIGHT_BG if sel else FACE_BG
+                bg = HIGHLIGHT_BG if sel else p.face_bg
                 mid.append_text(p.face(card, bg, width=3, underline=sel))
             mid.append(v, style=style)
             bot.append(bl + h * 3 + br, style=style)
@@ -186,45 +186,170 @@ class SeatData:
     partner: bool
     hand_size: int
     taken: int
-    sweeps: int
+    sweeps: int | None  # None: the rules score no sweeps, so none are shown
     dealer: bool
     to_move: bool
     thinking: bool
     painter: CardPainter
+    label: str = ""  # the seat's short label in the score panel (S, NW, ...)
+
+
+def _sweeps_text(sweeps: int | None) -> str:
+    """``2 sweeps``; nothing when there are none (or the rules score none)."""
+    if not sweeps:
+        return ""
+    return f"{sweeps} sweep" + ("" if sweeps == 1 else "s")
+
+
+def _spread(left: Text, right: Text, width: int) -> Text:
+    """``left`` and ``right`` on one line of ``width``, ``right`` flush right."""
+    out = left.copy()
+    if right.cell_len:
+        out.append(" " * max(1, width - left.cell_len - right.cell_len))
+        out.append_text(right)
+    return out
+
+
+def _backs(d: SeatData) -> Text:
+    out = Text()
+    out.append(d.painter.backs(d.hand_size), style="#5f87af")  # a span: text after it is plain
+    return out
 
 
 class SeatBox(DataWidget[SeatData]):
-    """Another player: name, cards in hand as backs, cards taken, sweeps."""
+    """Another player (two to four players): the name (and level, when it fits) as the title;
+    the cards in hand as countable backs, cards taken, sweeps (where they score), dealer."""
 
     def set_data(self, data: SeatData) -> bool:
         changed = super().set_data(data)
         if changed:
-            self.border_title = Content(f"{data.name} · {data.detail}" if data.detail
-                                        else data.name)  # a name is never markup
+            self._set_title()
             self.border_subtitle = "thinking…" if data.thinking else (
                 "to play" if data.to_move else "partner" if data.partner else "")
             self.set_class(data.to_move, "-to-move")
         return changed
+
+    def on_resize(self) -> None:
+        self._set_title()
+
+    def _level_in_title(self) -> bool:
+        d = self.data
+        room = self.outer_size.width - 6  # corners, the lead-in rule and a space either side
+        return d is not None and bool(d.detail) and len(f"{d.name} · {d.detail}") <= room
+
+    def _set_title(self) -> None:
+        d = self.data
+        if d is None:
+            return
+        full = self._level_in_title()
+        self.border_title = Content(f"{d.name} · {d.detail}" if full else d.name)  # no markup
 
     def render(self) -> Text:
         d = self.data
         if d is None:
             return Text()
         width = self.size.width
-        top = Text(d.painter.back() * d.hand_size if d.hand_size else "no cards",
-                   style="#5f87af" if d.hand_size else "dim")
-        if d.dealer:
-            tag = "dealer" if width - top.cell_len >= 7 else "D"
-            top.append(" " * max(1, width - top.cell_len - len(tag)))
-            top.append(tag, style="italic")
-        sw = d.sweeps
-        variants = [
-            f"{d.taken} taken · {sw} sweep" + ("" if sw == 1 else "s"),
-            f"{d.taken} taken · {sw} sw",
-            f"{d.taken} tk · {sw} sw",
-        ]
-        counts = next((v for v in variants if len(v) <= width), variants[-1])
-        return Text("\n").join([top, Text(counts)])
+        taken = Text(f"{d.taken} taken")
+        empty = "no cards" if width >= 9 + taken.cell_len else "–"
+        hand = _backs(d) if d.hand_size else Text.assemble((empty, "dim"))
+        # the second line: sweeps (when there are any), else the level if the title has no
+        # room for it; "dealer" on the right
+        extra = Text(_sweeps_text(d.sweeps))
+        if not extra and not self._level_in_title():
+            extra = Text.assemble((d.detail, "dim italic"))
+        dealer = Text.assemble(("dealer" if d.dealer else "", "italic"))
+        if extra.cell_len + dealer.cell_len + 1 > width and d.dealer:
+            dealer = Text.assemble(("D", "bold italic"))
+        return Text("\n").join([_spread(hand, taken, width), _spread(extra, dealer, width)])
+
+
+@dataclass(frozen=True)
+class SeatListData:
+    seats: tuple[SeatData, ...]  # the other players, in playing order
+    dealer: str  # the dealer's name
+
+
+class SeatList(DataWidget[SeatListData]):
+    """The other players of a five- or six-player table, one compact row each: short label,
+    name, countable card backs and (as the width allows) level, cards taken and sweeps.
+
+    Rows go down one column, or down two (west side left, east side right) when the panel is
+    not tall enough. The dealer is named in the panel's title."""
+
+    def set_data(self, data: SeatListData) -> bool:
+        changed = super().set_data(data)
+        if changed:
+            self.border_title = Content(f"Players · {data.dealer} deals")  # never markup
+        return changed
+
+    def _row_parts(self, d: SeatData, level: bool) -> tuple[str, str, Text, str, str]:
+        name = f"{d.name} · {d.detail}" if level and d.detail else d.name
+        return d.label, name, _backs(d), f"{d.taken} taken", _sweeps_text(d.sweeps)
+
+    def render(self) -> Text:
+        data = self.data
+        if data is None or not data.seats:
+            return Text()
+        seats = data.seats
+        n = len(seats)
+        columns = 1 if self.size.height >= n else 2
+        rows = -(-n // columns)
+        gap = 3  # " │ " between two columns
+        cell = (self.size.width - gap * (columns - 1)) // columns
+        label_w = max(len(s.label) for s in seats)
+        hand_w = max(max(s.hand_size for s in seats), 1)
+        sweeps = any(s.sweeps is not None for s in seats)
+        # the richest layout that fits: (with level, with taken, with sweeps)
+        layouts = [(True, True, sweeps), (True, True, False), (False, True, False),
+                   (False, False, False)]
+        for level, taken, sw in layouts:
+            parts = [self._row_parts(s, level) for s in seats]
+            name_w = max(len(p[1]) for p in parts)
+            taken_w = max(len(p[3]) for p in parts) if taken else 0
+            sw_w = max(len(p[4]) for p in parts) if sw else 0
+            need = 2 + label_w + 1 + name_w + 2 + hand_w
+            need += (2 + taken_w if taken else 0) + (3 + sw_w if sw and sw_w else 0)
+            if need <= cell:
+                break
+        else:
+            name_w = max(4, cell - (2 + label_w + 1 + 2 + hand_w))
+        lines: list[Text] = []
+        for r in range(rows):
+            line = Text()
+            for c in range(columns):
+                i = c * rows + r
+                if i >= n:
+                    break
+                if c:
+                    line.append(" │ ", style="dim")
+                text = self._cell(seats[i], parts[i], label_w, name_w, hand_w,
+                                  taken_w if taken else None, sw_w if sw else None, cell)
+                if columns > 1 and c < columns - 1:
+                    text.pad_right(cell - text.cell_len)
+                line.append_text(text)
+            lines.append(line)
+        return Text("\n").join(lines)
+
+    @staticmethod
+    def _cell(d: SeatData, parts: tuple[str, str, Text, str, str], label_w: int, name_w: int,
+              hand_w: int, taken_w: int | None, sw_w: int | None, width: int) -> Text:
+        label, name, backs, taken, sweeps = parts
+        out = Text("▸ " if d.to_move else "  ", style="bold")
+        out.append(label.ljust(label_w), style="bold reverse" if d.to_move else "bold")
+        out.append(" ")
+        if len(name) > name_w:
+            name = name[:max(1, name_w - 1)] + "…"
+        out.append(name.ljust(name_w), style="bold" if d.to_move else "")
+        out.append("  ")
+        out.append_text(backs if d.hand_size else Text.assemble(("–", "dim")))
+        out.append(" " * (hand_w - max(1, d.hand_size) if d.hand_size else hand_w - 1))
+        if taken_w is not None:
+            out.append("  " + taken.rjust(taken_w))
+        if sw_w:
+            out.append(" · " if sweeps else "   ")
+            out.append(sweeps.ljust(sw_w))
+        out.truncate(width)
+        return out
 
 
 # ---------------------------------------------------------------------------- score
@@ -232,28 +357,28 @@ class SeatBox(DataWidget[SeatData]):
 
 @dataclass(frozen=True)
 class ScoreData:
-    headers: tuple[str, ...]
+    headers: tuple[str, ...]  # the sides' names (partners joined by +)
+    labels: tuple[str, ...]  # the sides' short labels (S, NW, S+N), when the names do not fit
     game: tuple[int, ...]
-    target: int
     counts: tuple[SideCounts, ...]
     suit_label: str
     big_casino: Card
     little_casino: Card
     painter: CardPainter
+    sweeps: bool = True  # the rules score sweeps (otherwise no Sweeps row)
     highlight: int | None = None  # the viewer's side
 
 
 class ScorePanel(DataWidget[ScoreData]):
-    """Game score per side and this round's running counts."""
+    """Game score per side and this round's running counts: a column per side, headed by
+    the side's name, or by its short label when the names do not fit."""
 
     def render(self) -> Text:
         d = self.data
         if d is None:
             return Text()
-        n = len(d.headers)
+        n = max(1, len(d.headers))
         width = self.size.width
-        label_w = 8
-        col = max(3, (width - label_w) // max(1, n))
         p = d.painter
         rows: list[tuple[str, list[str]]] = [
             ("Game", [str(g) for g in d.game]),
@@ -264,22 +389,33 @@ class ScorePanel(DataWidget[ScoreData]):
                                      for c in d.counts]),
             (p.label(d.little_casino), ["✓" if d.little_casino in c.casinos else "·"
                                         for c in d.counts]),
-            ("Sweeps", [str(c.sweeps) for c in d.counts]),
         ]
+        if d.sweeps:
+            rows.append(("Sweeps", [str(c.sweeps) for c in d.counts]))
+        label_w = min(8, max(len(label) for label, _ in rows) + 1)
+        widest = max(len(v) for _, vals in rows for v in vals)
+        col = max(widest + 1, 3, (width - label_w) // n)
+        label_w = max(1, width - col * n)  # what the columns leave (the numbers end flush)
+        headers = d.headers
+        if any(len(h) > col - 1 for h in headers):
+            headers = d.labels
         out = Text(" " * label_w)
-        for i, h in enumerate(d.headers):
+        for i, h in enumerate(headers):
             style = "bold underline" if i == d.highlight else "bold"
-            out.append(h[:col - 1].rjust(col), style=style)
+            out.append(" " * max(1, col - len(h[:col - 1])))
+            out.append(h[:col - 1], style=style)
         for r, (label, vals) in enumerate(rows):
             out.append("\n")
             out.append(label.ljust(label_w)[:label_w], style="bold" if r == 0 else "dim")
             for i, v in enumerate(vals):
-                style = "bold" if r == 0 else ""
-                if i == d.highlight and r == 0:
-                    style = "bold reverse"
-                out.append(v.rjust(col), style=style)
-        out.append("\n")
-        out.append(f"to {d.target}".rjust(label_w + col * n), style="dim italic")
+                if r == 0 and i == d.highlight:
+                    # a badge on the number only, so it never runs into the next column
+                    pad = col - len(v)
+                    badge = (" " + v) if pad >= 2 else v
+                    out.append(" " * (col - len(badge)))
+                    out.append(badge, style="bold reverse")
+                else:
+                    out.append(v.rjust(col), style="bold" if r == 0 else "")
         return out
 
 
