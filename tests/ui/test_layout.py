@@ -149,3 +149,43 @@ def test_card_faces_stand_out_in_light_themes() -> None:
         assert face != (theme.background or "").lower()
     assert face_background(False, "#E0E0E0") == "#ffffff"  # textual-light
     assert face_background(False, "#FAFAFA") != "#ffffff"  # almost white: a darker face
+
+
+def test_hanging_indent() -> None:
+    from rich.console import Console
+
+    from casino_tui.app.hanging import Hanging
+
+    console = Console(width=40, record=True, color_system=None)
+    console.print(Hanging("Royal Cassino          Royal Cassino: J 11, Q 12, K 13, aces 1 "
+                          "or 14; no sweep points.", 23))
+    lines = console.export_text().splitlines()
+    assert lines[0].startswith("Royal Cassino          Royal")
+    assert len(lines) > 2 and all(line.startswith(" " * 23) and line[23] != " "
+                                  for line in lines[1:])
+
+
+@asynctest
+async def test_preset_list_and_rules_wrap_under_their_text() -> None:
+    """The preset picker's descriptions and the rules' bullets continue under their text, not
+    at the left edge."""
+    from textual.widgets import OptionList, Static
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter", "space")
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        strips = options._get_option_render(options.get_option_at_index(0),
+                                            options.get_visual_style("option-list--option"))
+        assert len(strips) >= 2
+        assert strips[1].text.startswith(" " * 23) and strips[1].text[23] != " "
+        await pilot.press("escape", "escape", "r")
+        await pilot.pause()
+        text = app.screen.query_one("#rules-text", Static)
+        lines = [s.text for s in text.render_lines(text.content_region.reset_offset)]
+        bullets = [i for i, line in enumerate(lines) if line.startswith("• ")]
+        assert bullets
+        wrapped = [lines[i + 1] for i in bullets if i + 1 < len(lines)
+                   and lines[i + 1].strip() and not lines[i + 1].startswith("• ")]
+        assert wrapped and all(line.startswith("  ") for line in wrapped)

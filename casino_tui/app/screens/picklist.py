@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..hanging import Hanging
 from ..styles import css
 
 ASCII_SUITS = str.maketrans({"♠": "s", "♥": "h", "♦": "d", "♣": "c"})
@@ -62,7 +63,7 @@ class PickListScreen(ModalScreen[T | None], Generic[T]):
 
     def __init__(self, items: Sequence[tuple[T, str]], *, title: str, noun: str,
                  placeholder: str, verb: str = "choose", highlight: int = 0,
-                 numbered: bool = True) -> None:
+                 numbered: bool = True, hang: int = 0) -> None:
         super().__init__()
         self.items = list(items)
         self.keys = [search_key(text) for _, text in self.items]
@@ -73,6 +74,7 @@ class PickListScreen(ModalScreen[T | None], Generic[T]):
         self.verb = verb
         self.start = highlight
         self.numbered = numbered
+        self.hang = hang  # wrapped lines of an item continue under this column of its text
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         return [(self.title_text, [
@@ -106,8 +108,8 @@ class PickListScreen(ModalScreen[T | None], Generic[T]):
             what = f"No {self.noun} match “{query}”" if query else f"There are no {self.noun}"
             return [Option(f"{what}.", disabled=True)]
         if not self.numbered:
-            return [Option(self.items[i][1], id=str(i)) for i in self.shown]
-        return [Option(f"{n + 1:>3}. {self.items[i][1]}", id=str(i))
+            return [Option(Hanging(self.items[i][1], self.hang), id=str(i)) for i in self.shown]
+        return [Option(Hanging(f"{n + 1:>3}. {self.items[i][1]}", 5 + self.hang), id=str(i))
                 for n, i in enumerate(self.shown)]
 
     def on_input_changed(self, event: Input.Changed) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import Group
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -13,6 +14,7 @@ from textual.widgets import Static
 
 from casino_tui.engine import PRESET_NAMES, Rules
 
+from ..hanging import hanging_bullets
 from ..rules_text import rules_summary
 from ..styles import css
 
@@ -50,10 +52,14 @@ class RulesScreen(ModalScreen[None]):
         with Vertical(id="rules-box", classes="dialog wide"):
             yield Static("Rules", classes="dialog-title")
             with VerticalScroll(id="rules-scroll"):
-                yield Static(rules_summary(self.rules, self.painter, self.num_players),
-                             id="rules-text")
+                yield Static(self._text(self.num_players), id="rules-text")
             keys = "←→ other presets · " if self.browse else ""
             yield Static(keys + "↑↓ scroll · Esc close", classes="dialog-keys")
+
+    def _text(self, num_players: int | None) -> Group:
+        """The summary, its bullets with a hanging indent (wrapped lines stay under the
+        text, not under the bullet)."""
+        return Group(*hanging_bullets(rules_summary(self.rules, self.painter, num_players)))
 
     def on_mount(self) -> None:
         self.query_one("#rules-scroll").focus()
@@ -64,8 +70,7 @@ class RulesScreen(ModalScreen[None]):
         names = list(PRESET_NAMES)
         i = names.index(self.rules.preset_name) if self.rules.preset_name in names else 0
         self.rules = Rules.preset(names[(i + delta) % len(names)])
-        self.query_one("#rules-text", Static).update(
-            rules_summary(self.rules, self.painter, None))
+        self.query_one("#rules-text", Static).update(self._text(None))
         self.query_one("#rules-scroll", VerticalScroll).scroll_home(animate=False)
 
     def action_close(self) -> None:

@@ -166,7 +166,8 @@ class SetupScreen(Screen[GameConfig | None]):
 
         self.app.push_screen(PickListScreen(items, title="Presets", noun="presets",
                                             verb="chooses", placeholder="royal, draw, 61 …",
-                                            highlight=start, numbered=False), chosen)
+                                            highlight=start, numbered=False, hang=23),
+                               chosen)
 
     # ------------------------------------------------------------------ result
     def build_config(self) -> GameConfig:
