@@ -189,3 +189,26 @@ async def test_preset_list_and_rules_wrap_under_their_text() -> None:
         wrapped = [lines[i + 1] for i in bullets if i + 1 < len(lines)
                    and lines[i + 1].strip() and not lines[i + 1].startswith("• ")]
         assert wrapped and all(line.startswith("  ") for line in wrapped)
+
+
+@asynctest
+async def test_too_small_message_fits_every_size() -> None:
+    """Below 80x24 the message, with its way out, fits entirely, down to 20x5 and beyond."""
+    from textual.geometry import Region
+    from textual.widgets import Static
+
+    from casino_tui.app.screens.toosmall import TooSmallScreen
+
+    app = make_app()
+    async with app.run_test(size=(79, 24)) as pilot:
+        for w, h in ((79, 24), (50, 15), (40, 10), (30, 8), (24, 6), (20, 5), (12, 2)):
+            await pilot.resize_terminal(w, h)
+            await pilot.pause()
+            await pilot.pause()
+            assert isinstance(app.screen, TooSmallScreen)
+            box = app.screen.query_one("#too-small-text", Static)
+            assert Region(0, 0, w, h).contains_region(box.region), (w, h, box.region)
+            text = "\n".join(s.text for s in box.render_lines(box.region.reset_offset))
+            assert "Ctrl+Q quits" in text, (w, h, text)
+            if w >= 20 and h >= 5:
+                assert "80x24" in text and f"{w}x{h}" in text

@@ -113,7 +113,9 @@ def test_privacy(snap_compare: Any, size: tuple[int, int]) -> None:
 
 
 @pytest.mark.parametrize("size", [pytest.param((79, 24), id="79x24"),
-                                  pytest.param((50, 15), id="50x15")])
+                                  pytest.param((50, 15), id="50x15"),
+                                  pytest.param((40, 10), id="40x10"),
+                                  pytest.param((20, 5), id="20x5")])
 def test_too_small(snap_compare: Any, size: tuple[int, int]) -> None:
     assert run(snap_compare, at_table(table_2p), size)
 
