@@ -212,3 +212,37 @@ async def test_too_small_message_fits_every_size() -> None:
             assert "Ctrl+Q quits" in text, (w, h, text)
             if w >= 20 and h >= 5:
                 assert "80x24" in text and f"{w}x{h}" in text
+
+
+def test_fit_note_keeps_the_round() -> None:
+    from casino_tui.app.screens.title import fit_note
+
+    assert fit_note("Builds on the table · round 1", 32) == "Builds on the table · round 1"
+    cut = fit_note("A marathon game against the hardest computer · round 12", 32)
+    assert cut == "A marathon game agai… · round 12" and len(cut) == 32
+    assert fit_note("x" * 40, 10) == "x" * 9 + "…"
+
+
+@asynctest
+async def test_title_continue_fits_on_its_line() -> None:
+    """A saved game's name and round stay on the Continue line (a long name is cut)."""
+    from textual.widgets import OptionList
+
+    from casino_tui.engine import Rules, State
+    from casino_tui.saves import SaveStore, Seat
+
+    for size in ((80, 24), (120, 40)):
+        app = make_app()
+        store: SaveStore = app.store
+        slot = store.new_game([Seat.human("South"), Seat.computer("North", "easy")],
+                              "A marathon game against the hardest computer")
+        store.autosave(slot, State(Rules.preset("classic"), 2, 5))
+        store.close(slot)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            menu = app.screen.query_one("#title-menu", OptionList)
+            option = menu.get_option("continue")
+            strips = menu._get_option_render(option,
+                                             menu.get_visual_style("option-list--option"))
+            assert len(strips) == 1
+            assert strips[0].text.rstrip().endswith("… · round 1")

@@ -167,3 +167,15 @@ def test_table_six_players(snap_compare: Any, size: tuple[int, int]) -> None:
 def test_table_five_players(snap_compare: Any, size: tuple[int, int]) -> None:
     """The five-player preset (sweeps score: shown in the panel and the score)."""
     assert run(snap_compare, at_table(table_5p), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_title_continue(snap_compare: Any, size: tuple[int, int], tmp_path: Any) -> None:
+    """A saved game to continue: its name and round on the Continue line."""
+    import shutil
+    from pathlib import Path
+
+    games = tmp_path / "data" / "games"
+    games.mkdir(parents=True)
+    shutil.copy(Path(__file__).resolve().parents[2] / "saves" / "mid-round-builds.json", games)
+    assert run(snap_compare, make_app(), size)

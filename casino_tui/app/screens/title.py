@@ -28,6 +28,22 @@ LOGO_ASCII = (
 )
 
 
+# The menu's notes fit on their line: the menu box is 52 wide (styles/title.tcss), less its
+# border and padding (4) and the entry's label and key (16).
+NOTE_ROOM = 52 - 4 - 16
+
+
+def fit_note(note: str, room: int) -> str:
+    """``note`` cut to ``room`` cells with an ellipsis; a saved game's name is cut before its
+    round (``A very long na… · round 3``) so the round always shows."""
+    if len(note) <= room:
+        return note
+    head, sep, tail = note.rpartition(" · ")
+    if sep and len(tail) + len(sep) + 2 <= room:
+        return head[:room - len(sep) - len(tail) - 1].rstrip() + "…" + sep + tail
+    return note[:room - 1].rstrip() + "…"
+
+
 class TitleScreen(Screen[None]):
     """The menu; each entry also has a letter key."""
 
@@ -81,7 +97,7 @@ class TitleScreen(Screen[None]):
             t = Text(f"{label:<12}", style="bold")
             t.append(key, style="underline")
             if note:
-                t.append(f"   {note}", style="italic")
+                t.append(f"   {fit_note(note, NOTE_ROOM)}", style="italic")
             return t
 
         menu.add_options([
