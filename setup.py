@@ -44,7 +44,7 @@ def extensions() -> list:
         return []
     try:
         return mypycify([HOT], opt_level="3")
-    except Exception as exc:  # a type error in _hot.py: stay pure
+    except (Exception, SystemExit) as exc:  # a type error (mypyc exits): stay pure
         print(f"casino-tui: mypyc could not compile {HOT} ({exc}); using pure Python",
               file=sys.stderr)
         return []

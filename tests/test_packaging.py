@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,3 +27,15 @@ def test_wheel_contains_the_stylesheets(tmp_path: Path) -> None:
         assert f"casino_tui/styles/{tcss.name}" in names, tcss.name
     assert "casino_tui/engine/_hot.py" in names
     assert "casino_tui/app/app.py" in names
+
+
+def test_the_install_compiled_the_hot_path() -> None:
+    """With a C compiler, ``pip install`` compiles the hot path; a type error that mypyc rejects
+    would otherwise leave the engine silently slower (setup.py falls back to pure Python)."""
+    if os.environ.get("CASINO_TUI_PURE") == "1" or not (shutil.which("cc") or
+                                                         shutil.which("gcc")):
+        pytest.skip("no C compiler (or CASINO_TUI_PURE=1): the pure-Python engine is expected")
+    from casino_tui.engine._hotpath import is_compiled
+
+    assert is_compiled(), ("the engine's hot path is not compiled: run `pip install -e .` and "
+                           "read its output (mypyc reports type errors in casino_tui/engine)")

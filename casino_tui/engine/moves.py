@@ -7,7 +7,7 @@ was generated for. :mod:`casino_tui.engine.notation` writes and reads moves by t
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeGuard
 
 from .cards import RANKS, Card, card_str, cards_str
 from .errors import IllegalMoveError
@@ -129,7 +129,7 @@ def _value_str(value: int, court: bool) -> str:
     return RANKS[value - 1] if court and 11 <= value <= 13 else str(value)
 
 
-def _is_int(x: object) -> bool:
+def _is_int(x: object) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
