@@ -366,10 +366,43 @@ class SaveEntry:
 
     @property
     def title(self) -> str:
-        """The name given by the player, or the file's id (printable even if the file name
-        is not valid UTF-8)."""
-        return self.name or self.game_id.encode("utf-8", "surrogateescape").decode(
-            "utf-8", "replace")
+        """The name given by the player; else, for a game, one made of its rules, players and
+        start (``Standard Cassino · you vs Medium · 14 Mar 18:05``, see :func:`game_title`);
+        else the file's id (printable even if the file name is not valid UTF-8)."""
+        if self.name:
+            return self.name
+        if self.ok and self.seats:
+            return game_title(self.preset, self.seats, self.sides,
+                              self.created or self.last_played)
+        return self.game_id.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def game_title(preset: str, seats: tuple[Seat, ...], sides: tuple[tuple[int, ...], ...],
+               started: datetime) -> str:
+    """A readable name for a game the player did not name: its rules, who plays (the one
+    person is "you", computers go by their level) and when it began, in local time."""
+    from casino_tui.engine import PRESET_DESCRIPTIONS, CasinoError, resolve_preset_name
+
+    try:
+        key = resolve_preset_name(preset)
+        rules = PRESET_DESCRIPTIONS.get(key, key).split(":", 1)[0].split("(", 1)[0].strip()
+    except CasinoError:  # a preset of a newer version
+        rules = preset
+    people = [s for s in seats if s.is_human]
+
+    def who(seat: Seat) -> str:
+        if seat.is_human:
+            return "you" if len(people) == 1 else seat.name
+        return (seat.level or seat.name).capitalize()
+
+    teams = [" & ".join(who(seats[i]) for i in side if i < len(seats)) for side in sides]
+    players = f"{teams[0]} vs {', '.join(teams[1:])}" if len(teams) > 1 else "".join(teams)
+    try:
+        local = started.astimezone()
+    except (OverflowError, OSError, ValueError):  # near the ends of datetime's range
+        local = started
+    when = f"{local.day} {local:%b %H:%M}"
+    return " · ".join(part for part in (rules, players, when) if part)
 
 
 @dataclass(eq=False)

@@ -334,7 +334,7 @@ def test_entries_list_everything_newest_first(store: SaveStore) -> None:
     assert first.updated is not None and first.created is not None
     assert first.created < first.updated == first.last_played
     four = entries[1]
-    assert four.name is None and four.title == four.game_id
+    assert four.name is None and four.title.startswith("Standard Cassino · you & Hard vs ")
     assert four.sides == ((0, 2), (1, 3)) and four.side_names() == ["South & North",
                                                                      "West & East"]
     done = entries[0]
