@@ -415,6 +415,7 @@ class SaveSlot:
     created: datetime
     start_position: str | None = None
     last_error: SaveError | None = None  # the latest autosave's problem; None after a success
+    imported: Mapping[str, Any] | None = None  # the file this copy was imported from (--load)
     # "new": not written yet; "ours": the file holds a good version of this game;
     # "damaged": the file is damaged (the game was opened from its backup) and is kept aside
     # before the first write
@@ -455,6 +456,7 @@ class LoadedGame:
     start_position: str | None = None
     from_backup: bool = False
     notice: str | None = None
+    imported: Mapping[str, Any] | None = None
 
     @property
     def read_only(self) -> bool:
@@ -570,6 +572,16 @@ class _Info:
     created: datetime | None
     updated: datetime | None
     start_position: str | None
+    imported: Mapping[str, Any] | None = None
+
+
+def _imported(value: object) -> Mapping[str, Any] | None:
+    """``extra.imported``: the file a copy was imported from (its id, the SHA-256 of its
+    bytes and its number of moves); anything else is ignored (it is never needed to play)."""
+    if (isinstance(value, Mapping) and isinstance(value.get("id"), str)
+            and isinstance(value.get("sha256"), str) and isinstance(value.get("moves"), int)):
+        return {"id": value["id"], "sha256": value["sha256"], "moves": value["moves"]}
+    return None
 
 
 def _default_seats(n: int) -> tuple[Seat, ...]:
@@ -639,7 +651,7 @@ def _info(data: Mapping[str, Any]) -> _Info:
         round_no=_int(summary.get("round"), "the round", 0, 10**6), moves=len(moves),
         to_move=to_move, finished=finished, winner=winner,
         created=_parse_time(extra.get("created")), updated=_parse_time(extra.get("updated")),
-        start_position=start)
+        start_position=start, imported=_imported(extra.get("imported")))
 
 
 def _bad_side() -> tuple[int, ...]:
@@ -813,6 +825,8 @@ class SaveStore:
             "updated": _fmt_time(updated),
             "saved_by": f"{APP_NAME} {__version__}",
         }
+        if slot.imported is not None:
+            extra["imported"] = dict(slot.imported)
         try:
             data = game_to_dict(state, extra, start_position=slot.start_position)
         except CasinoError as e:
@@ -1160,8 +1174,10 @@ class SaveStore:
         A game of this store is locked for this window (:class:`GameInUseError` if another
         window has it: offer ``read_only=True``). A file from elsewhere (``--load FILE``) is
         imported: play continues in a new file of this store and the file itself is never
-        written. A damaged game file is replaced by its backup (``from_backup``). Raises
-        :class:`SaveError` (``kind="unreadable"`` or ``"not_found"``) with the reason."""
+        written; the same file imported again opens its copy, unless that copy has been played
+        on (then it is imported again, as "<name> (2)"). A damaged game file is replaced by
+        its backup (``from_backup``). Raises :class:`SaveError` (``kind="unreadable"`` or
+        ``"not_found"``) with the reason."""
         path = self._resolve(target)
         in_store = self._in_store(path)
         lock_fd: int | None = None
@@ -1189,17 +1205,72 @@ class SaveStore:
                             game.start_position)
             slot._main = "damaged" if game.from_backup and os.path.lexists(path) else "ours"
             slot._lock_fd = lock_fd
+            slot.imported = game.imported
             if lock_fd is not None:
                 with self._lock:
                     self._open[path] = slot
         else:
+            source = self._import_source(path)
+            copies = self._imported_copies(source) if source is not None else []
+            for copy_path, moves in copies:
+                if source is not None and moves == source["moves"]:  # not played on since
+                    game = self.load(copy_path)
+                    game.notice = (f"This game was copied into your saved games before: that "
+                                   f"copy is opened. {path} is not changed.")
+                    return game
+            if copies:
+                info_name = self._copy_name(info_name or game_title(
+                    game.state.rules.preset_name, seats, game.state.sides,
+                    game.created or self._clock()))
             slot = self.new_game(seats, info_name, start_position=game.start_position)
+            slot.imported = source
             if game.created is not None:
                 slot.created = game.created
             game.notice = (f"This game was copied into your saved games ({self.root}); "
                            f"{path} is not changed.")
         game.slot = slot
         return game
+
+    def _import_source(self, path: Path) -> dict[str, Any] | None:
+        """What identifies a file from elsewhere: its id (file name), the SHA-256 of its
+        bytes and its number of moves (None if it cannot be read again)."""
+        try:
+            raw = _read_limited(path)
+            moves = _parse_json(raw).get("moves")
+        except (OSError, _Unreadable):
+            return None
+        return {"id": _stem(path), "sha256": hashlib.sha256(raw).hexdigest(),
+                "moves": len(moves) if isinstance(moves, list) else 0}
+
+    def _imported_copies(self, source: Mapping[str, Any]) -> list[tuple[Path, int]]:
+        """The games of this store imported from the same file (same id, same bytes), newest
+        first, with their number of moves now."""
+        found: list[tuple[datetime, Path, int]] = []
+        for path in self._game_files():
+            try:
+                info = _info(_parse_json(_read_limited(path)))
+            except (OSError, _Unreadable):
+                continue
+            mark = info.imported
+            if mark is not None and (mark["id"], mark["sha256"]) == (source["id"],
+                                                                    source["sha256"]):
+                found.append((info.updated or info.created or EARLIEST_TIME, path, info.moves))
+        found.sort(key=lambda f: f[0], reverse=True)
+        return [(p, moves) for _, p, moves in found]
+
+    def _copy_name(self, name: str) -> str:
+        """``name (2)`` (or the first free number) for another copy of a game."""
+        try:
+            taken = {e.name for e in self.entries(verify=False)}
+        except SaveError:
+            taken = set()
+        n = 2
+        while True:
+            suffix = f" ({n})"
+            candidate = name[:MAX_NAME_LENGTH - len(suffix)].rstrip() + suffix
+            if candidate not in taken:
+                return candidate
+            n += 1
 
     def _open_game(self, path: Path, in_store: bool) -> LoadedGame:
         """Read and replay ``path`` (or its backup if it is damaged); no slot yet."""
@@ -1228,7 +1299,7 @@ class SaveStore:
         return LoadedGame(state=state, seats=info.seats, name=info.name, path=source,
                           slot=None, created=info.created, updated=info.updated,
                           start_position=info.start_position, from_backup=from_backup,
-                          notice=notice)
+                          notice=notice, imported=info.imported)
 
     def _read_game(self, path: Path) -> tuple[State, _Info]:
         try:
