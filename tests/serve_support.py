@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,9 +160,8 @@ def process_alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def children(pid: int) -> list[int]:
-    """The live child processes of ``pid``."""
-    found = []
+def _live_processes() -> Iterator[tuple[int, list[str]]]:
+    """(pid, the fields of /proc/PID/stat after the command name) of every live process."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -170,22 +169,17 @@ def children(pid: int) -> list[int]:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if fields[0] != "Z" and int(fields[1]) == pid:
-            found.append(int(entry.name))
-    return found
+        if fields[0] != "Z":
+            yield int(entry.name), fields
+
+
+def children(pid: int) -> list[int]:
+    """The live child processes of ``pid``."""
+    return [child for child, fields in _live_processes() if int(fields[1]) == pid]
 
 
 def group_alive(pgid: int) -> bool:
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            return True
-    return False
+    return any(int(fields[2]) == pgid for _, fields in _live_processes())
 
 
 # ---------------------------------------------------------------------- tmux

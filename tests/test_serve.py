@@ -285,6 +285,22 @@ def start(servers: list[Server], data: Path, *args: str, log_name: str = "server
     return server
 
 
+def new_game_and_one_move(tmux: Tmux, name: str) -> list[str]:
+    """From the title: start a classic game, play one move (the app saves after every move) and
+    return the three cards left in the hand."""
+    tmux.send(name, "n")
+    tmux.wait_for(name, "Preset")
+    tmux.send(name, "Enter")
+    tmux.wait_for(name, "Your hand", timeout=20)
+    tmux.send(name, "s")  # skip the computer's pause
+    tmux.wait_for(name, "Your turn", timeout=20)
+    tmux.send(name, "Enter")
+    tmux.wait_match(name, SOUTH_MOVED)
+    hand = hand_cards(tmux.screen(name))
+    assert len(hand) == 3, tmux.screen(name)
+    return hand
+
+
 @needs_ssh_tmux
 def test_title_at_client_size_keys_resize_and_quit(tmp_path: Path, keys: dict[str, Key],
                                                    tmux: Tmux, servers: list[Server]) -> None:
@@ -424,16 +440,7 @@ def test_disconnect_hangs_up_and_reconnect_resumes(tmp_path: Path, keys: dict[st
     tmux.wait_for("a", "Card style")
     tmux.send("a", "Right", "Enter")
     tmux.wait_for("a", LOGO_ASCII_TOP)
-    tmux.send("a", "n")
-    tmux.wait_for("a", "Preset")
-    tmux.send("a", "Enter")
-    tmux.wait_for("a", "Your hand", timeout=20)
-    tmux.send("a", "s")  # skip the computer's pause
-    tmux.wait_for("a", "Your turn", timeout=20)
-    tmux.send("a", "Enter")  # one move: the app saves after every move (saves issue)
-    tmux.wait_match("a", SOUTH_MOVED)
-    hand = hand_cards(tmux.screen("a"))
-    assert len(hand) == 3, tmux.screen("a")
+    hand = new_game_and_one_move(tmux, "a")
     pid = server.session_pid(alice)
     # The client vanishes mid-game: the server hangs the game up.
     tmux.kill_session("a")
@@ -469,16 +476,7 @@ def test_half_open_connection_is_replaced_and_the_game_resumed(
     alice = keys["alice"]
     tmux.start("a", ssh_argv(server.port, alice), 100, 30)
     tmux.wait_for("a", TITLE)
-    tmux.send("a", "n")
-    tmux.wait_for("a", "Preset")
-    tmux.send("a", "Enter")
-    tmux.wait_for("a", "Your hand", timeout=20)
-    tmux.send("a", "s")  # skip the computer's pause
-    tmux.wait_for("a", "Your turn", timeout=20)
-    tmux.send("a", "Enter")
-    tmux.wait_match("a", SOUTH_MOVED)
-    hand = hand_cards(tmux.screen("a"))
-    assert len(hand) == 3, tmux.screen("a")
+    hand = new_game_and_one_move(tmux, "a")
     pid = server.session_pid(alice)
     # The client freezes (like a laptop lid closed): its TCP connection stays open and the
     # server notices nothing until keepalives run out, a minute later.
