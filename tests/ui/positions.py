@@ -55,13 +55,14 @@ def table_2p() -> State:
 
 
 def table_4p() -> State:
-    """West to move: the three computers play, then South (partnerships)."""
+    """West to move: the three computers play (West builds 7, North takes its build of 6, East
+    trails), then South, with South's build of 8 and West's build of 7 on the table."""
     return position(
         "classic", 4,
-        table=[*cards("AD 4S 6H 10C"), Build(tuple(cards("3H 5S")), 8, True, 2),
-               Build(tuple(cards("2H 4D 6S")), 6, False, 3)],
-        hands=["8C 9S 10D", "8H 2C 7S", "8D 6C KC", "QS JH 5C"], to_move=1, dealer=0,
-        captured=["2S 5D", "AC QD", "KH KD", "3C"], stock=16, sweeps=[0, 1, 0, 0],
+        table=[*cards("AD 4S 10C"), Build(tuple(cards("5H 3S")), 8, True, 0),
+               Build(tuple(cards("2H 4D 6S")), 6, False, 2)],
+        hands=["8C 9S 10D", "KH 2C 7S", "6C QC JC", "QS JH 5C"], to_move=1, dealer=0,
+        captured=["2S 5D", "AC QD", "KD", "3C"], stock=16, sweeps=[0, 1, 0, 0],
         scores=[7, 10])
 
 
