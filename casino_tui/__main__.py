@@ -44,7 +44,7 @@ def _is_terminal() -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "arena":
-        from casino_tui.ai.arena import main as arena_main
+        from casino_tui.arena import main as arena_main
 
         return int(arena_main(args_list[1:]) or 0)
     if args_list and args_list[0] == "serve":
