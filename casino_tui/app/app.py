@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
+from pathlib import PurePath
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
@@ -44,8 +44,10 @@ class CasinoApp(App[None]):
     """
 
     TITLE = "casino-tui"
-    CSS_PATH: ClassVar[list[str | Path]] = css("app", "title")
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (110, "-wide")]
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("app", "title")
+    # Textual annotates this `ClassVar[...] | None`, which mypy reads as an instance variable
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [  # type: ignore[misc]
+        (0, "-narrow"), (110, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark,f1", "help", "Help", show=False, id="app.help"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit"),
@@ -284,12 +286,12 @@ class CasinoApp(App[None]):
 
     # ------------------------------------------------------------------ navigation
     def action_help(self) -> None:
-        from .screens.help import HelpScreen
+        from .screens.help import HelpScreen, Sections
 
         screen = self.screen
         if isinstance(screen, HelpScreen) or self.too_small:
             return
-        sections = getattr(screen, "help_sections", lambda: [])()
+        sections: Sections = getattr(screen, "help_sections", lambda: [])()
         self.push_screen(HelpScreen(sections))
 
     def show_rules(self, rules: Rules | None, num_players: int | None) -> None:

@@ -16,6 +16,8 @@ from rich.style import Style
 from rich.text import Text
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing_extensions import TypeIs
+
     from casino_tui.engine import Build, Card, Pile
 
 # The engine is imported on first use, not on the start-up path (the title screen needs none).
@@ -24,7 +26,7 @@ SUITS = ("S", "H", "D", "C")
 SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
 
 
-def _is_build(pile: object) -> bool:
+def _is_build(pile: object) -> TypeIs[Build]:
     from casino_tui.engine import Build
 
     return isinstance(pile, Build)
@@ -143,12 +145,11 @@ class CardPainter:
     def pile_text(self, pile: Pile, owner_names: Sequence[str], bg: str | None = None,
                   *, underline: bool = False) -> Text:
         if _is_build(pile):
-            return self.build_text(pile, owner_names[pile.owner],  # type: ignore[union-attr]
-                                   bg, underline=underline)
-        return self.face(pile, bg, underline=underline)  # type: ignore[arg-type]
+            return self.build_text(pile, owner_names[pile.owner], bg, underline=underline)
+        return self.face(pile, bg, underline=underline)
 
     def pile_label(self, pile: Pile) -> str:
         """Short plain form of a pile for one-line descriptions: ``5♥`` or ``[7♣ 2♦]=9``."""
         if _is_build(pile):
-            return f"[{self.labels(pile.cards)}]={pile.value_str()}"  # type: ignore[union-attr]
-        return self.label(pile)  # type: ignore[arg-type]
+            return f"[{self.labels(pile.cards)}]={pile.value_str()}"
+        return self.label(pile)

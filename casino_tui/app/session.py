@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -85,8 +85,10 @@ def seat_labels(names: Sequence[str]) -> list[str]:
         return "".join(w[0] for w in words[:2]).upper() if words else ""
 
     labels = [SEAT_LABELS.get(n) or initials(n) for n in names]
-    for step in (lambda i: names[i].strip()[:2].title(),
-                 lambda i: (names[i].strip()[:1].upper() or "P") + str(i + 1)):
+    steps: tuple[Callable[[int], str], ...] = (
+        lambda i: names[i].strip()[:2].title(),
+        lambda i: (names[i].strip()[:1].upper() or "P") + str(i + 1))
+    for step in steps:
         clash = [i for i, lab in enumerate(labels) if not lab or labels.count(lab) > 1]
         if not clash:
             break

@@ -6,7 +6,7 @@ in ``CSS_PATH``, so its rules are parsed only when that screen is first shown.
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePath
 
 
 def styles_dir() -> Path:
@@ -17,7 +17,7 @@ def styles_dir() -> Path:
     return package.parent / "styles"
 
 
-def css(*names: str) -> list[str | Path]:
+def css(*names: str) -> list[str | PurePath]:
     """Paths of the named .tcss files (``css("game")`` is ``styles/game.tcss``)."""
     base = styles_dir()
     return [base / f"{name}.tcss" for name in names]

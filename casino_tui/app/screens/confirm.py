@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import PurePath
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -18,7 +18,7 @@ class ConfirmScreen(ModalScreen[bool]):
     """Ask ``question`` (plain text: names in it are shown as they are, never as markup);
     dismisses with True (y or Enter) or False (n or Esc)."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = css("dialogs")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y,enter", "answer(True)", "Yes", id="confirm.yes"),

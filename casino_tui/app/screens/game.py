@@ -12,9 +12,9 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable, Sequence
+from pathlib import PurePath
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -72,6 +72,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..app import CasinoApp
 
+ResultT = TypeVar("ResultT")  # what a dialog opened over the table returns
+
 SUIT_WORDS = ("Spades", "Hearts", "Diamonds", "Clubs")
 LOG_LINES = 40  # entries kept on screen (more than fit in the panel at any size)
 RECENT_KEPT = 24  # log entries remembered per seat for the recent-plays lines
@@ -113,7 +115,7 @@ def _move_order(table: Sequence[object], m: Move) -> tuple[int, int, int, tuple[
 class GameScreen(Screen[None]):
     """Plays one game from the first deal to the game-over screen."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = css("game")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("game")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "card(-1)", "Card", show=False, id="game.card_left"),
@@ -126,7 +128,7 @@ class GameScreen(Screen[None]):
         Binding("tab", "cursor(1)", "Pile", show=False, priority=True, id="game.cursor_next"),
         Binding("shift+tab", "cursor(-1)", "Pile", show=False, priority=True,
                 id="game.cursor_prev"),
-        Binding("space", "toggle", "Select", show=False, id="game.toggle"),
+        Binding("space", "toggle_pile", "Select", show=False, id="game.toggle"),
         Binding("escape", "clear", "Clear", show=False, id="game.clear"),
         Binding("t", "trail", "Trail", show=False, id="game.trail"),
         Binding("p", "pluck", "Pluck", show=False, id="game.pluck"),
@@ -142,8 +144,9 @@ class GameScreen(Screen[None]):
 
     HELP_TITLE = "Game table"
     # the five- and six-player table lists the other players in one column when tall enough
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"),
-                                                                    (34, "-tall")]
+    # (Textual annotates it `ClassVar[...] | None`, which mypy reads as an instance variable)
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [  # type: ignore[misc]
+        (0, "-short"), (34, "-tall")]
 
     def __init__(self, session: GameSession, chooser: Chooser, store: SaveStore | None = None,
                  slot: SaveSlot | None = None) -> None:
@@ -279,13 +282,13 @@ class GameScreen(Screen[None]):
             elif st.is_game_over:
                 self._show_game_over()
             return
-        seat = st.current_player
-        if seat is None:  # pragma: no cover - only in the phases handled above
+        to_play = st.current_player
+        if to_play is None:  # pragma: no cover - only in the phases handled above
             return
-        if session.is_human(seat):
-            self._begin_human_turn(seat)
+        if session.is_human(to_play):
+            self._begin_human_turn(to_play)
         else:
-            self._begin_computer_turn(seat)
+            self._begin_computer_turn(to_play)
 
     def _begin_human_turn(self, seat: int) -> None:
         session = self.session
@@ -429,17 +432,17 @@ class GameScreen(Screen[None]):
         self.call_later(self._advance)
 
     # ------------------------------------------------------------------ summaries and end
-    def _push(self, screen: Screen[object], callback: object,
+    def _push(self, screen: Screen[ResultT], callback: Callable[[ResultT | None], object],
               keys: tuple[tuple[str, str], ...] | None = None) -> None:
         """Open a dialog over the table; ``keys``: the dialog's own keys, shown in the key
         bar (which the dialog leaves visible) while it is open."""
         self._modal = True
         self._set_modal_keys(keys)
 
-        def done(result: object) -> None:
+        def done(result: ResultT | None) -> None:
             self._modal = False
             self._set_modal_keys(None)
-            callback(result)  # type: ignore[operator]
+            callback(result)
 
         self.app.push_screen(screen, done)
 
@@ -614,7 +617,7 @@ class GameScreen(Screen[None]):
             (self._cursor + delta) % n)
         self._refresh_table()
 
-    def action_toggle(self) -> None:
+    def action_toggle_pile(self) -> None:
         n = len(self.state.table)
         if not n:
             self._error("the table is empty")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import PurePath
 from typing import ClassVar, Literal
 
 from rich import box
@@ -33,7 +33,7 @@ class GameOverData:
 class GameOverScreen(ModalScreen[GameOverChoice]):
     """Dismisses with "new" (n or Enter), "menu" (t or Esc) or "quit" (q)."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = css("dialogs")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n,enter", "choose('new')", "New game", id="gameover.new"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import PurePath
 from typing import ClassVar
 
 from rich.table import Table
@@ -39,7 +39,7 @@ def help_table(sections: Sections) -> Table:
 class HelpScreen(ModalScreen[None]):
     """Lists the keys; Esc, Enter, q, ? or F1 closes it."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = css("dialogs")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter,q,question_mark,f1", "close", "Close", id="help.close"),

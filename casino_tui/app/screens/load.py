@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -64,7 +64,7 @@ def entry_text(entry: SaveEntry) -> Text:
 class LoadScreen(Screen[SaveEntry | None]):
     """Every saved game, most recently played first; dismisses with the entry to open."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = css("load")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("load")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "rename", "Rename", show=False, id="load.rename"),

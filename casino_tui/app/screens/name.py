@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import PurePath
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -20,7 +20,7 @@ class NameScreen(ModalScreen[str | None]):
     """Asks ``question`` (plain text, never markup); dismisses with the text typed (stripped;
     may be empty) on Enter, or None on Esc."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = css("dialogs")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="name.cancel"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import PurePath
 from typing import ClassVar, Generic, TypeVar
 
 from textual.app import ComposeResult
@@ -51,7 +51,7 @@ T = TypeVar("T")
 class PickListScreen(ModalScreen[T | None], Generic[T]):
     """Type to filter; Up/Down choose; Enter picks (dismisses with the item); Esc gives None."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = css("dialogs")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Back", id="picklist.cancel"),

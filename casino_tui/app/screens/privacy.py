@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import PurePath
 from typing import ClassVar
 
 from textual import events
@@ -18,7 +18,7 @@ from ..styles import css
 class PrivacyScreen(ModalScreen[None]):
     """Covers the whole screen; any key dismisses it."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = css("dialogs")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     HELP_TITLE = "Passing the keyboard"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import PurePath
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group
@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 class RulesScreen(ModalScreen[None]):
     """Shows :func:`rules_summary`; with ``browse`` Left/Right show the other presets."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = css("dialogs")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,enter,r", "close", "Close", id="rules.close"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import PurePath
 from typing import ClassVar
 
 from rich.text import Text
@@ -27,7 +27,7 @@ SPEED_LABELS = {"slow": "slow", "normal": "normal", "fast": "fast", "instant": "
 class SettingsScreen(ModalScreen[Settings | None]):
     """Enter saves (dismisses with the new settings); Esc cancels (None)."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = css("dialogs", "setup")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs", "setup")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "save", "Save", id="settings.save"),

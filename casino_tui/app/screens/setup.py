@@ -4,7 +4,7 @@ against one computer."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import PurePath
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -39,7 +39,7 @@ def seat_choices(levels: tuple[str, ...]) -> list[tuple[str, str]]:
 class SetupScreen(Screen[GameConfig | None]):
     """Dismisses with the GameConfig (Enter) or None (Esc)."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = css("setup")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("setup")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "start", "Start", id="setup.start"),

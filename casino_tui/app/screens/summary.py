@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import PurePath
 from typing import ClassVar
 
 from rich import box
@@ -135,7 +135,7 @@ def summary_table(d: SummaryData) -> Table:
 class RoundSummaryScreen(ModalScreen[None]):
     """Shown at the end of every round; Enter continues."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = css("dialogs")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space,escape", "close", "Continue", id="summary.continue"),
