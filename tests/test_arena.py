@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from casino_tui.ai import arena
+from casino_tui import arena
 
 
 def _run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
@@ -103,11 +103,11 @@ def test_statistics_helpers() -> None:
 
 
 def test_module_entry_point() -> None:
-    ok = subprocess.run([sys.executable, "-m", "casino_tui.ai.arena", "--a", "random", "--b",
+    ok = subprocess.run([sys.executable, "-m", "casino_tui.arena", "--a", "random", "--b",
                          "random", "--pairs", "1", "--json"], capture_output=True, text=True,
                         timeout=120)
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["matches"] == 2
-    bad = subprocess.run([sys.executable, "-m", "casino_tui.ai.arena", "--a", "random"],
+    bad = subprocess.run([sys.executable, "-m", "casino_tui.arena", "--a", "random"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--b" in bad.stderr

@@ -27,9 +27,10 @@ import json
 import re
 from collections.abc import Sequence
 
-from .cards import CARD_RE, RANKS, Card, card_str, cards_str, parse_card, parse_cards
+from .cards import CARD_RE, Card, card_str, cards_str, parse_card, parse_cards
 from .errors import NotationError, StateError
 from .moves import Build, Move, Pile
+from .position import format_build, format_position, format_value
 from .rules import Rules
 from .state import MoveEvent, Phase, State
 
@@ -58,11 +59,6 @@ COURT_LETTERS = {"J": 11, "Q": 12, "K": 13}
 
 
 # ----------------------------------------------------------------------------- piles
-def format_value(value: int, court: bool) -> str:
-    """A build value: ``9``, or ``K`` for a court build of kings."""
-    return RANKS[value - 1] if court else str(value)
-
-
 def _parse_value(text: str, where: str) -> tuple[int, bool]:
     t = text.strip().upper()
     if t in COURT_LETTERS:
@@ -71,13 +67,6 @@ def _parse_value(text: str, where: str) -> tuple[int, bool]:
         return int(t), False
     raise NotationError(f"bad build value {text!r} in {where!r}: use a number, or J, Q or K "
                         "for a court build")
-
-
-def format_build(build: Build, symbols: bool = False) -> str:
-    """A build as it appears in a position: ``[2H7C=9s@0]`` (cards, value, kind, owner)."""
-    kind = "s" if build.single else "m"
-    return (f"[{cards_str(build.cards, '', symbols)}={format_value(build.value, build.court)}"
-            f"{kind}@{build.owner}]")
 
 
 def format_pile(pile: Pile, symbols: bool = False) -> str:
@@ -360,54 +349,6 @@ FIELD_ORDER = (
     "last", "score", "target", "plucked", "unassigned", "immediate", "penalties", "winner", "seed",
 )
 _PHASES = {p.value: p for p in Phase}
-
-
-def _cards_field(cards: Sequence[Card], symbols: bool) -> str:
-    return cards_str(cards, "", symbols) if cards else "-"
-
-
-def _ints_field(values: Sequence[int]) -> str:
-    return "/".join(str(v) for v in values)
-
-
-def format_position(state: State, *, symbols: bool = False) -> str:
-    """The whole position as one line of ``key=value`` fields (see ``docs/NOTATION.md``)."""
-    st = state
-    phase = st.phase.value
-    played = st._played_card
-    if st.phase == Phase.PLUCK and played is not None:
-        phase += ":" + card_str(played, symbols)
-    table = ",".join(format_build(p, symbols) if isinstance(p, Build) else card_str(p, symbols)
-                     for p in st.table) or "-"
-    f: list[tuple[str, str]] = [
-        ("turn", str(st.to_move)),
-        ("dealer", str(st.dealer)),
-        ("round", str(st.round_no)),
-        ("deal", str(st.deal_no)),
-        ("phase", phase),
-        ("table", table),
-        ("hands", "/".join(_cards_field(h, symbols) for h in st.hands)),
-        ("stock", _cards_field(st.stock[::-1], symbols)),
-        ("taken", "/".join(_cards_field(c, symbols) for c in st.captured)),
-        ("sweeps", _ints_field(st.sweeps)),
-        ("last", "-" if st.last_capturer is None else str(st.last_capturer)),
-        ("score", _ints_field(st.scores)),
-        ("target", str(st.target)),
-    ]
-    if st.rules.pluck or any(st.pluck_used):
-        f.append(("plucked", "".join("1" if u else "0" for u in st.pluck_used)))
-    if st.unassigned:
-        f.append(("unassigned", _cards_field(st.unassigned, symbols)))
-    if any(st.round_immediate):
-        f.append(("immediate", _ints_field(st.round_immediate)))
-    if any(st.penalties):
-        f.append(("penalties", _ints_field(st.penalties)))
-    if st.winner is not None:
-        f.append(("winner", str(st.winner)))
-    seed = st.seed
-    f.append(("seed", str(seed) if isinstance(seed, int) and not isinstance(seed, bool)
-              else json.dumps(str(seed), ensure_ascii=False)))
-    return " ".join(f"{k}={v}" for k, v in f)
 
 
 _FIELD_RE = re.compile(r'\s*([A-Za-z_]+)=("(?:[^"\\]|\\.)*"|[^\s"]*)(?=\s|$)')

@@ -22,6 +22,13 @@ from .cards import (
 )
 from .errors import RulesError
 
+# Every scoring item by name (what count_out_order may list); engine.scoring scores them.
+KNOWN_ITEMS = frozenset({
+    "cards", "most_S", "most_H", "most_D", "most_C", "big_casino", "little_casino", "aces",
+    "ace_S", "ace_H", "ace_D", "ace_C", "sweeps", "last_capture", "spade_cards", "all_eleven",
+    "seven_of_diamonds", "quartets",
+})
+
 COUNT_OUT_ORDER = (
     "cards", "most_S", "big_casino", "little_casino", "ace_S", "ace_C", "ace_H", "ace_D", "sweeps",
 )
@@ -399,8 +406,6 @@ def _validate(r: Rules) -> None:
             raise RulesError(f"bad value {getattr(r, name)!r} for option {name}")
     if r.game_end == "fixed_rounds" and r.fixed_rounds is None:
         raise RulesError("game_end=fixed_rounds needs fixed_rounds=2x_players or 1x_players")
-    from .scoring import KNOWN_ITEMS
-
     for item in r.count_out_order:
         if item not in KNOWN_ITEMS:
             raise RulesError(f"unknown scoring item {item!r} in count_out_order")

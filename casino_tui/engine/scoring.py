@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from .cards import ACE, DIAMONDS, JACK, SPADES, SUITS, Card, make_card, rank_of, suit_of
-
-if TYPE_CHECKING:
-    from .rules import Rules
-
-KNOWN_ITEMS = frozenset({
-    "cards", "most_S", "most_H", "most_D", "most_C", "big_casino", "little_casino", "aces",
-    "ace_S", "ace_H", "ace_D", "ace_C", "sweeps", "last_capture", "spade_cards", "all_eleven",
-    "seven_of_diamonds", "quartets",
-})
+from .rules import KNOWN_ITEMS as KNOWN_ITEMS  # the item names live with the options naming them
+from .rules import Rules
 
 ITEM_LABELS = {
     "cards": "Most cards", "most_S": "Most spades", "most_H": "Most hearts",

@@ -19,6 +19,7 @@ from ._hotpath import hot
 from .cards import RANKS, Card, card_str, cards_str, rank_of
 from .errors import IllegalMoveError, StateError
 from .moves import Build, Move, Pile, normalize_move, pile_cards
+from .position import format_position
 from .rules import Rules, deal_sizes
 from .scoring import (
     SideScore,
@@ -822,8 +823,6 @@ class State:
                 raise StateError("a build's owner is not at the table")
 
     def __repr__(self) -> str:
-        from .notation import format_position
-
         return f"<State {format_position(self)}>"
 
 

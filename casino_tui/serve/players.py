@@ -99,7 +99,7 @@ def _write_atomic(path: Path, text: str, mode: int) -> None:
 # ---------------------------------------------------------------------- resuming a game
 def app_supports_flag(flag: str) -> bool:
     """Whether the game's own command line (``casino-tui``) accepts ``flag`` (no value)."""
-    from casino_tui.__main__ import build_parser
+    from casino_tui.cli import build_parser
 
     parser = build_parser()
     try:

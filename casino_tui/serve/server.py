@@ -14,7 +14,7 @@ from typing import Any
 
 import asyncssh
 
-from . import NO_GAME_SECONDS, ServeConfig
+from .config import NO_GAME_SECONDS, ServeConfig
 from .players import (
     CONTINUE_FLAG,
     AuthorizedKeys,

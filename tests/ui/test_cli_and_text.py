@@ -84,7 +84,7 @@ def test_a_crash_in_the_app_exits_with_status_1(capsys: pytest.CaptureFixture[st
 
 
 def test_arena_subcommand_dispatches(monkeypatch: pytest.MonkeyPatch) -> None:
-    import casino_tui.ai.arena as arena
+    import casino_tui.arena as arena
 
     got: list[list[str]] = []
     monkeypatch.setattr(arena, "main", lambda argv: got.append(list(argv)) or 0)

@@ -16,6 +16,7 @@ from casino_tui.app.screens.setup import SetupScreen
 from casino_tui.app.screens.summary import RoundSummaryScreen
 from casino_tui.app.session import SEED_MAX, GameConfig, default_seats, parse_seed
 from casino_tui.app.widgets.table import KeyBar, MessageLine, StatusLine, TableView
+from casino_tui.cli import _preset
 from casino_tui.engine import PRESET_ALIASES, PRESET_NAMES, resolve_preset_name
 
 from .conftest import asynctest, make_app, settle
@@ -211,7 +212,7 @@ def test_presets_are_listed_by_their_short_names(capsys: pytest.CaptureFixture[s
         assert resolve_preset_name(name) in PRESET_NAMES
     code, err = run_cli(capsys, "--preset", "nosuchgame")
     assert code == 2 and "french, " in err and "_seed0" not in err
-    assert cli._preset("french_casino_seed000") == cli._preset("french") == PRESET_ALIASES[
+    assert _preset("french_casino_seed000") == _preset("french") == PRESET_ALIASES[
         "french"]
 
 

@@ -9,6 +9,9 @@ plays whole games to the preset's end and reports the share of games ``a`` wins 
 interval. The time each side takes per move (median and 95th percentile) is always reported.
 Four players play partnerships (seats 0 and 2 are ``a``, seats 1 and 3 are ``b``, then swapped).
 With ``--iterations`` instead of ``--budget`` the results are reproducible from the seed.
+
+A command above the computer players (:mod:`casino_tui.ai`) that it measures; rich draws its
+progress bar and its table of results.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..engine import Rules, RulesError, State, resolve_preset_name
-from . import LEVELS, choose_move
+from .ai import LEVELS, choose_move
+from .engine import Rules, RulesError, State, resolve_preset_name
 
 MAX_ROUNDS_PER_GAME = 60
 

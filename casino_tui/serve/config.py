@@ -1,0 +1,32 @@
+"""What ``casino-tui serve`` is asked for (:class:`ServeConfig`) and its defaults.
+
+Shared by the command line (:mod:`casino_tui.serve`) and the server
+(:mod:`casino_tui.serve.server`), which the command line starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 2222
+DEFAULT_MAX_SESSIONS = 32
+DEFAULT_IDLE_MINUTES = 30.0
+DEFAULT_RATE_LIMIT = 10
+# A logged-in connection without a game is closed after this many seconds (or --idle-timeout).
+NO_GAME_SECONDS = 20.0
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """What ``casino-tui serve`` was asked for."""
+
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 2222
+    authorized_keys: Path | None = None
+    max_sessions: int = 32  # players connected (logged in) at once, with a game or not
+    idle_timeout: float | None = 30 * 60.0  # seconds; None: never
+    rate_limit: int = 10  # new connections per address per minute; 0: no limit
+    hangup_grace: float = 2.0  # seconds a hung-up game has to exit before SIGTERM
