@@ -12,6 +12,7 @@ in the same order (``tests/test_movegen.py`` checks this on random positions of 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from . import movegen
 from ._hotpath import hot
@@ -125,7 +126,7 @@ class TableMoves:
                     hgroups.append((b, b))
                 elif rules.single_build_as_card and bv < d:
                     hgroups.extend((b | s, b) for s in sums.get(d - bv, ()))
-        found: dict[int, list] = {}
+        found: dict[int, list[Any]] = {}  # mask -> [single, raised build, not a raise]
         for h, rb in hgroups:
             for b in ub0:
                 if b & h:
@@ -164,7 +165,7 @@ def _lookup(rules: Rules, table: Sequence[Pile]) -> tuple[TableMoves, int]:
         nl -= 1
     cc = rules.card_class
     if nl == n:
-        key: tuple = tuple([cc[p] for p in table])  # type: ignore[index]
+        key: tuple[Any, ...] = tuple([cc[p] for p in table])  # type: ignore[index]
     else:
         key = (tuple([cc[p] for p in table[:nl]]),  # type: ignore[index]
                tuple([(b.value, b.single, b.court, len(b.cards))  # type: ignore[union-attr]
@@ -202,7 +203,7 @@ def generate(rules: Rules, table: Sequence[Pile], hand: Sequence[Card], mover: i
     """All legal card plays for ``mover``; same result and order as ``movegen.generate``."""
     hot_args = rules.hot_args
     if hot_args is not None:
-        res = hot.generate_for(table, hand, mover, *hot_args)
+        res: list[Move] | None = hot.generate_for(table, hand, mover, *hot_args)
         if res is not None:
             return res
     return generate_general(rules, table, hand, mover)
@@ -265,7 +266,7 @@ def generate_general(rules: Rules, table: Sequence[Pile], hand: Sequence[Card],
 def _merged_builds(tm: TableMoves, comp: tuple[int, ...], v: int) -> list[tuple[int, bool, int,
                                                                               bool]]:
     """Build candidates of value v for a hand card with several values, merged by mask."""
-    merged: dict[int, list] = {}
+    merged: dict[int, list[Any]] = {}
     for hv in comp:
         if hv > v:
             continue

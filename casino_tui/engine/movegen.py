@@ -10,7 +10,7 @@ indices.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -56,7 +56,7 @@ def _product(a: Iterable[int], b: Iterable[int]) -> set[int]:
 
 def canonical_table(table: Iterable[Pile]) -> list[Pile]:
     """The engine's table order: loose cards ascending, then builds in their existing order."""
-    loose = sorted(p for p in table if not isinstance(p, Build))  # type: ignore[type-var]
+    loose = sorted(p for p in table if not isinstance(p, Build))
     return loose + [p for p in table if isinstance(p, Build)]
 
 
@@ -606,7 +606,8 @@ def _partition(loose: list[int], singles: list[tuple[int, int]], v: int,
     """
     memo: dict[frozenset[int], bool] = {}
 
-    def walk(items: list[int], k: int, total: int, need: int, chosen: frozenset[int]):
+    def walk(items: list[int], k: int, total: int, need: int,
+             chosen: frozenset[int]) -> Iterator[frozenset[int]]:
         if total == need and chosen:
             yield chosen
             return
@@ -615,7 +616,7 @@ def _partition(loose: list[int], singles: list[tuple[int, int]], v: int,
                 if total + val <= need:
                     yield from walk(items, j + 1, total + val, need, chosen | {items[j]})
 
-    def groups_with(rem: frozenset[int], first: int):
+    def groups_with(rem: frozenset[int], first: int) -> Iterator[frozenset[int]]:
         items = sorted(rem - {first})
         for val in tv[table[first]]:  # type: ignore[index]
             if val <= v:

@@ -48,7 +48,7 @@ Pile = Card | Build
 
 
 def pile_cards(pile: Pile) -> tuple[Card, ...]:
-    return (pile,) if not isinstance(pile, Build) else pile.cards  # type: ignore[union-attr]
+    return (pile,) if not isinstance(pile, Build) else pile.cards
 
 
 class Move(NamedTuple):

@@ -279,7 +279,7 @@ def describe_move(state_before: State, move: Move, event: MoveEvent | None,
         builds = [p for p in piles if isinstance(p, Build)]
         parts = []
         if loose:
-            parts.append(cards_str(loose))  # type: ignore[arg-type]
+            parts.append(cards_str(loose))
         parts += [describe_pile(b) for b in builds]
         text = f"{who} took {' and '.join(parts)} with {c}"
         if event is not None and event.sweep:

@@ -10,7 +10,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .cards import (
     ACE,
@@ -21,6 +21,11 @@ from .cards import (
     rank_of,
 )
 from .errors import RulesError
+
+if TYPE_CHECKING:  # the caches' contents (those modules import this one)
+    from .fastgen import TableMoves
+    from .movegen import TableSums
+    from .state import DealPlan
 
 # Every scoring item by name (what count_out_order may list); engine.scoring scores them.
 KNOWN_ITEMS = frozenset({
@@ -234,7 +239,7 @@ class Rules:
         return tuple(ids.setdefault(v, len(ids)) for v in self.table_values)
 
     @cached_property
-    def sums_cache(self) -> dict:
+    def sums_cache(self) -> dict[tuple[int, ...], TableSums]:
         """Per-rules cache of :class:`~casino_tui.engine.movegen.TableSums`."""
         return {}
 
@@ -247,17 +252,17 @@ class Rules:
         return (t[0], t[1], t[2], t[3])
 
     @cached_property
-    def deal_orders(self) -> dict:
+    def deal_orders(self) -> dict[tuple[int, int, bool, int], list[int | None]]:
         """Cache of deal orders keyed by (players, dealer, first deal, hand size)."""
         return {}
 
     @cached_property
-    def deal_plans(self) -> dict:
+    def deal_plans(self) -> dict[tuple[int, int, bool, int], DealPlan]:
         """Cache of deal plans (see ``state._deal_plan``), keyed like ``deal_orders``."""
         return {}
 
     @cached_property
-    def moves_cache(self) -> dict:
+    def moves_cache(self) -> dict[tuple[Any, ...], TableMoves]:
         """Per-rules cache of :class:`~casino_tui.engine.fastgen.TableMoves`."""
         return {}
 

@@ -509,7 +509,7 @@ class State:
                 owner = self._build_owner(move, seat, hi)
         del hand[hi]
         taken: list[Card] = []
-        self.table, new = hot.play_on_table(self.table, move, owner, taken)  # type: ignore
+        self.table, new = hot.play_on_table(self.table, move, owner, taken)
         if kind == "capture":
             self.captured[seat].extend(taken)
             self.last_capturer = seat
