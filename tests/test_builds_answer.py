@@ -246,3 +246,17 @@ def test_random_play_dual_valued_cards_keep_a_card_for_each_build(
             seen += play_checked(rules, players, seed, rounds=1)
     assert seen > 500  # the play did build
 
+
+def test_hard_ai_worlds_give_each_build_value_its_own_card() -> None:
+    """The hard computer deals the hidden cards so that a build owner can answer for all his
+    builds: an opponent owning builds of 1 and 14 gets two cards for them (here both aces)."""
+    from casino_tui.ai.search import Sampler
+
+    state = _state(ROYAL_LOW_TABLE, "turn=0 table=5C,[ADAC=1m@1],[4S10S=14s@1] "
+                                    "hands=9H3C/ASAH2C stock=6D7D8D")
+    sampler = Sampler(state.view(0))
+    assert sampler.hidden
+    rng = random.Random(5)
+    for _ in range(30):
+        world = sampler.sample(rng)
+        assert hand_answers(ROYAL_LOW_TABLE, world.hands[1], answer_classes(world, 1))
