@@ -19,10 +19,8 @@ from typing import Any
 
 import pytest
 
-from casino_tui.engine import PRESET_NAMES, Move, Phase, Rules, State, parse_card
-from casino_tui.engine.conformance import (
+from casino_tui.conformance import (
     ScenarioError,
-    _score_matches,
     build_position,
     check_scenario,
     parse_action,
@@ -31,6 +29,8 @@ from casino_tui.engine.conformance import (
     run_data,
     run_file,
 )
+from casino_tui.conformance.scores import _score_matches
+from casino_tui.engine import PRESET_NAMES, Move, Phase, Rules, State, parse_card
 from casino_tui.engine.scoring import score_round
 
 DATA = Path(__file__).parent / "data"
@@ -92,7 +92,7 @@ def test_run_file_reports_every_scenario() -> None:
 
 # ----------------------------------------------------------------------------- the CLI
 def _cli(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "casino_tui.engine.conformance", str(path)],
+    return subprocess.run([sys.executable, "-m", "casino_tui.conformance", str(path)],
                           capture_output=True, text=True, timeout=300, check=False)
 
 

@@ -349,13 +349,13 @@ def test_listing_is_quick_after_the_first_check(store: SaveStore,
         slot, _ = saved_game(store, 6, seed=seed)
         store.close(slot)
     calls: list[int] = []
-    real = saves.game_from_dict
+    real = saves.fileformat.game_from_dict
 
     def counting(data: Any) -> State:
         calls.append(1)
         return real(data)
 
-    monkeypatch.setattr(saves, "game_from_dict", counting)
+    monkeypatch.setattr(saves.fileformat, "game_from_dict", counting)
     fresh = SaveStore(store.root)  # another run of the app
     assert all(e.ok for e in fresh.entries())
     assert len(calls) == 3  # each file replayed once...

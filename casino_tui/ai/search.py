@@ -4,8 +4,8 @@
    the best move of every card), so positions with hundreds of legal moves cost no more than
    ordinary ones.
 2. **Worlds.** Each iteration deals the unseen cards into the other hands and the stock at
-   random, consistently with the view: a player who owns a build holds a card that can take it
-   (the retain rule).
+   random, consistently with the view: a player who owns builds holds a card that can take each
+   of their values, a different card for each (the retain rule).
 3. **Playouts.** In every world each surviving candidate is played, then the game is played on
    by a cheap card-counting policy to the end of the deal (the end of the round in the last
    deal), and the position is valued by the round points each side can expect: points already
@@ -79,14 +79,18 @@ class Sampler:
         hands: dict[int, list[int]] = {s: [] for s in self.others}
         for owner, keys in self.needs.items():
             hand = hands[owner]
+            kept: list[int] = []  # one card for each build value: an ace cannot take 1 and 14
             for key in keys:
                 if len(hand) >= view.hand_sizes[owner]:
                     break
-                if any(key in self.card_keys[c] for c in hand):
+                spare = [c for c in hand if c not in kept and key in self.card_keys[c]]
+                if spare:
+                    kept.append(spare[0])
                     continue
                 fits = [i for i, c in enumerate(pool) if key in self.card_keys[c]]
                 if fits:
                     hand.append(pool.pop(fits[rng.randrange(len(fits))]))
+                    kept.append(hand[-1])
         for s in self.others:
             need = view.hand_sizes[s] - len(hands[s])
             if need > 0:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from .cards import RANKS, Card, rank_of
+from .cards import RANKS, Card, card_str, rank_of
 from .moves import Build, Move, Pile
 from .rules import Rules
 
@@ -393,17 +393,84 @@ def can_take(rules: Rules, card: Card, value: int, court: bool) -> bool:
     return value in rules.capturer_values[card]
 
 
+def answer_gap(rules: Rules, hand: Sequence[Card], hi: int,
+               builds: Iterable[tuple[int, int, bool]]) -> tuple[list[tuple[int, bool]],
+                                                                list[Card]] | None:
+    """Can the hand without hand[hi] answer for all ``builds`` (bit, value, court) at once?
+
+    A capture declares one value (RULES.md 1.2), so each build value needs its own card: a
+    card worth 1 or 14 takes a build of 1 or one of 14, never both. Builds of one value are
+    taken together (G4) and share a card. Returns None when such a matching exists, else the
+    build values (value, court) that lack cards and the fewer cards the hand has for them
+    (Hall's condition fails for them; the smallest such set).
+
+    Only a card with several capture values can take two build values, so for a hand of
+    single-valued cards this is the plain "each build value has a card" test that the hot path
+    (``_hot._keeps``, which never sees such cards) applies.
+    """
+    cv = rules.capturer_values
+    classes: list[tuple[int, bool]] = []
+    nbrs: list[int] = []
+    used = 0
+    shared = False
+    for _bit, value, court in builds:
+        key = (value, court)
+        if key in classes:
+            continue
+        m = 0
+        for j, c in enumerate(hand):  # can_take, inlined: this runs for every owner's move
+            if j != hi and (rank_of(c) + 1 == value if court else value in cv[c]):
+                m |= 1 << j
+        if not m:
+            return [key], []
+        shared = shared or bool(m & used)
+        used |= m
+        classes.append(key)
+        nbrs.append(m)
+    if not shared:  # no card can take two of the values: each value has a card of its own
+        return None
+    k = len(classes)
+    best: tuple[int, int, int] | None = None  # (values, subset of values, their cards)
+    for sub in range(3, 1 << k):
+        size = sub.bit_count()
+        if size < 2 or (best is not None and size >= best[0]):
+            continue
+        cards = 0
+        for i in range(k):
+            if sub >> i & 1:
+                cards |= nbrs[i]
+        if cards.bit_count() < size:
+            best = (size, sub, cards)
+    if best is None:
+        return None
+    return ([classes[i] for i in range(k) if best[1] >> i & 1],
+            [c for j, c in enumerate(hand) if best[2] >> j & 1])
+
+
 def keeps_builds(ctx: Context, hi: int, remaining_owned: Iterable[tuple[int, int, bool]]) -> bool:
-    """Retain rule: after playing hand[hi], every build still owned has a capturing card."""
-    rules = ctx.rules
-    hand = ctx.hand
-    for _bit, value, court in remaining_owned:
-        for j, c in enumerate(hand):
-            if j != hi and can_take(rules, c, value, court):
-                break
-        else:
-            return False
-    return True
+    """Retain rule: after playing hand[hi], the hand can answer for every build still owned,
+    each build value with a card of its own (:func:`answer_gap`)."""
+    return answer_gap(ctx.rules, ctx.hand, hi, remaining_owned) is None
+
+
+def retain_reason(ctx: Context, hi: int,
+                  remaining_owned: Iterable[tuple[int, int, bool]]) -> str | None:
+    """Why playing hand[hi] and then owning ``remaining_owned`` breaks the retain rule, in a
+    player's words (None if it does not)."""
+    gap = answer_gap(ctx.rules, ctx.hand, hi, remaining_owned)
+    if gap is None:
+        return None
+    values, cards = gap
+    if not cards:
+        return "you must keep a card that can take the build you own"
+    names = [_vstr(v, court) for v, court in values]
+    held = [card_str(c) for c in cards]
+    return (f"you would own builds of {_and(names)} with only {_and(held)} to take them: "
+            f"each build needs its own card")
+
+
+def _and(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _retain_enforced(rules: Rules) -> bool:
@@ -467,9 +534,12 @@ def build_allowed(ctx: Context, hi: int, cand: BuildCandidate) -> tuple[bool, st
                 return False, ("you own a build: you may duplicate only your own build, "
                                "raise an opponent's single build, or start a new one")
         if _retain_enforced(rules):
-            left = [o for o in ctx.owned if not o[0] & mask]
-            if left and not keeps_builds(ctx, hi, left):
-                return False, "you must keep a card that can take the build you own"
+            after = [o for o in ctx.owned if not o[0] & mask]
+            if owner == ctx.mover:
+                after.append((0, cand.value, cand.court))
+            why = retain_reason(ctx, hi, after)
+            if why:
+                return False, why
     return True, ""
 
 
@@ -479,8 +549,10 @@ def trail_allowed(ctx: Context, hi: int) -> tuple[bool, str]:
         if rules.owner_restriction != "none":
             v = ctx.owned[0]
             return False, f"you own a build of {_vstr(v[1], v[2])}, so you may not trail"
-        if _retain_enforced(rules) and not keeps_builds(ctx, hi, ctx.owned):
-            return False, "you must keep a card that can take the build you own"
+        if _retain_enforced(rules):
+            why = retain_reason(ctx, hi, ctx.owned)
+            if why:
+                return False, why
     return True, ""
 
 
@@ -646,8 +718,8 @@ def _partition(loose: list[int], singles: list[tuple[int, int]], v: int,
 
 
 __all__ = [
-    "Build", "BuildCandidate", "Context", "TableInfo", "TableSums", "canonical_table",
-    "capture_allowed", "capture_groups_ok", "captures_for_card", "disjoint_unions", "generate",
-    "make_context", "mask_tuple", "raw_build_candidates", "raw_capture_masks", "table_info",
-    "trail_allowed",
+    "Build", "BuildCandidate", "Context", "TableInfo", "TableSums", "answer_gap",
+    "canonical_table", "capture_allowed", "capture_groups_ok", "captures_for_card",
+    "disjoint_unions", "generate", "make_context", "mask_tuple", "raw_build_candidates",
+    "raw_capture_masks", "retain_reason", "table_info", "trail_allowed",
 ]

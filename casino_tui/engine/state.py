@@ -415,7 +415,9 @@ class State:
                 if (rules.owner_restriction in ("variant2", "variant3")
                         and not mask & ctx.owned_mask):
                     return "you own a build, so your capture must include it"
-                return "you must keep a card that can take the build you own"
+                kept = movegen.retain_reason(ctx, hi, [o for o in ctx.owned if not o[0] & mask])
+                assert kept is not None  # the retain rule is the only other capture filter
+                return kept
             if (rules.capture_extent == "inclusion_maximal"
                     and mask not in movegen.captures_for_card(ctx, hi)):
                 return "you must take everything this capture can take under these rules"
@@ -558,7 +560,7 @@ class State:
         return seat  # pragma: no cover - legal builds are always candidates
 
     def _breaks_duty(self, move: Move, seat: int, hi: int) -> bool:
-        """Michigan: does this move leave an owned build with no capturing card?"""
+        """Michigan: does this move leave the mover's builds without a card of its own each?"""
         ctx = movegen.make_context(self.rules, self.table, self.hands[seat], seat)
         if not ctx.owned:
             return False
@@ -566,6 +568,9 @@ class State:
         for p in move.piles:
             mask |= 1 << p
         left = [o for o in ctx.owned if not o[0] & mask]
+        if move.kind == "build" and move.value is not None and (
+                not self._set_value_owner or self._build_owner(move, seat, hi) == seat):
+            left.append((0, move.value, move.court))
         return bool(left) and not movegen.keeps_builds(ctx, hi, left)
 
     def _is_final_play(self) -> bool:

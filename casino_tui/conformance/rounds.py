@@ -1,8 +1,8 @@
 """Build a finished round worth given points: capture piles, sweeps and the last capturer.
 
-The conformance runner needs this for game-end scenarios that give a round only as points per
-side (``round_points``: totals, or item breakdowns such as ``{"cards": 3, "aces": 2}``). The
-round is *constructed*, not searched for card by card:
+The conformance runner (:mod:`.realize`) needs this for game-end scenarios that give a round
+only as points per side (``round_points``: totals, or item breakdowns such as
+``{"cards": 3, "aces": 2}``). The round is *constructed*, not searched for card by card:
 
 1. The deck is split into classes of interchangeable cards: cards that score on their own
    (casinos, aces, spade cards, 7D) or take part in a quartet, one class per distinct role, and
@@ -29,9 +29,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import scoring
-from .cards import ACE, DIAMONDS, SUITS, Card, make_card, rank_of, suit_of
-from .rules import Rules
+from casino_tui.engine import Card, Rules, scoring
+from casino_tui.engine.cards import ACE, DIAMONDS, SUITS, make_card, rank_of, suit_of
 
 Want = tuple[int | None, dict[str, Any] | None]
 Accept = Callable[[int, scoring.SideScore, Sequence[Card]], bool]
@@ -384,7 +383,7 @@ class _Builder:
         to one side, or all but one (the quartet then cannot be complete)."""
         n = len(cls.cards)
         row = self.held[s - self._first_class]
-        splits = [(j, None) for j in cls.allowed]
+        splits: list[tuple[int, int | None]] = [(j, None) for j in cls.allowed]
         if n > 1:
             splits += [(j, o) for j in cls.allowed for o in cls.allowed if o != j][:2 * self.k]
         for j, o in splits:
