@@ -9,7 +9,6 @@ imported only when the game actually starts, so ``--help``, ``--version`` and
 from __future__ import annotations
 
 import argparse
-import locale
 import os
 import sys
 from collections.abc import Sequence
@@ -25,13 +24,11 @@ SUBCOMMANDS = ("arena", "serve")
 
 
 def terminal_lacks_symbols() -> bool:
-    """True when the output encoding cannot show suit symbols (use ASCII cards)."""
-    enc = getattr(sys.stdout, "encoding", None) or locale.getpreferredencoding(False)
-    try:
-        "♠♥♦♣".encode(enc)
-    except (UnicodeEncodeError, LookupError):
-        return True
-    return False
+    """True when the real output's encoding cannot show the app's symbols, suits and box
+    drawing (``LC_ALL=C``, ``PYTHONIOENCODING=ascii``): then everything is drawn in ASCII."""
+    from .app.glyphs import output_needs_ascii
+
+    return output_needs_ascii()
 
 
 def _is_terminal() -> bool:
@@ -72,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          f"for {allowed} players")
         config = GameConfig(preset=preset, players=players, seats=default_seats(players),
                             target=args.target, seed=args.seed)
-    ascii_cards = args.ascii or terminal_lacks_symbols()
+    ascii_only = args.ascii or terminal_lacks_symbols()
     from .saves import SaveError, open_store
 
     store = open_store(args.data_dir)
@@ -88,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     from .app.app import CasinoApp
 
-    app = CasinoApp(config=config, ascii=ascii_cards, store=store, resume=resumed,
+    app = CasinoApp(config=config, ascii_only=ascii_only, store=store, resume=resumed,
                     notice=notice)
     try:
         app.run()

@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", type=_positive, metavar="N",
                         help="points needed to win (default: the preset's target)")
     parser.add_argument("--ascii", action="store_true",
-                        help="draw suits as letters (10D) for terminals without suit symbols")
+                        help="draw in plain ASCII: suits as letters (10D), borders as +-| "
+                             "(automatic where the terminal's encoding has no such symbols)")
     parser.add_argument("--list-presets", action="store_true",
                         help="list the rule presets with a line about each, and exit")
     parser.add_argument("--data-dir", metavar="DIR",

@@ -6,7 +6,7 @@ parts and the computer players' worker process are imported when first needed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import PurePath
 from typing import TYPE_CHECKING, ClassVar
@@ -23,9 +23,12 @@ from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .styles import css
 
 if TYPE_CHECKING:  # pragma: no cover
+    from textual.filter import LineFilter
+
     from casino_tui.engine import Rules, State
     from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
 
+    from .glyphs import AsciiFilter
     from .players import Chooser
     from .screens.gameover import GameOverChoice
     from .session import GameConfig
@@ -37,7 +40,9 @@ class CasinoApp(App[None]):
     ``config``: defaults of the New game screen; ``state`` with ``config``: start straight at
     the table with this position (tests); ``chooser_factory``: how computer players decide
     (default: the AI worker process; tests pass an in-process deterministic chooser);
-    ``settings``: instead of the saved ones; ``ascii``: force ASCII cards; ``store``: the saved
+    ``settings``: instead of the saved ones; ``ascii``: force ASCII cards; ``ascii_only``:
+    draw everything in ASCII, cards, borders and symbols (``--ascii``, or a terminal whose
+    encoding has no such symbols: see :mod:`casino_tui.app.glyphs`); ``store``: the saved
     games (default: ``open_store()``, which honours ``$CASINO_TUI_DATA_DIR``); ``resume``: a
     loaded game to open at once (``--continue``, ``--load``); ``notice``: a message to show
     when the app starts.
@@ -57,7 +62,8 @@ class CasinoApp(App[None]):
     def __init__(self, *, config: GameConfig | None = None, state: State | None = None,
                  chooser_factory: Callable[[], Chooser] | None = None,
                  settings: Settings | None = None, ascii: bool = False,
-                 save_settings_to_disk: bool = True, store: SaveStore | None = None,
+                 ascii_only: bool = False, save_settings_to_disk: bool = True,
+                 store: SaveStore | None = None,
                  resume: LoadedGame | None = None, notice: str | None = None) -> None:
         super().__init__()
         self._store = store
@@ -66,7 +72,13 @@ class CasinoApp(App[None]):
         self._latest: SaveEntry | None = None
         self._elsewhere = 0  # unfinished games open in other windows (Continue skips them)
         self.settings = settings if settings is not None else load_settings()
-        self.force_ascii = ascii
+        self.ascii_only = ascii_only
+        self.force_ascii = ascii or ascii_only
+        self._ascii_filter: AsciiFilter | None = None
+        if ascii_only:
+            from .glyphs import AsciiFilter
+
+            self._ascii_filter = AsciiFilter()
         self.start_config = config
         self.start_state = state
         self.chooser_factory = chooser_factory
@@ -82,7 +94,7 @@ class CasinoApp(App[None]):
     def _make_painter(self) -> CardPainter:
         theme = self.current_theme
         return CardPainter(symbols=self.settings.symbols and not self.force_ascii,
-                           four_colour=self.settings.four_colour,
+                           ascii_only=self.ascii_only, four_colour=self.settings.four_colour,
                            face_bg=face_background(theme.dark, theme.background))
 
     def _theme_changed(self, _theme: object) -> None:
@@ -111,6 +123,13 @@ class CasinoApp(App[None]):
                 screen.settings_changed()
             elif isinstance(screen, TitleScreen):
                 screen.refresh_menu()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, and in ASCII-only mode the one that draws everything in ASCII."""
+        filters = super().get_line_filters()
+        if self._ascii_filter is None:
+            return filters
+        return [*filters, self._ascii_filter]
 
     # ------------------------------------------------------------------ start and size
     def get_default_screen(self) -> TitleScreen:

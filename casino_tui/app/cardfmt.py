@@ -68,11 +68,15 @@ def face_background(dark: bool, background: str | None) -> str:
 
 @dataclass(frozen=True)
 class CardPainter:
-    """Turns cards and piles into Rich text according to the player's settings."""
+    """Turns cards and piles into Rich text according to the player's settings.
+
+    ``ascii_only``: the terminal shows only ASCII (see :mod:`casino_tui.app.glyphs`): what
+    is drawn around the cards (the hand's frames) is ASCII too."""
 
     symbols: bool = True
     four_colour: bool = False
     face_bg: str = FACE_BG  # see face_background()
+    ascii_only: bool = False
 
     # ------------------------------------------------------------------ plain strings
     def label(self, card: Card) -> str:
@@ -91,6 +95,15 @@ class CardPainter:
 
     def labels(self, cards: Iterable[Card], sep: str = " ") -> str:
         return sep.join(self.label(c) for c in cards)
+
+    def frame(self, chosen: bool) -> tuple[str, str, str, str, str, str]:
+        """A card's frame in the hand: (top left, top right, bottom left, bottom right,
+        across, down); the chosen card's is heavy (``#`` and ``=`` in ASCII)."""
+        if self.ascii_only:
+            return ("#", "#", "#", "#", "=", "#") if chosen else ("+", "+", "+", "+", "-", "|")
+        if chosen:
+            return ("┏", "┓", "┗", "┛", "━", "┃")
+        return ("┌", "┐", "└", "┘", "─", "│")
 
     def back(self) -> str:
         return "▒" if self.symbols else "#"

@@ -179,3 +179,16 @@ def test_title_continue(snap_compare: Any, size: tuple[int, int], tmp_path: Any)
     games.mkdir(parents=True)
     shutil.copy(Path(__file__).resolve().parents[2] / "saves" / "mid-round-builds.json", games)
     assert run(snap_compare, make_app(), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_ascii_only_title(snap_compare: Any, size: tuple[int, int]) -> None:
+    """A terminal that shows only ASCII (LC_ALL=C, --ascii): the logo, suits, the menu's
+    border and the key line in ASCII."""
+    assert run(snap_compare, make_app(ascii_only=True), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_ascii_only_table(snap_compare: Any, size: tuple[int, int]) -> None:
+    """The table in ASCII: +-| borders, - separators, the chosen card's frame in # and =."""
+    assert run(snap_compare, at_table(table_2p, ascii_only=True), size)

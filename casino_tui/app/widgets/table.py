@@ -160,8 +160,7 @@ class HandView(DataWidget[HandData]):
                     t.append(" ")
             sel = d.selected == i and d.cards is not None
             style = chosen if sel else frame
-            h, v = ("━", "┃") if sel else ("─", "│")
-            tl, tr, bl, br = ("┏", "┓", "┗", "┛") if sel else ("┌", "┐", "└", "┘")
+            tl, tr, bl, br, h, v = p.frame(sel)
             num = str(i + 1) if d.cards is not None and i < 9 else h
             top.append(tl + num + h * (3 - len(num)) + tr, style=style)
             mid.append(v, style=style)
