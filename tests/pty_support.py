@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import pty
 import re
@@ -78,6 +79,18 @@ def command_line(pid: int) -> str:
             errors="replace")
     except OSError:
         return ""
+
+
+def app_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """A UTF-8 terminal, private data and config folders, computers that move at once."""
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    (config / "settings.json").write_text(json.dumps({"speed": "instant"}))
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "TMPDIR")}
+    env.update(HOME=str(tmp_path), TERM="xterm-256color", LANG="C.UTF-8", LC_ALL="C.UTF-8",
+               CASINO_TUI_DATA_DIR=str(tmp_path / "data"), CASINO_TUI_CONFIG_DIR=str(config))
+    env.update(extra)
+    return env
 
 
 class PtyApp:

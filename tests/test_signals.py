@@ -21,28 +21,18 @@ import pytest
 from pty_support import (
     RESTORE_SEQUENCES,
     PtyApp,
+    app_env,
     children,
     command_line,
     session_processes,
     wait_until,
 )
+from serve_support import TITLE, Server, Tmux, make_key, needs_ssh_tmux, ssh_argv
 
 from casino_tui.saves import open_store
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="needs Linux (/proc, PTYs, PR_SET_PDEATHSIG)")
-
-
-def app_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """A UTF-8 terminal, private data and config folders, computers that move at once."""
-    config = tmp_path / "config"
-    config.mkdir(exist_ok=True)
-    (config / "settings.json").write_text(json.dumps({"speed": "instant"}))
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "TMPDIR")}
-    env.update(HOME=str(tmp_path), TERM="xterm-256color", LANG="C.UTF-8", LC_ALL="C.UTF-8",
-               CASINO_TUI_DATA_DIR=str(tmp_path / "data"), CASINO_TUI_CONFIG_DIR=str(config))
-    env.update(extra)
-    return env
 
 
 @pytest.fixture
@@ -195,3 +185,70 @@ def test_a_program_that_cannot_leave_is_ended(twice: bool) -> None:
     assert proc.returncode == 128 + signal.SIGTERM
     assert TERMINAL_RESET in err
     assert took < 1.5 if twice else GRACE - 0.2 < took < GRACE + 2
+
+
+@needs_ssh_tmux
+def test_over_ssh_no_game_process_outlives_its_server(tmp_path: Path) -> None:
+    """A session's game runs on the server's PTY: when the server itself is killed (SIGKILL,
+    nothing of it can hang the game up politely), the terminal hangs up and every process of
+    the game ends, the worker and the resource tracker included; the game's save loads."""
+    from casino_tui.serve.players import PLAYERS_DIR
+
+    data = tmp_path / "data"
+    alice = make_key(tmp_path, "alice")
+    tmux = Tmux(tmp_path)
+    server = Server(data)
+    try:
+        tmux.start("a", ssh_argv(server.port, alice), 100, 30)
+        tmux.wait_for("a", TITLE)
+        tmux.send("a", "n")
+        tmux.wait_for("a", "Preset")
+        tmux.send("a", "Enter")
+        tmux.wait_for("a", "Your hand", timeout=20)
+        game = server.session_pid(alice)
+        worker = wait_until(
+            lambda: [p for p in children(game) if "spawn_main" in command_line(p)], 15,
+            "the computer players' worker")
+        assert isinstance(worker, list)
+        assert len(session_processes(game)) >= 3  # the game, the worker, the resource tracker
+        server.proc.kill()
+        server.proc.wait()
+        wait_until(lambda: not session_processes(game), 5, "every process of the game to end",
+                   detail=lambda: "\n".join(f"{p} {command_line(p)}"
+                                            for p in session_processes(game)))
+    finally:
+        server.stop()
+        tmux.close()
+    games = list((data / PLAYERS_DIR).glob("*/data/games/*.json"))
+    assert len(games) == 1
+    store = open_store(games[0].parent.parent)
+    loaded = store.load(games[0])
+    store.close(loaded.slot)
+
+
+@needs_ssh_tmux
+def test_over_ssh_a_terminated_game_ends_its_session_cleanly(tmp_path: Path) -> None:
+    """SIGTERM to a session's game (an administrator, say): the game saves and leaves with 143;
+    the player is told, the session ends as killed, and no process of the game is left."""
+    alice = make_key(tmp_path, "alice")
+    tmux = Tmux(tmp_path)
+    server = Server(tmp_path / "data")
+    try:
+        tmux.start("a", ssh_argv(server.port, alice), 100, 30)
+        tmux.wait_for("a", TITLE)
+        tmux.send("a", "n")
+        tmux.wait_for("a", "Preset")
+        tmux.send("a", "Enter")
+        tmux.wait_for("a", "Your hand", timeout=20)
+        game = server.session_pid(alice)
+        wait_until(lambda: [p for p in children(game) if "spawn_main" in command_line(p)], 15,
+                   "the computer players' worker")
+        os.kill(game, signal.SIGTERM)
+        assert tmux.wait_exit("a") == 1
+        assert "The game stopped unexpectedly (SIGTERM). Your game was saved" in \
+            tmux.screen("a")
+        server.wait_log(r"session 1 end: player .* reason killed")
+        wait_until(lambda: not session_processes(game), 5, "every process of the game to end")
+    finally:
+        server.stop()
+        tmux.close()
