@@ -86,13 +86,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .app.app import CasinoApp
 
     app = CasinoApp(config=config, ascii_only=ascii_only, store=store, resume=resumed,
-                    notice=notice)
+                    notice=notice, handle_signals=True)
     try:
         app.run()
     finally:
         if resumed is not None:
             store.close(resumed.slot)
-    # 1 when the app ended by an unhandled exception (Textual printed the traceback)
+    # 1 when the app ended by an unhandled exception (Textual printed the traceback), 128 + N
+    # when signal N (SIGTERM, SIGHUP) ended it
     return app.return_code or 0
 
 

@@ -9,17 +9,50 @@ without blocking the event loop::
     move = await worker.choose(state.view(seat), "hard", seed=7)
     move, why = await worker.hint(state.view(me), seed=8)
     worker.shutdown()
+
+The worker process never outlives the process that started it, however that one ends (SIGKILL
+included): on Linux the kernel kills it when its parent dies (``PR_SET_PDEATHSIG``); elsewhere,
+and as a second guard, a thread of the worker notices that its parent has changed and ends it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from ..engine import Move, SeatView
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+PARENT_POLL = 0.25  # seconds between two looks at the worker's parent
+
+
+def _end_with_parent(parent: int) -> None:
+    """Run first in the worker process: end it when ``parent`` (the app) dies."""
+    if sys.platform.startswith("linux"):
+        # Delivered when the thread that started the worker ends: the event loop's thread,
+        # which submits every call (see AIWorker._run), lives as long as the app.
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before that
+        os._exit(0)
+    threading.Thread(target=_watch_parent, args=(parent,), name="casino-tui-parent-watch",
+                     daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL)
+    os._exit(0)  # orphaned: the app is gone
 
 
 def _choose_job(view: SeatView, level: str, seed: int, budget: float | None,
@@ -57,14 +90,19 @@ class AIWorker:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=self._context)
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=self._context,
+                                             initializer=_end_with_parent,
+                                             initargs=(os.getpid(),))
         return self._pool
 
     async def _run(self, fn: Any, *args: Any) -> Any:
         loop = asyncio.get_running_loop()
+        pool = self._executor()
         try:
-            return await loop.run_in_executor(self._executor(), fn, *args)
+            return await loop.run_in_executor(pool, fn, *args)
         except BrokenProcessPool:
+            if self._pool is not pool:  # shut down meanwhile: the call was dropped
+                raise asyncio.CancelledError from None
             self._pool = None
             return await loop.run_in_executor(self._executor(), fn, *args)
 
@@ -86,10 +124,18 @@ class AIWorker:
         return result
 
     def shutdown(self, wait: bool = False) -> None:
-        """Stop the worker process; pending calls are cancelled."""
+        """Stop the worker process at once (a choice it is making is dropped); pending calls
+        are cancelled. ``wait``: until the process has ended."""
         pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=wait, cancel_futures=True)
+        if pool is None:
+            return
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            with contextlib.suppress(Exception):
+                proc.kill()
+        if wait:
+            pool.shutdown(wait=True)
 
     async def __aenter__(self) -> AIWorker:
         return self

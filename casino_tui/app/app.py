@@ -45,7 +45,8 @@ class CasinoApp(App[None]):
     encoding has no such symbols: see :mod:`casino_tui.app.glyphs`); ``store``: the saved
     games (default: ``open_store()``, which honours ``$CASINO_TUI_DATA_DIR``); ``resume``: a
     loaded game to open at once (``--continue``, ``--load``); ``notice``: a message to show
-    when the app starts.
+    when the app starts; ``handle_signals``: SIGTERM and SIGHUP save and quit (the real
+    program; see :mod:`casino_tui.app.signals`).
     """
 
     TITLE = "casino-tui"
@@ -64,8 +65,11 @@ class CasinoApp(App[None]):
                  settings: Settings | None = None, ascii: bool = False,
                  ascii_only: bool = False, save_settings_to_disk: bool = True,
                  store: SaveStore | None = None,
-                 resume: LoadedGame | None = None, notice: str | None = None) -> None:
+                 resume: LoadedGame | None = None, notice: str | None = None,
+                 handle_signals: bool = False) -> None:
         super().__init__()
+        self.handle_signals = handle_signals
+        self.exit_signal: int | None = None  # the signal that ended the app
         self._store = store
         self.resume = resume
         self.start_notice = notice
@@ -134,6 +138,20 @@ class CasinoApp(App[None]):
     # ------------------------------------------------------------------ start and size
     def get_default_screen(self) -> TitleScreen:
         return TitleScreen()
+
+    def on_load(self) -> None:
+        if self.handle_signals:  # before the terminal is set up
+            from .signals import install
+
+            install(self)
+
+    @property
+    def return_code(self) -> int | None:
+        """Textual's (1 after an unhandled exception), or 128 + N when signal N ended the
+        app."""
+        if self.exit_signal is not None:
+            return 128 + self.exit_signal
+        return super().return_code
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)

@@ -101,16 +101,23 @@ def _start_resource_tracker() -> None:
     real descriptor; the tracker, started lazily by the first worker process, passes that
     descriptor to its child and fails ("bad value(s) in fds_to_keep"). Starting it here, with
     the process's real stderr in place, avoids that.
+
+    The tracker writes on the terminal the app draws on; when the app is killed (SIGKILL), it
+    would print a warning about the worker's semaphores over the player's screen as it
+    removes them. It is started with its warnings off (``-W ignore::UserWarning``). It ends
+    when the app and the worker have both ended (see :mod:`casino_tui.ai.worker`).
     """
     import sys
     from multiprocessing import resource_tracker
 
-    saved = sys.stderr
+    saved, options = sys.stderr, list(sys.warnoptions)
     sys.stderr = sys.__stderr__
+    sys.warnoptions.append("ignore::UserWarning")  # passed on to the tracker's command line
     try:
         resource_tracker.ensure_running()
     finally:
         sys.stderr = saved
+        sys.warnoptions[:] = options
 
 
 class InProcessChooser:

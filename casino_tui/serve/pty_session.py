@@ -229,8 +229,9 @@ class PtyGame:
                 await asyncio.wait_for(pump_out, 1.0)  # the app's last output
             if rc == 0:
                 return SessionEnd("quit", 0)
-            if rc < 0:
-                name = _signal_name(-rc)
+            signum = -rc if rc < 0 else _signal_status(rc)
+            if signum:  # killed, or ended by SIGTERM/SIGHUP after saving (status 128 + N)
+                name = _signal_name(signum)
                 await self._write(TERMINAL_RESET + (
                     f"\r\nThe game stopped unexpectedly ({name}). Your game was saved after "
                     f"your last move: connect again to continue.\r\n").encode())
@@ -401,6 +402,17 @@ def _group_alive(pgid: int) -> bool:
     except (ProcessLookupError, PermissionError):
         return False
     return True
+
+
+def _signal_status(status: int) -> int | None:
+    """N when ``status`` is 128 + N for a signal N (how the game exits after SIGTERM or
+    SIGHUP), else None."""
+    if status <= 128:
+        return None
+    try:
+        return int(signal.Signals(status - 128))
+    except ValueError:
+        return None
 
 
 def _signal_name(number: int) -> str:
