@@ -17,9 +17,10 @@ import struct
 import sys
 import termios
 import threading
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from serve_support import wait_until  # re-exported for the PTY tests
 
 # Escape sequences: CSI (colours, cursor, modes), OSC (titles, queries) and two-byte ones.
 _ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
@@ -28,19 +29,6 @@ _ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\
 # reporting off (each mode it had turned on).
 RESTORE_SEQUENCES = (b"\x1b[?1049l", b"\x1b[?25h", b"\x1b[?1000l", b"\x1b[?1003l",
                      b"\x1b[?1006l")
-
-
-def wait_until(predicate: Callable[[], object], timeout: float, what: str,
-               detail: Callable[[], str] | None = None, interval: float = 0.02) -> object:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            extra = f"\n--- {detail()}" if detail is not None else ""
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}{extra}")
-        time.sleep(interval)
 
 
 def _stat(pid: int) -> list[str] | None:
