@@ -42,19 +42,38 @@ class _Newer(_Unreadable):
 
 
 def _write_error(err: OSError, path: Path) -> SaveError:
+    """The player's message for a failed write of ``path``: why, the folder, what to do."""
     folder = path.parent if path.suffix else path
     code = err.errno
     if code in (errno.ENOSPC, errno.EDQUOT):
         return SaveError("The disk is full: your game could not be saved. Play continues; "
-                         "free some space to save again.", "disk_full", path)
+                         f"free some space to save again. The saves are in {folder}.",
+                         "disk_full", path)
     if code == errno.EROFS:
         return SaveError(f"The save folder {folder} is read-only: your game could not be "
-                         "saved. Play continues; it is saved again after each move.",
+                         "saved. Play continues; make the folder writable (or choose another "
+                         "with --data-dir) and it is saved again after the next move.",
                          "read_only", path)
     if code in (errno.EACCES, errno.EPERM):
         return SaveError(f"casino-tui may not write in {folder}: your game could not be saved. "
-                         "Play continues; it is saved again after each move.",
-                         "permission", path)
+                         "Play continues; give yourself write permission on it (or choose "
+                         "another folder with --data-dir) and it is saved again after the "
+                         "next move.", "permission", path)
+    blocker = _file_in_the_way(folder) if code in (errno.ENOTDIR, errno.EEXIST) else None
+    if blocker is not None:
+        return SaveError(f"The save folder {folder} cannot be made: {blocker} is a file, not a "
+                         "folder. Play continues; move that file away (or choose another "
+                         "folder with --data-dir) to save again.", "io", path)
     what = err.strerror or str(err)
-    return SaveError(f"Your game could not be saved ({what}). Play continues; it is saved "
-                     "again after each move.", "io", path)
+    return SaveError(f"Your game could not be saved ({what}) in {folder}. Play continues; it is "
+                     "saved again after the next move that can be written.", "io", path)
+
+
+def _file_in_the_way(folder: Path) -> Path | None:
+    """The file (not a folder) standing where ``folder`` or one of its parents should be."""
+    for p in (folder, *folder.parents):
+        if p.is_dir():
+            return None
+        if p.exists():
+            return p
+    return None

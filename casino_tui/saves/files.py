@@ -13,7 +13,13 @@ import sys
 import time
 from pathlib import Path
 
-from casino_tui.saves.errors import GameInUseError, SaveError, _Unreadable, _write_error
+from casino_tui.saves.errors import (
+    GameInUseError,
+    SaveError,
+    _file_in_the_way,
+    _Unreadable,
+    _write_error,
+)
 from casino_tui.saves.records import SaveSlot, _stem
 
 if sys.platform == "win32":  # pragma: no cover - locks by msvcrt byte-range locking
@@ -140,8 +146,11 @@ class _GameFiles:
         except FileNotFoundError:
             return []
         except OSError as e:
-            raise SaveError(f"The saved games in {self.root} cannot be listed "
-                            f"({e.strerror or e}).", "io", self.root) from e
+            blocker = _file_in_the_way(self.root)
+            why = (f"{blocker} is a file, not a folder. Move that file away or choose another "
+                   "folder with --data-dir" if blocker is not None else e.strerror or str(e))
+            raise SaveError(f"The saved games in {self.root} cannot be listed ({why}).", "io",
+                            self.root) from e
         mains = {n for n in names if n.endswith(".json") and not n.startswith(".")}
         # a backup whose game file is missing is still a game
         mains |= {n[:-4] for n in names if n.endswith(".json.bak") and not n.startswith(".")}
