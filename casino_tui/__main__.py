@@ -103,7 +103,7 @@ def _resume(store: SaveStore, args: argparse.Namespace) -> tuple[LoadedGame | No
     ``--continue`` with nothing to continue is not an error (the SSH server passes it whenever
     the player has saved games): the title screen opens with a quiet note. A file that cannot
     be opened with ``--load`` raises :class:`SaveError`. A game open in another window opens
-    read-only.
+    read-only, and the note says why.
     """
     from .saves import GameInUseError, SaveError
 
@@ -121,8 +121,11 @@ def _resume(store: SaveStore, args: argparse.Namespace) -> tuple[LoadedGame | No
         return None, None
     try:
         return store.load(target), None
-    except GameInUseError:
-        return store.load(target, read_only=True), None
+    except GameInUseError as err:
+        where = f" ({err.path})" if err.path is not None else ""
+        return store.load(target, read_only=True), (
+            f"This game{where} is open in another window, so it is opened here read-only. "
+            "To play it here, quit it there and open it again.")
     except SaveError as err:
         if args.load:
             raise

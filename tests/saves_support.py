@@ -106,3 +106,32 @@ def read_only_folder(m: pytest.MonkeyPatch, root: Path, code: int = errno.EROFS)
     m.setattr(builtins, "open", builtin_open)
     for name in _CHANGES:
         m.setattr(os, name, guarded(name, getattr(os, name), 2))
+
+
+def full_disk(m: pytest.MonkeyPatch, root: Path) -> None:
+    """Make the disk of ``root`` act full: files are still created and renamed (as on a real
+    disk, which has room for names), but writing data into a file opened in ``root`` fails
+    with ``ENOSPC``, as ``write()`` does on a full disk. Undone with the monkeypatch."""
+    top = os.path.realpath(root)
+    full: set[int] = set()
+    real_open, real_write, real_close = os.open, os.write, os.close
+
+    def os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        fd = real_open(path, flags, *args, **kwargs)
+        real = os.path.realpath(os.fsdecode(path))
+        if flags & _WRITE_FLAGS and (real == top or real.startswith(top + os.sep)):
+            full.add(fd)
+        return fd
+
+    def os_write(fd: int, data: Any) -> int:
+        if fd in full and len(data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    def os_close(fd: int) -> None:
+        full.discard(fd)
+        real_close(fd)
+
+    m.setattr(os, "open", os_open)
+    m.setattr(os, "write", os_write)
+    m.setattr(os, "close", os_close)

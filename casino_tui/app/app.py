@@ -118,8 +118,12 @@ class CasinoApp(App[None]):
         self.painter = self._make_painter()
         if settings.theme in self.available_themes:
             self.theme = settings.theme
-        if self.save_settings_to_disk:
-            save_settings(settings)
+        if self.save_settings_to_disk and save_settings(settings) is None:
+            from casino_tui.settings import settings_path
+
+            self.notify(f"Your settings could not be saved in {settings_path().parent}: they "
+                        "apply until you quit. Free some space or make that folder writable "
+                        "to keep them.", severity="warning", timeout=10, markup=False)
         from .screens.game import GameScreen
 
         for screen in self.screen_stack:
@@ -158,7 +162,7 @@ class CasinoApp(App[None]):
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         if self.start_notice:
-            self.notify(self.start_notice, markup=False)
+            self.notify(self.start_notice, markup=False, timeout=10)
         if self.resume is not None:
             game, self.resume = self.resume, None
             self.start_loaded(game)

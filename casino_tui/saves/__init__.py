@@ -30,8 +30,9 @@ Guarantees:
 
 The package, each module importing only those above it:
 
-* :mod:`~casino_tui.saves.errors`: :class:`SaveError`, :class:`GameInUseError`, and why a
-  file is not a readable save;
+* :mod:`~casino_tui.saves.errors`: :class:`SaveError`, :class:`GameInUseError`, the messages of
+  failed writes (:func:`file_in_the_way`: the file standing where a folder should be), and why
+  a file is not a readable save;
 * :mod:`~casino_tui.saves.records`: :class:`Seat`, :class:`SaveSlot`, :class:`LoadedGame`, and
   the times a save holds;
 * :mod:`~casino_tui.saves.names`: names given by players, :func:`game_title` for the others;
@@ -47,7 +48,7 @@ The package imports neither Textual nor the app: it needs only the engine.
 
 from __future__ import annotations
 
-from casino_tui.saves.errors import ErrorKind, GameInUseError, SaveError
+from casino_tui.saves.errors import ErrorKind, GameInUseError, SaveError, file_in_the_way
 from casino_tui.saves.fileformat import APP_NAME
 from casino_tui.saves.files import LOCK_WAIT, MAX_SAVE_BYTES
 from casino_tui.saves.listing import CACHE_FILE, CACHE_FORMAT, SaveEntry
@@ -93,6 +94,7 @@ __all__ = [
     "Seat",
     "SeatKind",
     "data_dir",
+    "file_in_the_way",
     "game_title",
     "games_dir",
     "open_store",

@@ -59,7 +59,7 @@ def _write_error(err: OSError, path: Path) -> SaveError:
                          "Play continues; give yourself write permission on it (or choose "
                          "another folder with --data-dir) and it is saved again after the "
                          "next move.", "permission", path)
-    blocker = _file_in_the_way(folder) if code in (errno.ENOTDIR, errno.EEXIST) else None
+    blocker = file_in_the_way(folder) if code in (errno.ENOTDIR, errno.EEXIST) else None
     if blocker is not None:
         return SaveError(f"The save folder {folder} cannot be made: {blocker} is a file, not a "
                          "folder. Play continues; move that file away (or choose another "
@@ -69,7 +69,7 @@ def _write_error(err: OSError, path: Path) -> SaveError:
                      "saved again after the next move that can be written.", "io", path)
 
 
-def _file_in_the_way(folder: Path) -> Path | None:
+def file_in_the_way(folder: Path) -> Path | None:
     """The file (not a folder) standing where ``folder`` or one of its parents should be."""
     for p in (folder, *folder.parents):
         if p.is_dir():

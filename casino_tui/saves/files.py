@@ -16,9 +16,9 @@ from pathlib import Path
 from casino_tui.saves.errors import (
     GameInUseError,
     SaveError,
-    _file_in_the_way,
     _Unreadable,
     _write_error,
+    file_in_the_way,
 )
 from casino_tui.saves.records import SaveSlot, _stem
 
@@ -146,7 +146,7 @@ class _GameFiles:
         except FileNotFoundError:
             return []
         except OSError as e:
-            blocker = _file_in_the_way(self.root)
+            blocker = file_in_the_way(self.root)
             why = (f"{blocker} is a file, not a folder. Move that file away or choose another "
                    "folder with --data-dir" if blocker is not None else e.strerror or str(e))
             raise SaveError(f"The saved games in {self.root} cannot be listed ({why}).", "io",

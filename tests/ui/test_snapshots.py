@@ -192,3 +192,34 @@ def test_ascii_only_title(snap_compare: Any, size: tuple[int, int]) -> None:
 def test_ascii_only_table(snap_compare: Any, size: tuple[int, int]) -> None:
     """The table in ASCII: +-| borders, - separators, the chosen card's frame in # and =."""
     assert run(snap_compare, at_table(table_2p, ascii_only=True), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_not_saving(snap_compare: Any, size: tuple[int, int],
+                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk is full: the save line under the messages (why, where, what to do) stays while
+    saving fails, after the toast that said it once has gone."""
+    import errno
+    from pathlib import Path
+
+    from casino_tui.saves import SaveError, SaveStore
+
+    games = Path("/home/ann/.local/share/casino-tui/games")
+
+    def full(self: SaveStore, slot: Any, state: State) -> None:
+        try:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        except OSError as cause:
+            slot.last_error = SaveError(
+                "The disk is full: your game could not be saved. Play continues; free some "
+                f"space to save again. The saves are in {games}.", "disk_full",
+                games / "20250101-120000-ab12cd34.json")
+            raise slot.last_error from cause
+
+    async def before(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        pilot.app.clear_notifications()  # as when the toast's time is up
+        await pilot.pause()
+
+    monkeypatch.setattr(SaveStore, "autosave", full)
+    assert snap_compare(at_table(table_2p), terminal_size=size, run_before=before)

@@ -37,6 +37,7 @@ from casino_tui.engine import (
 from ..cardfmt import CardPainter
 from ..describe import move_preview
 from ..players import Chooser
+from ..saveproblems import failure_message, save_status
 from ..session import GameSession, autosave, pile_index_of, seat_labels
 from ..styles import css
 from ..widgets.table import (
@@ -143,6 +144,7 @@ class GameScreen(Screen[None]):
     ]
 
     HELP_TITLE = "Game table"
+    SAVED_AGAIN_SECONDS: ClassVar[float] = 6.0  # "Saved again" stays this long
     # the five- and six-player table lists the other players in one column when tall enough
     # (Textual annotates it `ClassVar[...] | None`, which mypy reads as an instance variable)
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [  # type: ignore[misc]
@@ -180,6 +182,7 @@ class GameScreen(Screen[None]):
         self._message = LineData("")
         self._modal = False
         self._finished = False
+        self._save_line_timer: Timer | None = None
 
     # ------------------------------------------------------------------ app glue
     @property
@@ -227,6 +230,7 @@ class GameScreen(Screen[None]):
                 yield HandView(id="hand")
                 yield StatusLine(id="move-line")
                 yield MessageLine(id="message-line")
+                yield MessageLine(id="save-line")  # shown only while saving fails
             with Vertical(id="side-col"):
                 yield ScorePanel(id="score")
                 yield LogView(id="log")
@@ -719,6 +723,9 @@ class GameScreen(Screen[None]):
 
         if self.slot is not None and self.slot.saved and self.slot.last_error is None:
             fate = "It is saved: Continue on the title screen resumes it."
+        elif self.slot is not None and self.slot.saved:
+            fate = ("Its latest moves could not be saved and will be lost: Continue on the title "
+                    "screen resumes it from its last save.")
         else:
             fate = "It could not be saved and will be lost."
         self._push(ConfirmScreen(f"Leave this game and go back to the title screen? {fate}"),
@@ -727,8 +734,10 @@ class GameScreen(Screen[None]):
     # ------------------------------------------------------------------ saving
     def autosave(self) -> None:
         """Save the game into its file (after the deal, every move and every new round).
-        A problem is shown once (until a save succeeds again); play always continues."""
+        A problem is told once (until a save succeeds again) and stays on the save line
+        under the messages until a save succeeds; play always continues."""
         notice = autosave(self.store, self.slot, self.state)
+        self._show_save_line(recovered=notice is not None and not notice.error)
         if notice is None:
             return
         if notice.error:
@@ -736,6 +745,35 @@ class GameScreen(Screen[None]):
                         markup=False)
         else:
             self.notify(notice.text, timeout=4, markup=False)
+
+    def _show_save_line(self, *, recovered: bool) -> None:
+        """While the autosave fails: why, where and what to do, on a line of its own (hidden
+        while all is well); when a save works again, "Saved again" for a few seconds."""
+        line = self.query_one("#save-line", MessageLine)
+        error = self.slot.last_error if self.slot is not None else None
+        if error is None and not recovered:
+            return
+        if self._save_line_timer is not None:
+            self._save_line_timer.stop()
+            self._save_line_timer = None
+        if error is not None:
+            line.set_data(LineData(save_status(error), "error"))
+        else:
+            line.set_data(LineData("Saved again: the game is saved after every move", "ok"))
+            self._save_line_timer = self.set_timer(self.SAVED_AGAIN_SECONDS,
+                                                   self._hide_save_line)
+        line.set_class(True, "-shown")
+
+    def _hide_save_line(self) -> None:
+        self._save_line_timer = None
+        if self.slot is None or self.slot.last_error is None:
+            self.query_one("#save-line", MessageLine).set_class(False, "-shown")
+
+    @property
+    def save_line(self) -> str | None:
+        """The text of the save line, None while it is hidden."""
+        line = self.query_one("#save-line", MessageLine)
+        return line.data.text if line.has_class("-shown") and line.data is not None else None
 
     def close_save(self) -> None:
         """Release the game's file (leaving the table or quitting)."""
@@ -762,8 +800,8 @@ class GameScreen(Screen[None]):
             try:
                 entry = store.save_copy(slot, self.state, name or None)
             except SaveError as e:
-                self.notify(str(e), title="Not saved", severity="error", timeout=8,
-                            markup=False)
+                self.notify(failure_message("Saving the copy", e), title="Not saved",
+                            severity="error", timeout=8, markup=False)
                 return
             self.notify(f"Saved a copy: “{entry.title}” (Load game on the title screen).",
                         markup=False)

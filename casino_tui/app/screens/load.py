@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from casino_tui.saves import SaveEntry, SaveError, SaveStore
 
+from ..saveproblems import failure_message
 from ..styles import css
 from .confirm import ConfirmScreen
 from .name import NameScreen
@@ -151,7 +152,7 @@ class LoadScreen(Screen[SaveEntry | None]):
             try:
                 self.store.rename(entry, name or None)
             except SaveError as e:
-                self.notify(str(e), severity="error", markup=False)
+                self.notify(failure_message("Renaming", e), severity="error", markup=False)
             self.reload(keep=entry.path)
 
         self.app.push_screen(NameScreen(f"New name for “{entry.title}” (empty: no name)",
@@ -168,7 +169,7 @@ class LoadScreen(Screen[SaveEntry | None]):
             try:
                 self.store.delete(entry)
             except SaveError as e:
-                self.notify(str(e), severity="error", markup=False)
+                self.notify(failure_message("Deleting", e), severity="error", markup=False)
             else:
                 self.notify(f"Deleted “{entry.title}”.", markup=False)
             self.reload()
