@@ -21,6 +21,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
 
 SUBCOMMANDS = ("arena", "serve")
+# A message for the player at start-up, from ``casino-tui serve`` (its player files could not
+# be written): shown like the notes of --continue. The server's casino_tui.serve.pty_session
+# sets it under the same name.
+NOTICE_ENV = "CASINO_TUI_NOTICE"
 
 
 def terminal_lacks_symbols() -> bool:
@@ -78,6 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SaveError as err:
         print(f"casino-tui: {err}", file=sys.stderr)
         return 2
+    served = os.environ.get(NOTICE_ENV)  # what the SSH server has to tell the player
+    if served:
+        notice = served if notice is None else f"{served} {notice}"
     if not _is_terminal():
         if resumed is not None:
             store.close(resumed.slot)

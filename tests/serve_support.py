@@ -84,9 +84,11 @@ def saved_games(player: Path) -> list[str]:
 
 # ---------------------------------------------------------------------- the server
 class Server:
-    """``python -m casino_tui serve --port 0`` on 127.0.0.1, logging to a file."""
+    """``python -m casino_tui serve --port 0`` on 127.0.0.1, logging to a file. ``python``:
+    the interpreter's arguments before ``serve`` (``-c CODE`` to change something first)."""
 
-    def __init__(self, data_dir: Path, *args: str, log_name: str = "server.log") -> None:
+    def __init__(self, data_dir: Path, *args: str, log_name: str = "server.log",
+                 python: Sequence[str] = ("-m", "casino_tui")) -> None:
         self.data_dir = data_dir
         self.log_path = data_dir.parent / log_name
         self._log = open(self.log_path, "wb")  # noqa: SIM115 (closed in stop)
@@ -94,7 +96,7 @@ class Server:
         env.pop("CASINO_TUI_DATA_DIR", None)
         env.pop("CASINO_TUI_CONFIG_DIR", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "casino_tui", "serve", "--host", "127.0.0.1", "--port", "0",
+            [sys.executable, *python, "serve", "--host", "127.0.0.1", "--port", "0",
              "--data-dir", str(data_dir), *args],
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT, env=env)
         found = wait_until(lambda: re.search(r"listening on \S+ port (\d+)", self.log()) or

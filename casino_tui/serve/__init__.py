@@ -143,6 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def _run(config: ServeConfig) -> int:
+    from .players import DataDirError
     from .server import GameServer
 
     try:
@@ -152,6 +153,9 @@ async def _run(config: ServeConfig) -> int:
         return 2
     try:
         await server.start()
+    except DataDirError as err:  # before listening: never blamed on the port
+        log.error("%s", err)
+        return 2
     except OSError as err:
         log.error("cannot listen on %s port %d: %s", config.host, config.port,
                   err.strerror or err)

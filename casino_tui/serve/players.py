@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import io
 import json
 import logging
 import os
+import secrets
 import tempfile
 import time
 from dataclasses import dataclass
@@ -81,6 +83,119 @@ class PlayerDirs:
         visits = info.get("sessions")
         info["sessions"] = (visits if isinstance(visits, int) else 0) + 1
         _write_atomic(path, json.dumps(info, indent=2) + "\n", 0o600)
+
+
+def prepare_player(dirs: PlayerDirs, fingerprint: str) -> str | None:
+    """Make the player's directories and record this visit (``player.json``).
+
+    Never raises: a player whose files cannot be written (a full disk, a data directory made
+    read-only or unwritable while the server runs) still plays. The problem is logged, and the
+    returned sentence tells the player (the game shows it at start); None when all went well.
+    Nothing already written is changed by a failure (``player.json`` is replaced atomically)."""
+    try:
+        dirs.ensure()
+        dirs.record_visit(fingerprint)
+    except OSError as err:
+        why = _os_reason(err)
+        log.warning("cannot write the files of player %s in %s (%s): the game starts anyway, "
+                    "but may not be able to save; %s", fingerprint, dirs.root, why,
+                    _os_fix(err, dirs.root.parent.parent))
+        return (f"The server could not write your player files in {dirs.root} ({why}). You "
+                f"can play, but your game may not be saved: please tell the server's "
+                f"operator.")
+    return None
+
+
+def _os_reason(err: OSError) -> str:
+    if err.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "the disk is full"
+    if err.errno == errno.EROFS:
+        return "read-only file system"
+    return err.strerror or str(err)
+
+
+def _os_fix(err: OSError, path: Path) -> str:
+    """What the operator can do about ``err`` in data directory ``path``."""
+    if err.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"free some space on the disk of {path}"
+    if err.errno == errno.EROFS:
+        return f"mount the file system of {path} read-write, or choose another --data-dir DIR"
+    if err.errno in (errno.EACCES, errno.EPERM):
+        return (f"make {path} writable by this user (uid {os.geteuid()}), or choose another "
+                "--data-dir DIR")
+    if err.errno in (errno.ENOTDIR, errno.EEXIST):
+        return f"move away the file that stands in {path}, or choose another --data-dir DIR"
+    return f"check the disk of {path}, or choose another --data-dir DIR"
+
+
+# ---------------------------------------------------------------------- the data directory
+class DataDirError(Exception):
+    """The server's data directory cannot be used; ``str()`` names it, says why and what to
+    do. ``casino-tui serve`` stops before listening (exit status 2)."""
+
+
+def check_data_dir(path: Path) -> None:
+    """Make sure ``path`` is a directory the server may write in: made (mode 0700) if missing,
+    then a probe file is created and removed. Raises :class:`DataDirError`.
+
+    A full disk is not an error here: players can still log in and play (their games are not
+    saved until there is room, and the game tells them); it is logged as a warning."""
+    def fail(why: str, fix: str) -> DataDirError:
+        return DataDirError(f"cannot use the data directory {path}: {why}. {fix}.")
+
+    other = "or choose another directory with --data-dir DIR"
+    if path.exists() and not path.is_dir():
+        raise fail("it is a file, not a directory", f"Move the file away, {other}")
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as err:
+        blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            raise fail(f"{blocker} is a file, not a directory",
+                       f"Move that file away, {other}") from None
+        parent = next((p for p in path.parents if p.is_dir()), path.parent)
+        raise fail(f"it cannot be made ({_os_reason(err)})",
+                   _capital(_os_fix(err, parent))) from None
+    probe = path / f".probe-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, b"casino-tui: may the server write here?\n")
+        finally:
+            os.close(fd)
+    except OSError as err:
+        if err.errno in (errno.ENOSPC, errno.EDQUOT):
+            log.warning("the disk of the data directory %s is full: players can log in and "
+                        "play, but nothing is saved until some space is freed", path)
+            return
+        if err.errno in (errno.EACCES, errno.EPERM):
+            raise fail(f"this user (uid {os.geteuid()}) may not write in it "
+                       f"({_os_reason(err)})", _capital(_os_fix(err, path))) from None
+        if err.errno == errno.EROFS:
+            raise fail("it is on a read-only file system",
+                       _capital(_os_fix(err, path))) from None
+        raise fail(f"a file cannot be written in it ({_os_reason(err)})",
+                   _capital(_os_fix(err, path))) from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
+
+
+def host_key_problem(err: Exception, data_dir: Path) -> DataDirError:
+    """The host key (in ``data_dir``) could not be read or made: ``err`` is an OSError, or
+    the ValueError of a file that holds no private key."""
+    key = data_dir / HOST_KEY_FILE
+    prefix = f"cannot use the data directory {data_dir}: the host key {key}"
+    if not isinstance(err, OSError):
+        return DataDirError(f"{prefix} is not a private key this server can read ({err}). "
+                            "Restore it from a backup, or move it away to make a new one "
+                            "(players' ssh will then say that the host key has changed).")
+    return DataDirError(f"{prefix} cannot be read or written ({_os_reason(err)}). "
+                        f"{_capital(_os_fix(err, data_dir))}.")
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _write_atomic(path: Path, text: str, mode: int) -> None:
@@ -180,7 +295,11 @@ def load_or_create_host_key(data_dir: Path) -> SSHKey:
     pub = data_dir / f"{HOST_KEY_FILE}.pub"
     public_text = key.export_public_key().decode("ascii")
     if not pub.exists() or pub.read_text(encoding="ascii", errors="replace") != public_text:
-        _write_atomic(pub, public_text, 0o644)
+        try:
+            _write_atomic(pub, public_text, 0o644)
+        except OSError as err:  # only a copy for the operator: the server can run without it
+            log.warning("cannot write %s (%s); the host key's fingerprint is in this log",
+                        pub, _os_reason(err))
     return key
 
 

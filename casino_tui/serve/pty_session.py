@@ -57,6 +57,9 @@ _SERVER_ENV_KEEP = ("PATH", "PYTHONPATH", "TMPDIR")
 # Variables a client may send (OpenSSH: SendEnv / SetEnv) that the game may see.
 _CLIENT_ENV_KEEP = ("COLORTERM", "NO_COLOR")
 _MAX_ENV_VALUE = 64
+# A message for the player, shown by the game at start (the game reads the same name:
+# casino_tui.__main__.NOTICE_ENV): set when the player's files could not be written.
+NOTICE_ENV = "CASINO_TUI_NOTICE"
 
 
 def set_winsize(fd: int, cols: int, rows: int, xpixels: int = 0, ypixels: int = 0) -> None:
@@ -423,6 +426,7 @@ def _signal_name(number: int) -> str:
 
 
 __all__ = [
+    "NOTICE_ENV",
     "TERMINAL_RESET",
     "PtyGame",
     "SessionEnd",

@@ -10,6 +10,7 @@ import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import asyncssh
@@ -21,9 +22,13 @@ from .players import (
     PlayerDirs,
     app_arguments,
     app_supports_flag,
+    check_data_dir,
+    host_key_problem,
     load_or_create_host_key,
+    prepare_player,
 )
 from .pty_session import (
+    NOTICE_ENV,
     PtyGame,
     SessionEnd,
     child_environment,
@@ -248,9 +253,14 @@ class GameServer:
         return min(NO_GAME_TIMEOUT, idle) if idle else NO_GAME_TIMEOUT
 
     async def start(self) -> None:
+        """Check the data directory and the host key (:class:`DataDirError` if they cannot
+        be used), then listen (OSError if the address or port cannot be used)."""
         cfg = self.config
-        cfg.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        host_key = load_or_create_host_key(cfg.data_dir)
+        check_data_dir(cfg.data_dir)
+        try:
+            host_key = load_or_create_host_key(cfg.data_dir)
+        except (OSError, asyncssh.KeyImportError) as err:
+            raise host_key_problem(err, cfg.data_dir) from err
         self._acceptor = await asyncssh.create_server(
             lambda: _Connection(self), cfg.host, cfg.port,
             server_host_keys=[host_key],  # sessions: _Connection.session_requested
@@ -397,8 +407,9 @@ class GameServer:
         cfg = self.config
         number = next(self._ids)
         dirs = PlayerDirs.for_fingerprint(cfg.data_dir, owner.fingerprint)
-        dirs.ensure()
-        dirs.record_visit(owner.fingerprint)
+        # A full disk (or a data directory gone read-only) keeps nobody out: the game starts
+        # and tells the player, and the log says so.
+        problem = prepare_player(dirs, owner.fingerprint)
         term = valid_term(process.get_terminal_type())
         client_env = dict(process.env)
         async with self._player_lock(owner.fingerprint):
@@ -411,10 +422,13 @@ class GameServer:
                         True)
                 return
             cols, rows, pw, ph = process.get_terminal_size()
+            env = child_environment(term, client_env, dirs.root, dirs.data, dirs.config)
+            if problem is not None:
+                env[NOTICE_ENV] = problem
             game = PtyGame(
-                process=process, term=term, size=(cols, rows, pw, ph),
-                env=child_environment(term, client_env, dirs.root, dirs.data, dirs.config),
-                args=args, cwd=dirs.root, idle_timeout=cfg.idle_timeout,
+                process=process, term=term, size=(cols, rows, pw, ph), env=env, args=args,
+                cwd=next((d for d in (dirs.root, cfg.data_dir) if d.is_dir()), Path("/")),
+                idle_timeout=cfg.idle_timeout,
                 hangup_grace=cfg.hangup_grace, player=owner.fingerprint)
             self.sessions[number] = game
 
