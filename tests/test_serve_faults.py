@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import json
 import logging
 import os
@@ -373,7 +374,8 @@ def test_players_play_while_their_files_cannot_be_written(
         tmux.wait_for(name, "The server could not write")
         new_game(tmux, name)
         a_move(tmux, name)
-        wait_until(lambda k=key: saved_games(player_dir(data, k)), 10, "the saved game")
+        wait_until(functools.partial(saved_games, player_dir(data, key)), 10,
+                   "the saved game")
         assert not (player_dir(data, key) / PLAYER_FILE).exists()
         tmux.send(name, "C-q")
         assert tmux.wait_exit(name) == 0

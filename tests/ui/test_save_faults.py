@@ -19,7 +19,7 @@ from casino_tui.app.screens.confirm import ConfirmScreen
 from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.screens.load import LoadScreen
 from casino_tui.engine.notation import format_position
-from casino_tui.saves import SaveError, open_store
+from casino_tui.saves import ErrorKind, SaveError, open_store
 from casino_tui.settings import Settings
 
 from .conftest import asynctest, make_app, settle
@@ -208,7 +208,7 @@ async def test_settings_that_cannot_be_saved_are_named(tmp_path: Path) -> None:
     (errno.EIO, "io", "Not saving: Input/output error — /s/games; check that disk",
      "Renaming failed: Input/output error (/s/games). Check that disk, then try again."),
 ])
-def test_messages_name_the_folder_and_what_to_do(code: int, kind: str, status: str,
+def test_messages_name_the_folder_and_what_to_do(code: int, kind: ErrorKind, status: str,
                                                  failed: str) -> None:
     try:
         try:
