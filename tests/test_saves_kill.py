@@ -14,7 +14,9 @@ themselves inside the saving code: at the n-th call of one step of a save (creat
 or fsyncing the temporary file, linking and renaming the backup, renaming the new version over
 the game, fsyncing the folder, creating a new game's lock), just before it, just after it, or
 half-way through a write. After each death the parent opens the lane as a new run of the app
-would and checks every file. The assertion messages say how many kills landed where.
+would and checks every file, and that this new run swept up the temporary files and the locks
+of never-saved games that the killed child left behind (all of them: no process holds them).
+The assertion messages say how many kills landed where.
 """
 
 from __future__ import annotations
@@ -198,6 +200,14 @@ def _save(store: SaveStore, slot: Any, session: GameSession,
 class Lane:
     root: Path
     games: dict[str, tuple[str, list[Move]]] = field(default_factory=dict)  # id: digest, moves
+    swept: Counter[str] = field(default_factory=Counter)  # files left by kills, swept up
+
+
+def _left_behind(names: list[str]) -> list[str]:
+    """The temporary files, and the locks of games that have no file."""
+    present = set(names)
+    return sorted(n for n in names if n.endswith(".tmp") or (
+        n.endswith(".lock") and not {f"{n[1:-5]}.json", f"{n[1:-5]}.json.bak"} & present))
 
 
 @dataclass
@@ -237,8 +247,11 @@ def _check_lane(lane: Lane, rep: Report) -> None:
     names = os.listdir(lane.root) if lane.root.exists() else []
     strange = [n for n in names if not ALLOWED.fullmatch(n)]
     assert not strange, strange
+    left = _left_behind(names)
     store = SaveStore(lane.root)  # a new run of the app
     entries = {e.game_id: e for e in store.entries()}
+    assert not _left_behind(os.listdir(lane.root)), "a new run left stale files"
+    lane.swept.update("lock" if n.endswith(".lock") else "tmp" for n in left)
     for e in entries.values():
         assert e.ok and not e.from_backup and not e.in_use, e
     assert set(lane.games) <= set(entries), "a game disappeared"
@@ -289,9 +302,10 @@ WHERE_RANDOM = {
 
 
 def _summary(inside: Counter[str], missed: int, random_kills: Counter[str], moves: int,
-             elapsed: float) -> str:
+             elapsed: float, swept: Counter[str]) -> str:
     lines = [f"{sum(inside.values()) + missed + sum(random_kills.values())} kills in "
-             f"{elapsed:.1f} s; {moves} moves saved in all",
+             f"{elapsed:.1f} s; {moves} moves saved in all; swept up by the next run: "
+             f"{swept['tmp']} temporary files, {swept['lock']} locks of unsaved games",
              f"inside the saving code ({sum(inside.values())}; {missed} never reached their "
              "point, killed by the parent):"]
     lines += [f"  {n:3}  {where}" for where, n in sorted(inside.items())]
@@ -350,7 +364,8 @@ def test_kill_during_play_and_saving(tmp_path: Path) -> None:
             finished += 1
     elapsed = time.monotonic() - t0
     moves = sum(len(m) for lane in lanes for _digest, m in lane.games.values())
-    summary = _summary(inside, missed, random_kills, moves, elapsed)
+    swept = sum((lane.swept for lane in lanes), Counter[str]())
+    summary = _summary(inside, missed, random_kills, moves, elapsed, swept)
     # the kills landed at every step of the saving code, and the games did move on
     assert {" ".join(p) for p in KILL_POINTS} <= set(inside), summary
     assert sum(inside.values()) >= 0.9 * ITERATIONS / 2, summary
@@ -358,6 +373,8 @@ def test_kill_during_play_and_saving(tmp_path: Path) -> None:
     assert sum(random_kills.values()) - random_kills["A"] >= 5, summary  # ...and elsewhere
     assert all(lane.games for lane in lanes) and moves > ITERATIONS, summary
     assert elapsed < 60, summary
+    # kills did leave files behind, and the next run swept them all up (checked each time)
+    assert swept["tmp"] >= 10 and swept["lock"] >= 1, summary
     print(summary)  # pytest -s shows it
 
 

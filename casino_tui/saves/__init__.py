@@ -24,6 +24,9 @@ Guarantees:
   whose file is damaged is opened from its backup, and the damaged file is kept.
 * Each game file has an advisory lock (``flock`` on ``.<id>.lock``) held while a window
   plays it: a second window gets :class:`GameInUseError` (and may open it read-only).
+* What a killed process leaves behind (temporary files, the lock of a new game never saved)
+  is removed the next time the folder is listed or a game opened or saved, never a file that
+  a live process holds (see :mod:`~casino_tui.saves.files`); such files are never listed.
 * Files that cannot be read (empty, truncated, not JSON, another format, a newer version, too
   large, a history that does not replay, ...) are listed with the reason and are never changed
   or deleted unless the player asks (:meth:`SaveStore.delete`).

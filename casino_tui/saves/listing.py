@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from typing import Any
 from casino_tui.engine.serialize import FORMAT_VERSION
 from casino_tui.saves.errors import _Unreadable
 from casino_tui.saves.fileformat import APP_VERSION, _Info, _info, _parse_json, _replay
-from casino_tui.saves.files import _GameFiles, _read_limited, _unlink_quietly
+from casino_tui.saves.files import _GameFiles, _owned_tmp, _read_limited, _unlink_quietly
 from casino_tui.saves.names import game_title
 from casino_tui.saves.records import Seat, _stem
 
@@ -156,13 +155,13 @@ class _VerifiedCache:
             self._dirty = False
         payload = json.dumps({"format": CACHE_FORMAT, "key": self._key(),
                               "results": results}).encode()
-        tmp = self.root / f".{CACHE_FILE}.{os.getpid()}.{secrets.token_hex(3)}.tmp"
-        try:
-            with open(tmp, "wb") as f:
-                f.write(payload)
-            os.replace(tmp, self.root / CACHE_FILE)
-        except OSError:
-            _unlink_quietly(tmp)
+        with _owned_tmp(self.root / CACHE_FILE) as tmp:  # swept if its writer is killed
+            try:
+                with open(tmp, "wb") as f:
+                    f.write(payload)
+                os.replace(tmp, self.root / CACHE_FILE)
+            except OSError:
+                _unlink_quietly(tmp)
 
 
 class _GameListing(_GameFiles):

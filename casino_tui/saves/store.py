@@ -33,6 +33,7 @@ from casino_tui.saves.fileformat import (
 from casino_tui.saves.files import (
     _CLOEXEC,
     _fsync_dir,
+    _is_current,
     _lock_nb,
     _read_limited,
     _unlink_quietly,
@@ -142,10 +143,11 @@ class SaveStore(_GameListing):
             return
         try:
             self.root.mkdir(parents=True, exist_ok=True)
+            self._sweep_once()
             while slot._main == "new":
+                lock = self._lock_path(slot.path)
                 try:
-                    fd = os.open(self._lock_path(slot.path),
-                                 os.O_RDWR | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o644)
+                    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o644)
                 except FileExistsError:  # the id is taken (practically never): pick another
                     slot.path = self._path(self._new_id(self._clock()) + secrets.token_hex(2))
                     continue
@@ -155,9 +157,15 @@ class SaveStore(_GameListing):
                     continue
                 try:
                     _lock_nb(fd)
+                except BlockingIOError:  # a sweep of the folder holds it for a moment, and
+                    os.close(fd)  # removes it (no game file yet): make it again
+                    continue
                 except OSError:
                     os.close(fd)
                     raise
+                if not _is_current(fd, lock):  # removed by such a sweep: make it again
+                    os.close(fd)
+                    continue
                 slot._lock_fd = fd
                 break
             else:
@@ -211,6 +219,7 @@ class SaveStore(_GameListing):
         ``"not_found"``) with the reason."""
         path = self._resolve(target)
         in_store = self._in_store(path)
+        self._sweep_once()
         lock_fd: int | None = None
         if in_store and not read_only:
             with self._lock:
