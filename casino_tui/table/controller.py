@@ -54,8 +54,10 @@ class Thinker(Protocol):
         ...
 
 
-class MoveRefused(Exception):
-    """A move the table does not accept: ``reason`` says why, in a player's words."""
+class MoveRefused(IllegalMoveError):
+    """A move the table does not accept (not that seat's turn, or illegal): ``reason`` says
+    why, in a player's words. An :class:`IllegalMoveError`, so code that catches the engine's
+    refusals catches the table's too."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -134,7 +136,7 @@ class TableController:
         self.listeners: list[EventListener] = []
         self.notice: SaveNotice | None = None  # the latest autosave's notice, until taken
         if resumed and state is not None and (state.history or state.round_no > 1):
-            self._rebuild_events()
+            self.rebuild_events(start_position)
         else:
             self._round_start(self.state)
 
@@ -345,15 +347,25 @@ class TableController:
             listener(event)
         return event
 
-    def _rebuild_events(self) -> None:
+    def rebuild_events(self, start_position: str | None = None) -> None:
         """The events of a resumed game, as they were when it was saved: its moves replayed
-        from the seed (or the start position)."""
+        from the seed (or from ``start_position``, a game dealt from a set-up position). A
+        game that does not replay (never one read from a save, which is checked) starts its
+        events at the current round."""
+        self.start_position = start_position
+        listeners, self.listeners = self.listeners, []
+        self.events = []
         try:
-            st = replay(self.rules, self.num_players, self.seed, [],
-                        start_position=self.start_position)
-        except CasinoError:  # pragma: no cover - a loaded game replays (the save checked it)
+            self._replay_events()
+        except (CasinoError, ValueError):
+            self.events = []
             self._round_start(self.state)
-            return
+        finally:
+            self.listeners = listeners
+
+    def _replay_events(self) -> None:
+        st = replay(self.rules, self.num_players, self.seed, [],
+                    start_position=self.start_position)
         self._round_start(st)
         for move in self.state.history:
             if st.is_round_over:
@@ -361,7 +373,7 @@ class TableController:
                 self._round_start(st)
             table_before = tuple(st.table)
             deal_before = st.deal_no
-            ev = st.apply(move, validate=False)
+            ev = st.apply(move)
             self._after_apply(st, ev, table_before, deal_before)
         if st.round_no < self.state.round_no:  # saved just after the next round was dealt
             self._round_start(self.state)
