@@ -141,6 +141,11 @@ class TableHub(Protocol):
         """The table with this join code (any table, public or not)."""
         ...
 
+    async def join(self, code: str, person: Person) -> TableInfo:
+        """Come to the table with this code (private ones too): watching it until taking a
+        seat; someone who has a seat there is back at it."""
+        ...
+
     async def take_seat(self, table_id: str, person: Person, seat: int | None = None) -> int:
         """Sit ``person`` at an open seat (``seat``, or the first open one); a person who holds
         a seat there already gets it back. Returns the seat."""
@@ -166,6 +171,11 @@ class TableHub(Protocol):
     async def hand_to_computer(self, table_id: str, person: Person, seat: int,
                                level: str = DEFAULT_LEVEL) -> None:
         """The creator lets a computer play the seat of a person away for a while."""
+        ...
+
+    async def give_back(self, table_id: str, person: Person, seat: int) -> None:
+        """The creator takes a seat back from its stand-in computer: it waits for its person
+        again (who also takes it back by coming back)."""
         ...
 
     async def spectate(self, table_id: str, person: Person) -> TableView:
@@ -391,7 +401,7 @@ class LocalHub:
         ctl = table.controller
         table.holders[seat] = person.id
         taken = {s.name.casefold() for i, s in enumerate(ctl.seats)
-                 if i != seat and table.holders[i] is not None}
+                 if i != seat and (table.holders[i] is not None or not s.human)}
         name = person.name
         n = 2
         while name.casefold() in taken:  # unique at the table
@@ -491,6 +501,19 @@ class LocalHub:
         ctl.add_event("seat", seat=seat, data={"change": "computer", "name": info.name})
         self._save(table)
         self._drive(table)
+
+    async def give_back(self, table_id: str, person: Person, seat: int) -> None:
+        table = self._get(table_id)
+        if person.id != table.creator.id:
+            raise HubError("only the table's creator can take a seat back from a computer")
+        ctl = table.controller
+        if not 0 <= seat < ctl.num_players or not ctl.seats[seat].stand_in:
+            raise HubError("no computer stands in at that seat")
+        info = ctl.seats[seat]
+        ctl.stand_in(seat, None)
+        ctl.set_seat(seat, replace(ctl.seats[seat], away_since=info.away_since))
+        ctl.add_event("seat", seat=seat, data={"change": "away", "name": info.name})
+        self._save(table)
 
     async def spectate(self, table_id: str, person: Person) -> TableView:
         table = self._get(table_id)
