@@ -362,3 +362,42 @@ def test_a_table_with_a_person_back_is_kept(tmp_path: Path) -> None:
         assert [t.table_id for t in await hub.list_tables(BOB)] == [tid]
 
     run(main)
+
+
+def test_a_person_who_comes_back_while_the_computer_thinks_plays_their_own_turn(
+        tmp_path: Path) -> None:
+    clock = Clock()
+
+    class SlowThinker(SeededThinker):
+        def __init__(self) -> None:
+            super().__init__()
+            self.go = asyncio.Event()
+            self.started = 0
+
+        async def choose(self, view, level, seed):  # type: ignore[no-untyped-def]
+            self.started += 1
+            await self.go.wait()
+            return await super().choose(view, level, seed)
+
+    async def main() -> None:
+        thinker = SlowThinker()
+        hub = LocalHub(thinker, None, clock=clock)
+        tid = await seated_table(hub, start=False)
+        await hub.start(tid, ANN)
+        ctl = hub.controller(tid)
+        if ctl.to_move == 0:
+            await play_turn(hub, tid)
+        assert ctl.to_move == 1
+        await hub.mark_away(tid, BOB)
+        clock.now += 120
+        await hub.hand_to_computer(tid, ANN, 1)
+        await asyncio.sleep(0)  # the computer starts thinking for Bob's seat
+        assert thinker.started == 1
+        await hub.come_back(tid, BOB)
+        thinker.go.set()
+        await hub.idle(tid)
+        assert ctl.to_move == 1 and ctl.awaiting() == 1  # the computer's answer was dropped
+        await play_turn(hub, tid)
+        assert ctl.to_move == 0
+
+    run(main)

@@ -265,8 +265,10 @@ class TableController:
 
     def play_computer(self, turn: ComputerTurn, move: Move) -> list[TableEvent]:
         """Play the thinker's ``move`` for ``turn`` (an illegal one is replaced by a random
-        legal move, with a note). Returns [] when the game has moved on since ``turn``."""
-        if turn.position != self.position_key() or self.to_move != turn.seat:
+        legal move, with a note). Returns [] when the game has moved on since ``turn``, or a
+        person plays the seat again."""
+        if turn.position != self.position_key() or self.to_move != turn.seat \
+                or not self.computer_plays(turn.seat):  # its person came back meanwhile
             return []
         try:
             checked = self.state.check_move(move)

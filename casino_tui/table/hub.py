@@ -564,8 +564,8 @@ class LocalHub:
         ctl = table.controller
         if ctl.seats[seat].stand_in:
             raise MoveRefused("a computer plays your seat: come back to the table first")
-        events = ctl.play(seat, move)
-        self._save_record(table)
+        self._refresh_record(table)
+        events = ctl.play(seat, move)  # saved by the controller
         self._drive(table)
         return [e.for_seat(seat) for e in events]
 
@@ -584,7 +584,8 @@ class LocalHub:
             return
         if all(p in table.ready for p in table.present()):
             table.ready.clear()
-            ctl.next_round()
+            self._refresh_record(table)
+            ctl.next_round()  # saved by the controller
             self._drive(table)
 
     def _drive(self, table: _Table) -> None:
@@ -603,8 +604,8 @@ class LocalHub:
             move = await ctl.think(turn, self.thinker)
             if table.closed:
                 return
-            if ctl.play_computer(turn, move):
-                self._save_record(table)
+            self._refresh_record(table)
+            ctl.play_computer(turn, move)  # saved by the controller
         if ctl.round_over:
             self._maybe_next_round(table)
             if ctl.computer_turn() is not None:  # the next round began with a computer
@@ -676,11 +677,15 @@ class LocalHub:
         self._save_record(table)
 
     def _save_record(self, table: _Table) -> None:
+        if table.controller.slot is not None:
+            self._refresh_record(table)
+            table.controller.save_now()
+
+    def _refresh_record(self, table: _Table) -> None:
+        """Put the table's record in its slot for the controller's next autosave."""
         slot = table.controller.slot
-        if slot is None:
-            return
-        slot.table = table.record()
-        table.controller.save_now()
+        if slot is not None:
+            slot.table = table.record()
 
     def _update_empty(self, table: _Table) -> None:
         if not table.present() and not table.spectators:
