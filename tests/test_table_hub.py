@@ -276,7 +276,7 @@ def test_the_next_round_waits_for_every_person_present(tmp_path: Path) -> None:
 def test_tables_are_saved_with_their_players_and_back_after_a_restart(tmp_path: Path) -> None:
     clock = Clock()
 
-    async def first() -> tuple[str, str, list[dict[str, object]]]:
+    async def first() -> tuple[str, str, list[dict[str, object]], str]:
         hub = make_hub(tmp_path, clock)
         tid = await seated_table(hub)
         for _ in range(5):
@@ -292,10 +292,11 @@ def test_tables_are_saved_with_their_players_and_back_after_a_restart(tmp_path: 
         assert len(data["moves"]) == len(ctl.state.history)
         code = (await hub.list_tables(ANN))[0].code
         events = [e.to_json() for e in ctl.events if e.kind != "seat" and e.kind != "note"]
+        epoch = (await hub.snapshot(tid, ANN)).epoch
         hub.shutdown()  # the server stops
-        return tid, code, events
+        return tid, code, events, epoch
 
-    tid, code, events = asyncio.run(first())
+    tid, code, events, epoch = asyncio.run(first())
 
     async def second() -> None:
         clock.now += 300
@@ -312,6 +313,7 @@ def test_tables_are_saved_with_their_players_and_back_after_a_restart(tmp_path: 
         assert await hub.come_back(tid, BOB) == 1
         view = await hub.snapshot(tid, ANN)
         assert view.hand == tuple(ctl.state.hands[0])
+        assert view.epoch and view.epoch != epoch  # the events are numbered anew
         before = len(ctl.state.history)
         await play_turn(hub, tid)
         assert len(ctl.state.history) > before

@@ -21,6 +21,7 @@ table on the server.
 from __future__ import annotations
 
 import random
+import secrets
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -133,6 +134,7 @@ class TableController:
             for s in config.seats[:self.state.num_players]]
         self._levels = [s.level for s in config.seats[:self.state.num_players]]
         self.events: list[TableEvent] = []
+        self.epoch = secrets.token_hex(4)  # this numbering of the events (see TableView)
         self.listeners: list[EventListener] = []
         self.notice: SaveNotice | None = None  # the latest autosave's notice, until taken
         if resumed and state is not None and (state.history or state.round_no > 1):
@@ -357,6 +359,7 @@ class TableController:
         self.start_position = start_position
         listeners, self.listeners = self.listeners, []
         self.events = []
+        self.epoch = secrets.token_hex(4)
         try:
             self._replay_events()
         except (CasinoError, ValueError):
@@ -399,7 +402,8 @@ class TableController:
             and st.round_summaries else None
         return TableView.of(st.view(0 if seat is None else seat), seat=seat,
                             number=self.number, seats=tuple(self.seats),
-                            deals=len(st.deal_sizes), winner=st.winner, summary=summary)
+                            deals=len(st.deal_sizes), winner=st.winner, summary=summary,
+                            epoch=self.epoch)
 
     # ------------------------------------------------------------------ saving
     def save_now(self) -> SaveNotice | None:

@@ -150,6 +150,8 @@ class TableView:
 
     ``hand`` is the seat's own hand (empty for a spectator); of the other hands and the stock
     only their sizes. ``number``: the last event this view includes (ask for events after it).
+    ``epoch``: the numbering the events follow (a table restored after a restart numbers its
+    events anew, under a new epoch: a client that sees another epoch takes a fresh view).
     ``summary``: the last round's summary while it is being shown (round or game over).
     """
 
@@ -180,11 +182,12 @@ class TableView:
     played_card: Card | None = None
     winner: int | None = None
     summary: RoundSummary | None = None
+    epoch: str = ""
 
     @classmethod
     def of(cls, view: SeatView, *, seat: int | None, number: int,
            seats: tuple[SeatInfo, ...], deals: int, winner: int | None,
-           summary: RoundSummary | None) -> TableView:
+           summary: RoundSummary | None, epoch: str = "") -> TableView:
         """From the engine's view of a seat (for a spectator: any seat's view, whose hand is
         then dropped)."""
         return cls(
@@ -197,7 +200,7 @@ class TableView:
             deal_no=view.deal_no, deals=deals, round_no=view.round_no,
             pluck_used=view.pluck_used, target=view.target, unassigned=view.unassigned,
             played_card=view.played_card,
-            winner=winner, summary=summary)
+            winner=winner, summary=summary, epoch=epoch)
 
     def seat_view(self) -> SeatView:
         """The engine's view of this seat (its legal moves: ``seat_view().legal_moves()``).
@@ -230,6 +233,7 @@ class TableView:
             "played_card": None if self.played_card is None else card_to_json(self.played_card),
             "winner": self.winner,
             "summary": None if self.summary is None else summary_to_json(self.summary),
+            "epoch": self.epoch,
         }
 
     @classmethod
@@ -259,7 +263,8 @@ class TableView:
                 unassigned=cards_from_json(v.get("unassigned", [])),
                 played_card=None if played is None else card_from_json(played),
                 winner=_opt_int(v.get("winner")),
-                summary=None if summary is None else summary_from_json(summary))
+                summary=None if summary is None else summary_from_json(summary),
+                epoch=str(v.get("epoch", "")))
         except (KeyError, TypeError) as e:
             raise ValueError(f"a view is missing or has a damaged field ({e})") from None
         except ValueError:
