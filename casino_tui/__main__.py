@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # only then is the engine needed before the first frame
         from casino_tui.engine import Rules
 
-        from .app.session import GameConfig, default_seats
+        from .table import GameConfig, default_seats
 
         preset = args.preset or "classic"
         rules = Rules.preset(preset)

@@ -47,7 +47,7 @@ def _positive(text: str) -> int:
 
 
 def _seed(text: str) -> int:
-    from .app.session import parse_seed
+    from .table.config import parse_seed
 
     try:
         return parse_seed(text)

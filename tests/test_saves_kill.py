@@ -36,16 +36,16 @@ from typing import Any
 import pytest
 
 from casino_tui.app.cardfmt import CardPainter
-from casino_tui.app.session import (
+from casino_tui.app.session import GameSession
+from casino_tui.engine import Move
+from casino_tui.saves import SaveStore
+from casino_tui.table import (
     GameConfig,
-    GameSession,
     SeatConfig,
     autosave,
     loaded_config,
     save_seats,
 )
-from casino_tui.engine import Move
-from casino_tui.saves import SaveStore
 
 ITERATIONS = 300
 PARALLEL = 2

@@ -27,11 +27,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from casino_tui.engine import Rules, State
     from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
+    from casino_tui.table import GameConfig
 
     from .glyphs import AsciiFilter
     from .players import Chooser
     from .screens.gameover import GameOverChoice
-    from .session import GameConfig
 
 
 class CasinoApp(App[None]):
@@ -315,7 +315,7 @@ class CasinoApp(App[None]):
 
     def start_loaded(self, game: LoadedGame) -> None:
         """Go to the table with a game from the saves (its seats, names and computers)."""
-        from .session import loaded_config
+        from casino_tui.table import loaded_config
 
         config = loaded_config(game)
         if game.notice:
@@ -357,8 +357,9 @@ class CasinoApp(App[None]):
         self.push_screen(SettingsScreen(self.settings, themes, self.force_ascii), done)
 
     def show_setup(self, config: GameConfig | None = None) -> None:
+        from casino_tui.table import GameConfig as _GameConfig
+
         from .screens.setup import SetupScreen
-        from .session import GameConfig as _GameConfig
 
         levels = self.levels()
         cfg = config or self.start_config or _GameConfig()
@@ -385,16 +386,18 @@ class CasinoApp(App[None]):
         loaded game (``loaded``, whose slot, None when read-only, receives the autosaves)."""
         from casino_tui.engine.notation import format_position
         from casino_tui.saves import SaveSlot
+        from casino_tui.table import GameConfig as _GameConfig
+        from casino_tui.table import save_seats
 
         from .screens.game import GameScreen
-        from .session import GameConfig as _GameConfig
-        from .session import GameSession, save_seats
+        from .session import GameSession
 
         if self.too_small:  # start when the terminal is large enough
             self._pending_start = (config, state, loaded)
             return
         cfg = config or _GameConfig()
-        session = GameSession(cfg, state, resumed=loaded is not None)
+        session = GameSession(cfg, state, resumed=loaded is not None,
+                              start_position=loaded.start_position if loaded else None)
         slot: SaveSlot | None
         if loaded is not None:
             slot = loaded.slot

@@ -116,8 +116,8 @@ async def bench_latency(samples: int, level: str) -> tuple[list[float], list[flo
     """Key-to-frame latencies (seconds) while the computer thinks, and while nobody does."""
     from casino_tui.app.app import CasinoApp
     from casino_tui.app.screens.game import GameScreen
-    from casino_tui.app.session import GameConfig, default_seats
     from casino_tui.settings import Settings
+    from casino_tui.table import GameConfig, default_seats
 
     config = GameConfig(preset="classic", players=2, seats=default_seats(2, 1, level), seed=3)
     app = CasinoApp(config=config, settings=Settings(speed="fast"), save_settings_to_disk=False)

@@ -1,19 +1,16 @@
-"""A game being played in the UI: who sits where, the engine State and the move log, and how
-it is saved (the seats of a new game's save, the setup of a loaded game, the autosave after the
-deal, every move and every new round).
+"""A game being played in the UI: the table's controller (the game itself: seats, turns, the
+autosave; :mod:`casino_tui.table`) and what the screen shows of it: the move log, in the
+player's card style, and the running counts of the score panel.
 
 Pure Python (no Textual): the screens drive it, tests can use it directly (the kill test plays
-and saves through it). It talks to the engine only through its public API (State, Rules, Move,
-MoveEvent, SeatView).
+and saves through it).
 """
 
 from __future__ import annotations
 
-import random
-import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Any
 
 from casino_tui.engine import (
     PRESET_DESCRIPTIONS,
@@ -28,45 +25,11 @@ from casino_tui.engine import (
     resolve_preset_name,
 )
 from casino_tui.engine.cards import ACE, rank_of
-from casino_tui.engine.serialize import replay
+from casino_tui.table import GameConfig, TableController, TableEvent
+from casino_tui.table.controller import ComputerTurn
 
 from .cardfmt import CardPainter
 from .describe import move_log_line
-
-if TYPE_CHECKING:  # pragma: no cover
-    from casino_tui.saves import LoadedGame, SaveSlot, SaveStore, Seat
-
-DEFAULT_LEVEL = "medium"
-
-SEAT_NAMES: dict[int, tuple[str, ...]] = {
-    2: ("South", "North"),
-    3: ("South", "West", "East"),
-    4: ("South", "West", "North", "East"),
-    5: ("South", "West", "Northwest", "Northeast", "East"),
-    6: ("South", "Southwest", "Northwest", "North", "Northeast", "Southeast"),
-}
-
-
-# Seeds a player may give: the engine shuffles from any whole number (it keys its random
-# generator by the seed's text), but a save must read back the same number in every JSON reader
-# (exact up to 2**53), and a negative seed is most likely a typing mistake.
-SEED_MAX = 2**53 - 1
-
-
-def parse_seed(text: str) -> int:
-    """A seed typed by the player (``--seed``, the New game screen). Raises ValueError with a
-    sentence for the player."""
-    shown = text.strip()
-    if len(shown) > 24:
-        shown = shown[:21] + "..."
-    try:
-        seed = int(text.strip())
-    except ValueError:  # not a number (or thousands of digits)
-        seed = -1
-    if not 0 <= seed <= SEED_MAX:
-        raise ValueError(f"the seed must be a whole number from 0 to {SEED_MAX}, not {shown}")
-    return seed
-
 
 # Short labels of the compass seat names (score columns, the five- and six-player table).
 SEAT_LABELS: dict[str, str] = {
@@ -108,51 +71,6 @@ def preset_title(name: str) -> str:
     return head.strip() or key
 
 
-def seat_names(n: int) -> tuple[str, ...]:
-    return SEAT_NAMES.get(n, tuple(f"Player {i + 1}" for i in range(n)))
-
-
-@dataclass(frozen=True)
-class SeatConfig:
-    """One seat: its player's name and whether a person or the computer (at a level) plays."""
-
-    name: str
-    human: bool
-    level: str = DEFAULT_LEVEL
-
-
-def default_seats(n: int, humans: int = 1, level: str = DEFAULT_LEVEL) -> tuple[SeatConfig, ...]:
-    names = seat_names(n)
-    return tuple(SeatConfig(names[i], i < humans, level) for i in range(n))
-
-
-@dataclass(frozen=True)
-class GameConfig:
-    """Everything the New game screen decides."""
-
-    preset: str = "classic"
-    players: int = 2
-    seats: tuple[SeatConfig, ...] = field(default_factory=lambda: default_seats(2))
-    partnerships: bool = True  # four players only, where the preset has partnerships
-    target: int | None = None  # None: the preset's target
-    seed: int | None = None  # None: a random seed chosen when the game starts
-
-    def rules(self) -> Rules:
-        base = Rules.preset(self.preset)
-        over: dict[str, object] = {}
-        if self.target is not None and self.target != base.target:
-            over["target"] = self.target
-        if self.players == 4 and base.partnerships_for_4 and not self.partnerships:
-            over["partnerships_for_4"] = False
-        return base.with_options(**over) if over else base
-
-    def with_players(self, n: int) -> GameConfig:
-        """The same game for ``n`` players, keeping the names and kinds of existing seats."""
-        defaults = default_seats(n, humans=1)
-        seats = tuple(self.seats[i] if i < len(self.seats) else defaults[i] for i in range(n))
-        return replace(self, players=n, seats=seats)
-
-
 @dataclass
 class LogEntry:
     text: str
@@ -172,35 +90,51 @@ class SideCounts:
 
 
 class GameSession:
-    """The engine State plus the seats, names and log of one game in the UI."""
+    """The table's controller of one game in the UI, and its log in the player's card style.
+
+    Every change goes through :attr:`table` (a :class:`TableController`); the log follows its
+    events (:meth:`sync`)."""
 
     def __init__(self, config: GameConfig, state: State | None = None, *,
-                 resumed: bool = False) -> None:
+                 resumed: bool = False, start_position: str | None = None) -> None:
         self.config = config
-        self.rules = state.rules if state is not None else config.rules()
-        if state is not None:
-            self.seed: int | str = state.seed
-        else:
-            self.seed = config.seed if config.seed is not None else random.randrange(1, 10**6)
-        self.state = state if state is not None else State(self.rules, config.players, self.seed)
-        self.names: list[str] = [s.name for s in config.seats]
+        self.table = TableController(config, state, resumed=resumed,
+                                     start_position=start_position)
         self.log: list[LogEntry] = []
+        self._synced = 0  # the table's events already in the log
+        self._painter = CardPainter()
         self.summaries_shown = 0
         if resumed and state is not None:  # earlier rounds' summaries were seen before
             pending = state.is_round_over or state.is_game_over
             self.summaries_shown = max(0, len(state.round_summaries) - (1 if pending else 0))
 
-    # ------------------------------------------------------------------ seats and sides
+    # ------------------------------------------------------------------ the table
+    @property
+    def state(self) -> State:
+        return self.table.state
+
+    @property
+    def rules(self) -> Rules:
+        return self.table.rules
+
+    @property
+    def seed(self) -> int | str:
+        return self.table.seed
+
+    @property
+    def names(self) -> list[str]:
+        return self.table.names
+
     @property
     def num_players(self) -> int:
-        return self.state.num_players
+        return self.table.num_players
 
     def is_human(self, seat: int) -> bool:
-        return self.config.seats[seat].human
+        return self.table.is_human(seat)
 
     @property
     def human_seats(self) -> list[int]:
-        return [i for i, s in enumerate(self.config.seats) if s.human]
+        return self.table.human_seats
 
     @property
     def hot_seat(self) -> bool:
@@ -208,7 +142,7 @@ class GameSession:
         return len(self.human_seats) >= 2
 
     def level(self, seat: int) -> str:
-        return self.config.seats[seat].level
+        return self.table.level(seat)
 
     @property
     def side_names(self) -> list[str]:
@@ -232,62 +166,96 @@ class GameSession:
 
     # ------------------------------------------------------------------ playing
     def ai_seed(self) -> int:
-        """A seed for the computer's next decision, fixed by the game seed and the move number
-        (so a seeded game replays identically)."""
-        st = self.state
-        return zlib.crc32(f"{self.seed}/{st.round_no}/{len(st.history)}".encode())
+        """A seed for the computer's next decision (see TableController.ai_seed)."""
+        return self.table.ai_seed()
 
     def apply(self, move: Move, painter: CardPainter) -> tuple[MoveEvent, list[Pile]]:
         """Play ``move`` for the player to move (raises IllegalMoveError, changing nothing)."""
-        return self._play(self.state, move, painter, validate=True)
+        seat = self.table.to_move
+        events = self.table.play(-1 if seat is None else seat, move)
+        return self._played(events, painter)
 
-    def _play(self, st: State, move: Move, painter: CardPainter, *,
-              validate: bool) -> tuple[MoveEvent, list[Pile]]:
-        """Apply ``move`` to ``st`` and log it (the game's state, or a replay of it)."""
-        table_before = list(st.table)
-        deal_before = st.deal_no
-        ev = st.apply(move, validate=validate)
-        self.log.append(LogEntry(move_log_line(table_before, ev, self.names, self.side_names,
-                                               painter, sweeps=self.sweeps_score),
-                                 ev.seat, st.round_no))
-        if ev.redeal and not st.is_round_over:
-            note = "New deal" + (": the last one" if st.is_last_deal else "")
-            if st.deal_no != deal_before:
-                note += f" ({st.deal_no} of {len(st.deal_sizes)})"
-            self.log.append(LogEntry(note, None, st.round_no))
-        return ev, table_before
+    def play(self, seat: int, move: Move, painter: CardPainter) -> tuple[MoveEvent, list[Pile]]:
+        """Play a person's ``move`` for ``seat`` (raises MoveRefused, an IllegalMoveError, with
+        the reason when it is not that seat's turn or the move is illegal)."""
+        return self._played(self.table.play(seat, move), painter)
+
+    def play_computer(self, turn: ComputerTurn, move: Move,
+                      painter: CardPainter) -> tuple[MoveEvent, list[Pile]] | None:
+        """Play a computer's ``move`` for ``turn`` (None: the game moved on meanwhile)."""
+        events = self.table.play_computer(turn, move)
+        if not events:
+            self.sync(painter)
+            return None
+        return self._played(events, painter)
+
+    def _played(self, events: list[TableEvent], painter: CardPainter) -> tuple[MoveEvent,
+                                                                                list[Pile]]:
+        self.sync(painter)
+        ev = next(e for e in events if e.kind == "move")
+        assert ev.move is not None
+        return ev.move, list(ev.table_before)
 
     def add_note(self, text: str) -> None:
+        """A note in this screen's log only (not an event of the table)."""
         self.log.append(LogEntry(text, None, self.state.round_no))
 
     def next_round(self) -> None:
-        self.state.next_round()
-        self.round_start_notes()
+        self.table.next_round()
+        self.sync()
 
-    def round_start_notes(self, st: State | None = None) -> None:
-        st = self.state if st is None else st
-        self.log.append(LogEntry(f"Round {st.round_no}: {self.names[st.dealer]} deals", None,
-                                 st.round_no))
-        if st.initial_grant is not None:
-            seat, cards = st.initial_grant
-            self.log.append(LogEntry(f"{self.names[seat]} took the {len(cards)} paired table "
-                                     "cards", None, st.round_no))
+    def round_start_notes(self) -> None:
+        """The lines of the deal (who deals, a grant of paired cards) not yet in the log: a
+        new game's first deal (later deals come with next_round)."""
+        self.sync()
+
+    # ------------------------------------------------------------------ the log
+    def sync(self, painter: CardPainter | None = None) -> None:
+        """Add the table's new events to the log (in ``painter``'s card style)."""
+        if painter is not None:
+            self._painter = painter
+        events = self.table.events
+        for event in events[self._synced:]:
+            self._log_event(event, rebuilding=False)
+        self._synced = len(events)
 
     def rebuild_log(self, painter: CardPainter, start_position: str | None = None) -> None:
         """The log of a resumed game, as it was when the game was saved: its moves replayed
         from the seed (or from ``start_position``), with the same lines and notes."""
+        if start_position != self.table.start_position:
+            self.table.rebuild_events(start_position)
+        self._painter = painter
         self.log = []
-        st = replay(self.rules, self.num_players, self.seed, [], start_position=start_position)
-        self.round_start_notes(st)
-        for move in self.state.history:
-            if st.is_round_over:
-                self.log.append(LogEntry(f"Round {st.round_no} over", None, st.round_no))
-                st.next_round()
-                self.round_start_notes(st)
-            self._play(st, move, painter, validate=False)
-        if st.round_no < self.state.round_no:  # saved just after the next round was dealt
-            self.log.append(LogEntry(f"Round {st.round_no} over", None, st.round_no))
-            self.round_start_notes(self.state)
+        for event in self.table.events:
+            self._log_event(event, rebuilding=True)
+        self._synced = len(self.table.events)
+
+    def _log_event(self, event: TableEvent, *, rebuilding: bool) -> None:
+        names = self.names
+        data: dict[str, Any] = dict(event.data)
+        r = event.round_no
+        if event.kind == "round_start":
+            if rebuilding and self.log:  # live, the summary screen writes this line
+                self.log.append(LogEntry(f"Round {r - 1} over", None, r - 1))
+            self.log.append(LogEntry(f"Round {r}: {names[data['dealer']]} deals", None, r))
+            grant = data.get("grant")
+            if grant is not None:
+                seat, cards = grant
+                self.log.append(LogEntry(f"{names[seat]} took the {len(cards)} paired table "
+                                         "cards", None, r))
+        elif event.kind == "move" and event.move is not None:
+            self.log.append(LogEntry(
+                move_log_line(event.table_before, event.move, names, self.side_names,
+                              self._painter, sweeps=self.sweeps_score), event.move.seat, r))
+        elif event.kind == "deal":
+            note = "New deal" + (": the last one" if data.get("last") else "")
+            if data.get("changed"):
+                note += f" ({data['deal_no']} of {data['deals']})"
+            self.log.append(LogEntry(note, None, r))
+        elif event.kind == "note":
+            self.log.append(LogEntry(event.text, None, r))
+        elif event.kind == "chat":
+            self.log.append(LogEntry(f"{data.get('who', '?')}: {event.text}", None, r))
 
     # ------------------------------------------------------------------ counts
     def side_counts(self, view: SeatView) -> list[SideCounts]:
@@ -308,52 +276,6 @@ class GameSession:
     @property
     def majority_suit(self) -> int:
         return 2 if self.rules.diamond_scoring else self.rules.majority_suit_index
-
-
-# ---------------------------------------------------------------------- saving
-def save_seats(config: GameConfig, num_players: int) -> list[Seat]:
-    """The seats a new game's save records (names, and the computers' levels)."""
-    from casino_tui.saves import Seat
-
-    return [Seat(s.name, "human") if s.human else Seat(s.name, "computer", s.level)
-            for s in config.seats[:num_players]]
-
-
-def loaded_config(game: LoadedGame) -> GameConfig:
-    """The GameConfig of a saved game: its preset, seats, names and computer levels."""
-    st = game.state
-    seats = tuple(SeatConfig(s.name, s.is_human, s.level or DEFAULT_LEVEL) for s in game.seats)
-    return GameConfig(preset=st.rules.preset_name, players=st.num_players, seats=seats,
-                      seed=st.seed if isinstance(st.seed, int) else None)
-
-
-@dataclass(frozen=True)
-class SaveNotice:
-    """Something to tell the player about saving: a problem (``error``) or that it works
-    again."""
-
-    text: str
-    error: bool
-
-
-def autosave(store: SaveStore | None, slot: SaveSlot | None, state: State) -> SaveNotice | None:
-    """Save ``state`` into ``slot`` (after the deal, every move and every new round; nothing
-    when the game is not saved: read-only, or no store). Play always continues: a problem is
-    returned once (until a save succeeds again), then that saving works again."""
-    from casino_tui.saves import SaveError
-
-    if slot is None or store is None or slot.closed:
-        return None
-    before = slot.last_error
-    try:
-        store.autosave(slot, state)
-    except SaveError as e:
-        if before is None or str(before) != str(e):
-            return SaveNotice(str(e), error=True)
-        return None
-    if before is not None:
-        return SaveNotice("The game is being saved again.", error=False)
-    return None
 
 
 def pile_index_of(table: Sequence[Pile], card: Card) -> int | None:

@@ -100,6 +100,15 @@ class _Info:
     updated: datetime | None
     start_position: str | None
     imported: Mapping[str, Any] | None = None
+    table: Mapping[str, Any] | None = None
+
+
+def _table(value: object) -> Mapping[str, Any] | None:
+    """``extra.table``: the game is played at a server's table (its id, join code, creator,
+    ...; see SAVE_FORMAT.md); anything but an object is ignored (never needed to play)."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    return None
 
 
 def _imported(value: object) -> Mapping[str, Any] | None:
@@ -174,7 +183,8 @@ def _info(data: Mapping[str, Any]) -> _Info:
         round_no=_int(summary.get("round"), "the round", 0, 10**6), moves=len(moves),
         to_move=to_move, finished=finished, winner=winner,
         created=_parse_time(extra.get("created")), updated=_parse_time(extra.get("updated")),
-        start_position=start, imported=_imported(extra.get("imported")))
+        start_position=start, imported=_imported(extra.get("imported")),
+        table=_table(extra.get("table")))
 
 
 def _bad_side() -> tuple[int, ...]:
@@ -251,4 +261,6 @@ def _game_to_bytes(state: State, slot: SaveSlot, updated: datetime) -> bytes:
     }
     if slot.imported is not None:
         extra["imported"] = dict(slot.imported)
+    if slot.table is not None:
+        extra["table"] = dict(slot.table)
     return _encode(game_to_dict(state, extra, start_position=slot.start_position))

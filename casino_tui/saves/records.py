@@ -15,6 +15,7 @@ from casino_tui.engine import State
 from casino_tui.saves.errors import SaveError
 
 MAX_NAME_LENGTH = 60
+MAX_PLAYER_LENGTH = 200  # a player identity (a server's id of a person: a key's profile)
 # The computer levels of casino_tui.ai.LEVELS (a test keeps the two equal; importing the AI
 # package here would load the search code just to list saves).
 LEVELS: tuple[str, ...] = ("random", "easy", "medium", "hard")
@@ -38,14 +39,26 @@ def _check_text(value: object, what: str, *, allow_empty: bool = False) -> str:
 
 @dataclass(frozen=True)
 class Seat:
-    """Who plays a seat: a person, or the computer at ``level`` (one of :data:`LEVELS`)."""
+    """Who plays a seat: a person, or the computer at ``level`` (one of :data:`LEVELS`).
+
+    ``player``: the identity of the person who holds a human seat at a server's table (the
+    server's id of their key), None for a local game or a seat nobody holds yet."""
 
     name: str
     kind: SeatKind = "human"
     level: str | None = None
+    player: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", _check_text(self.name, "a player's name"))
+        if self.player is not None:
+            if self.kind != "human":
+                raise ValueError("only a person's seat has a player identity")
+            if not isinstance(self.player, str) or not self.player.strip() \
+                    or len(self.player) > MAX_PLAYER_LENGTH \
+                    or any(ord(c) < 33 or 127 <= ord(c) < 160 for c in self.player):
+                raise ValueError(f"a player identity is 1 to {MAX_PLAYER_LENGTH} characters "
+                                 "without spaces or control characters")
         if self.kind == "human":
             if self.level is not None:
                 raise ValueError("a human seat has no computer level")
@@ -72,6 +85,8 @@ class Seat:
         out: dict[str, Any] = {"name": self.name, "kind": self.kind}
         if self.level is not None:
             out["level"] = self.level
+        if self.player is not None:
+            out["player"] = self.player
         return out
 
     @classmethod
@@ -82,7 +97,8 @@ class Seat:
         kind = data.get("kind")
         if kind not in ("human", "computer"):
             raise ValueError(f"a seat's kind must be 'human' or 'computer', not {kind!r}"[:120])
-        return cls(data.get("name"), kind, data.get("level"))  # type: ignore[arg-type]
+        return cls(data.get("name"), kind, data.get("level"),  # type: ignore[arg-type]
+                   data.get("player"))
 
 
 # ------------------------------------------------------------------------------ time
@@ -138,6 +154,7 @@ class SaveSlot:
     start_position: str | None = None
     last_error: SaveError | None = None  # the latest autosave's problem; None after a success
     imported: Mapping[str, Any] | None = None  # the file this copy was imported from (--load)
+    table: Mapping[str, Any] | None = None  # a server's table: its id, code, creator, ...
     # "new": not written yet; "ours": the file holds a good version of this game;
     # "damaged": the file is damaged (the game was opened from its backup) and is kept aside
     # before the first write
@@ -179,6 +196,7 @@ class LoadedGame:
     from_backup: bool = False
     notice: str | None = None
     imported: Mapping[str, Any] | None = None
+    table: Mapping[str, Any] | None = None  # extra.table: the game is a server's table
 
     @property
     def read_only(self) -> bool:

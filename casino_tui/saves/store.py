@@ -246,6 +246,7 @@ class SaveStore(_GameListing):
             slot._main = "damaged" if game.from_backup and os.path.lexists(path) else "ours"
             slot._lock_fd = lock_fd
             slot.imported = game.imported
+            slot.table = game.table
             if lock_fd is not None:
                 with self._lock:
                     self._open[path] = slot
@@ -333,7 +334,7 @@ class SaveStore(_GameListing):
         return LoadedGame(state=state, seats=info.seats, name=info.name, path=source,
                           slot=None, created=info.created, updated=info.updated,
                           start_position=info.start_position, from_backup=from_backup,
-                          notice=notice, imported=info.imported)
+                          notice=notice, imported=info.imported, table=info.table)
 
     def _read_game(self, path: Path) -> tuple[State, _Info]:
         try:

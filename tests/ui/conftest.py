@@ -15,10 +15,10 @@ from textual.pilot import Pilot
 from casino_tui.app.app import CasinoApp
 from casino_tui.app.players import InProcessChooser
 from casino_tui.app.screens.game import GameScreen
-from casino_tui.app.session import GameConfig
 from casino_tui.engine import State
 from casino_tui.saves import DATA_ENV, SaveStore
 from casino_tui.settings import CONFIG_ENV, Settings
+from casino_tui.table import GameConfig
 
 from .positions import config_for, greedy_first, greedy_hint
 

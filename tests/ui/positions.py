@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from casino_tui.app.session import GameConfig, SeatConfig, default_seats
 from casino_tui.engine import Build, Move, Rules, SeatView, State, card_str, parse_cards
+from casino_tui.table import GameConfig, SeatConfig, default_seats
 
 
 def cards(text: str) -> list[int]:

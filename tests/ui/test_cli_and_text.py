@@ -12,9 +12,10 @@ from casino_tui.app.cardfmt import CardPainter
 from casino_tui.app.describe import move_log_line, move_preview
 from casino_tui.app.rules_text import rules_summary
 from casino_tui.app.screens.summary import preset_items, summary_data
-from casino_tui.app.session import GameConfig, GameSession, default_seats, preset_title
+from casino_tui.app.session import GameSession, preset_title
 from casino_tui.engine import PRESET_DESCRIPTIONS, PRESET_NAMES, Move, Rules, card_str
 from casino_tui.settings import Settings, load_settings, save_settings
+from casino_tui.table import GameConfig, default_seats
 
 from .positions import cards, last_play, table_2p
 

@@ -8,10 +8,11 @@ from casino_tui.app.cardfmt import CardPainter
 from casino_tui.app.describe import move_preview
 from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.screens.setup import SetupScreen
-from casino_tui.app.session import GameConfig, GameSession, default_seats, seat_labels, seat_names
+from casino_tui.app.session import GameSession, seat_labels
 from casino_tui.app.widgets.cycler import Cycler
 from casino_tui.app.widgets.table import ScorePanel, SeatBox, SeatList
 from casino_tui.engine import Move
+from casino_tui.table import GameConfig, default_seats, seat_names
 
 from .big_tables import table_6p
 from .conftest import asynctest, make_app, settle

@@ -11,7 +11,7 @@ from casino_tui.app.screens.gameover import GameOverScreen
 from casino_tui.app.screens.privacy import PrivacyScreen
 from casino_tui.app.screens.summary import RoundSummaryScreen
 from casino_tui.app.screens.title import TitleScreen
-from casino_tui.app.session import GameConfig, default_seats
+from casino_tui.table import GameConfig, default_seats
 
 from .conftest import asynctest, make_app, settle
 

@@ -20,10 +20,10 @@ from casino_tui.app.app import CasinoApp
 from casino_tui.app.players import InProcessChooser
 from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.screens.load import LoadScreen
-from casino_tui.app.session import GameConfig, default_seats
 from casino_tui.engine.notation import format_position
 from casino_tui.saves import SaveError, SaveStore, open_store
 from casino_tui.settings import Settings
+from casino_tui.table import GameConfig, default_seats
 
 from .conftest import asynctest, make_app, settle
 from .positions import greedy_first, table_2p

@@ -14,10 +14,10 @@ from casino_tui.app.screens.picklist import PickListScreen, matches, search_key
 from casino_tui.app.screens.privacy import PrivacyScreen
 from casino_tui.app.screens.setup import SetupScreen
 from casino_tui.app.screens.summary import RoundSummaryScreen
-from casino_tui.app.session import SEED_MAX, GameConfig, default_seats, parse_seed
 from casino_tui.app.widgets.table import KeyBar, MessageLine, StatusLine, TableView
 from casino_tui.cli import _preset
 from casino_tui.engine import PRESET_ALIASES, PRESET_NAMES, resolve_preset_name
+from casino_tui.table import SEED_MAX, GameConfig, default_seats, parse_seed
 
 from .conftest import asynctest, make_app, settle
 from .positions import cards, position, table_2p

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
@@ -33,12 +32,13 @@ from casino_tui.engine import (
     SeatView,
     State,
 )
+from casino_tui.table import ComputerTurn
 
 from ..cardfmt import CardPainter
 from ..describe import move_preview
 from ..players import Chooser
 from ..saveproblems import failure_message, save_status
-from ..session import GameSession, autosave, pile_index_of, seat_labels
+from ..session import GameSession, pile_index_of, seat_labels
 from ..styles import css
 from ..widgets.table import (
     HandData,
@@ -157,6 +157,8 @@ class GameScreen(Screen[None]):
         self.chooser = chooser
         self.store = store
         self.slot = slot  # None: not saved (read-only, or no store)
+        session.table.store = store  # the table autosaves after the deal and every move
+        session.table.slot = slot
         self._hinting: int | None = None  # the position key a hint is being computed for
         humans = session.human_seats
         self._perspective = humans[0] if humans else 0
@@ -168,9 +170,9 @@ class GameScreen(Screen[None]):
         self._awaiting = False
         self._thinking: int | None = None
         self._token = 0
-        self._pending: tuple[int, int, Move] | None = None
+        self._pending: tuple[int, ComputerTurn, Move] | None = None
         self._timer: Timer | None = None
-        self._timer_args: tuple[int, int, Move] | None = None
+        self._timer_args: tuple[int, ComputerTurn, Move] | None = None
         self._skip = False
         self._skip_event = asyncio.Event()
         self._moves_cache: tuple[int, list[Move]] | None = None
@@ -247,8 +249,7 @@ class GameScreen(Screen[None]):
         self.query_one("#table-box").border_title = "Table"
         self.query_one("#score").border_title = "Score"
         self.query_one("#log").border_title = "Log"
-        if not self.session.log:
-            self.session.round_start_notes()
+        self.session.sync(self.painter)  # a new game: the first deal's lines
         if any(not self.session.is_human(s) for s in range(self.session.num_players)):
             self.chooser.start()
         if self.slot is not None and not self.slot.saved:
@@ -272,9 +273,9 @@ class GameScreen(Screen[None]):
         if self._finished or self._modal or not self.is_active or self.casino.too_small:
             return
         if self._pending is not None:
-            token, seat, move = self._pending
+            token, turn, move = self._pending
             self._pending = None
-            self._computer_done(token, seat, move)
+            self._computer_done(token, turn, move)
             return
         if self._awaiting or self._thinking is not None or self._timer is not None:
             return
@@ -289,7 +290,7 @@ class GameScreen(Screen[None]):
         to_play = st.current_player
         if to_play is None:  # pragma: no cover - only in the phases handled above
             return
-        if session.is_human(to_play):
+        if not session.table.computer_plays(to_play):
             self._begin_human_turn(to_play)
         else:
             self._begin_computer_turn(to_play)
@@ -320,51 +321,44 @@ class GameScreen(Screen[None]):
         self._revealed = seat
 
     def _begin_computer_turn(self, seat: int) -> None:
+        turn = self.session.table.computer_turn()
+        if turn is None:  # pragma: no cover - _advance saw a computer to move
+            return
         self._thinking = seat
         self._token += 1
         token = self._token
-        view = self.state.view(seat)
-        level = self.session.level(seat)
-        seed = self.session.ai_seed()
         self._message = LineData(f"{self.session.names[seat]} is thinking…", "thinking",
                                  "s: skip ahead")
         self.refresh_all()
         if self.chooser.in_process:
-            move = self._safe_choose_now(view, level, seed)
+            move = self._safe_choose_now(turn)
             delay = 0.0 if self._skip else self.casino.settings.delay
             if delay > 0:
-                self._timer_args = (token, seat, move)
+                self._timer_args = (token, turn, move)
                 self._timer = self.set_timer(delay, self._timer_done)
             else:
-                self.call_later(self._computer_done, token, seat, move)
+                self.call_later(self._computer_done, token, turn, move)
         else:
-            self.run_worker(self._think(token, seat, view, level, seed), group="computer",
-                            exclusive=True, exit_on_error=False)
+            self.run_worker(self._think(token, turn), group="computer", exclusive=True,
+                            exit_on_error=False)
 
-    def _safe_choose_now(self, view: SeatView, level: str, seed: int) -> Move:
+    def _safe_choose_now(self, turn: ComputerTurn) -> Move:
         try:
-            return self.chooser.choose_now(view, level, seed)
+            return self.chooser.choose_now(turn.view, turn.level, turn.seed)
         except Exception as err:  # a broken computer player must not stop the game
-            return self._fallback_move(view, seed, err)
+            move = self.session.table.fallback_move(turn.view, turn.seed, err)
+            self.session.sync(self.painter)  # the note saying so
+            return move
 
-    def _fallback_move(self, view: SeatView, seed: int, err: BaseException) -> Move:
-        self.session.add_note(f"The computer player failed ({err}); it played a random move")
-        return random.Random(seed).choice(view.legal_moves())
-
-    async def _think(self, token: int, seat: int, view: SeatView, level: str,
-                     seed: int) -> None:
+    async def _think(self, token: int, turn: ComputerTurn) -> None:
         started = time.monotonic()
-        try:
-            move = await self.chooser.choose(view, level, seed)
-        except asyncio.CancelledError:
-            raise
-        except Exception as err:
-            move = self._fallback_move(view, seed, err)
+        move = await self.session.table.think(turn, self.chooser)  # a failure: a random move
+        self.session.sync(self.painter)
         remaining = self.casino.settings.delay - (time.monotonic() - started)
         if remaining > 0 and not self._skip:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._skip_event.wait(), remaining)
-        self._computer_done(token, seat, move)
+        self._computer_done(token, turn, move)
 
     def _timer_done(self) -> None:
         self._timer = None
@@ -372,22 +366,22 @@ class GameScreen(Screen[None]):
         if args is not None:
             self._computer_done(*args)
 
-    def _computer_done(self, token: int, seat: int, move: Move) -> None:
+    def _computer_done(self, token: int, turn: ComputerTurn, move: Move) -> None:
         if token != self._token or self._finished:
             return
         if not self.is_active or self.casino.too_small:
-            self._pending = (token, seat, move)  # played when the screen is back
+            self._pending = (token, turn, move)  # played when the screen is back
             self._thinking = None
             return
         self._thinking = None
         self._message = LineData("")  # no longer "… is thinking"
         start = len(self.session.log)
-        try:
-            ev, _before = self.session.apply(move, self.painter)
-        except IllegalMoveError as err:  # a computer bug: never let it stall the game
-            view = self.state.view(seat)
-            ev, _before = self.session.apply(self._fallback_move(view, seat, err),
-                                             self.painter)
+        # an illegal move (a computer bug) is replaced by a random legal one: never a stall
+        played = self.session.play_computer(turn, move, self.painter)
+        if played is None:  # pragma: no cover - the token guards against a stale answer
+            self.call_later(self._advance)
+            return
+        ev, _before = played
         self._note_recent(ev, start)
         self._after_move()
 
@@ -428,7 +422,7 @@ class GameScreen(Screen[None]):
                      for line in lines[-room:])
 
     def _after_move(self) -> None:
-        self.autosave()
+        self._save_notice()  # the table saved the game after the move
         self._moves_cache = None
         self._selection.clear()
         self._cursor = None
@@ -466,8 +460,8 @@ class GameScreen(Screen[None]):
 
         def after(_: object) -> None:
             if st.is_round_over:
-                session.next_round()
-                self.autosave()
+                session.next_round()  # the table saves the new round
+                self._save_notice()
                 self._clear_recent()
                 self._card_i = 0
                 if session.hot_seat:
@@ -539,13 +533,12 @@ class GameScreen(Screen[None]):
     def _apply_human(self, move: Move) -> None:
         st = self.state
         seat = st.current_player
-        try:
-            move = st.check_move(move)
+        start = len(self.session.log)
+        try:  # the table checks the move with the engine and refuses it with a reason
+            ev, _before = self.session.play(-1 if seat is None else seat, move, self.painter)
         except IllegalMoveError as err:
             self._error(str(err))
             return
-        start = len(self.session.log)
-        ev, _before = self.session.apply(move, self.painter)
         self._awaiting = False
         self._note_recent(ev, start)
         if ev.move.kind in ("trail", "capture", "build"):
@@ -733,10 +726,16 @@ class GameScreen(Screen[None]):
 
     # ------------------------------------------------------------------ saving
     def autosave(self) -> None:
-        """Save the game into its file (after the deal, every move and every new round).
-        A problem is told once (until a save succeeds again) and stays on the save line
-        under the messages until a save succeeds; play always continues."""
-        notice = autosave(self.store, self.slot, self.state)
+        """Save the game into its file now (a new game right after the deal; the table saves
+        after every move and every new round). A problem is shown once (until a save succeeds
+        again) and stays on the save line under the messages; play always continues."""
+        self.session.table.save_now()
+        self._save_notice()
+
+    def _save_notice(self) -> None:
+        """Tell the player about the table's last autosave, if there is something to say, and
+        keep the save line under the messages up to date."""
+        notice = self.session.table.take_notice()
         self._show_save_line(recovered=notice is not None and not notice.error)
         if notice is None:
             return

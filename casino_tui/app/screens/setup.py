@@ -15,16 +15,16 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from casino_tui.engine import PRESET_DESCRIPTIONS, PRESET_NAMES, Rules
-
-from ..session import (
+from casino_tui.table import (
     DEFAULT_LEVEL,
     GameConfig,
     SeatConfig,
     default_seats,
     parse_seed,
-    preset_title,
     seat_names,
 )
+
+from ..session import preset_title
 from ..styles import css
 from ..widgets.cycler import Cycler
 from .picklist import PickListScreen

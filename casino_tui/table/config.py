@@ -1,0 +1,107 @@
+"""What a game at a table is: its rules, its seats (a person, or the computer at a level) and its
+seed; the seats a save records, and the config of a saved game.
+
+Pure Python (no Textual): the New game screen fills a :class:`GameConfig`, a
+:class:`~casino_tui.table.controller.TableController` plays it, a table hub creates one per table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from casino_tui.engine import Rules
+
+if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.saves import LoadedGame, Seat
+
+DEFAULT_LEVEL = "medium"
+
+SEAT_NAMES: dict[int, tuple[str, ...]] = {
+    2: ("South", "North"),
+    3: ("South", "West", "East"),
+    4: ("South", "West", "North", "East"),
+    5: ("South", "West", "Northwest", "Northeast", "East"),
+    6: ("South", "Southwest", "Northwest", "North", "Northeast", "Southeast"),
+}
+
+# Seeds a player may give: the engine shuffles from any whole number (it keys its random
+# generator by the seed's text), but a save must read back the same number in every JSON reader
+# (exact up to 2**53), and a negative seed is most likely a typing mistake.
+SEED_MAX = 2**53 - 1
+
+
+def parse_seed(text: str) -> int:
+    """A seed typed by the player (``--seed``, the New game screen). Raises ValueError with a
+    sentence for the player."""
+    shown = text.strip()
+    if len(shown) > 24:
+        shown = shown[:21] + "..."
+    try:
+        seed = int(text.strip())
+    except ValueError:  # not a number (or thousands of digits)
+        seed = -1
+    if not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"the seed must be a whole number from 0 to {SEED_MAX}, not {shown}")
+    return seed
+
+
+def seat_names(n: int) -> tuple[str, ...]:
+    return SEAT_NAMES.get(n, tuple(f"Player {i + 1}" for i in range(n)))
+
+
+@dataclass(frozen=True)
+class SeatConfig:
+    """One seat: its player's name and whether a person or the computer (at a level) plays."""
+
+    name: str
+    human: bool
+    level: str = DEFAULT_LEVEL
+
+
+def default_seats(n: int, humans: int = 1, level: str = DEFAULT_LEVEL) -> tuple[SeatConfig, ...]:
+    names = seat_names(n)
+    return tuple(SeatConfig(names[i], i < humans, level) for i in range(n))
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything the New game screen (or a table's creator) decides."""
+
+    preset: str = "classic"
+    players: int = 2
+    seats: tuple[SeatConfig, ...] = field(default_factory=lambda: default_seats(2))
+    partnerships: bool = True  # four players only, where the preset has partnerships
+    target: int | None = None  # None: the preset's target
+    seed: int | None = None  # None: a random seed chosen when the game starts
+
+    def rules(self) -> Rules:
+        base = Rules.preset(self.preset)
+        over: dict[str, object] = {}
+        if self.target is not None and self.target != base.target:
+            over["target"] = self.target
+        if self.players == 4 and base.partnerships_for_4 and not self.partnerships:
+            over["partnerships_for_4"] = False
+        return base.with_options(**over) if over else base
+
+    def with_players(self, n: int) -> GameConfig:
+        """The same game for ``n`` players, keeping the names and kinds of existing seats."""
+        defaults = default_seats(n, humans=1)
+        seats = tuple(self.seats[i] if i < len(self.seats) else defaults[i] for i in range(n))
+        return replace(self, players=n, seats=seats)
+
+
+def save_seats(config: GameConfig, num_players: int) -> list[Seat]:
+    """The seats a new game's save records (names, and the computers' levels)."""
+    from casino_tui.saves import Seat
+
+    return [Seat(s.name, "human") if s.human else Seat(s.name, "computer", s.level)
+            for s in config.seats[:num_players]]
+
+
+def loaded_config(game: LoadedGame) -> GameConfig:
+    """The GameConfig of a saved game: its preset, seats, names and computer levels."""
+    st = game.state
+    seats = tuple(SeatConfig(s.name, s.is_human, s.level or DEFAULT_LEVEL) for s in game.seats)
+    return GameConfig(preset=st.rules.preset_name, players=st.num_players, seats=seats,
+                      seed=st.seed if isinstance(st.seed, int) else None)

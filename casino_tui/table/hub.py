@@ -1,0 +1,785 @@
+"""Tables where people play each other: the :class:`TableHub` interface and :class:`LocalHub`,
+the in-process hub a server runs.
+
+A hub is the one authority of every table it holds: the game's state lives only in it (one
+:class:`~casino_tui.table.controller.TableController` per table); the people at a table only
+ever receive their own seat's filtered view and events, and send the moves of a seat they hold,
+which the hub checks with the engine. Every method names the caller (a :class:`Person`: the
+identity the server gave them, and their display name) and refuses what that person may not do
+with a :class:`HubError` (a move: :class:`~casino_tui.table.controller.MoveRefused`), whose text
+is for the player.
+
+The interface is asynchronous and speaks only in plain values (:class:`TableInfo`, and the
+JSON-able :class:`~casino_tui.table.events.TableView` and
+:class:`~casino_tui.table.events.TableEvent`), so that a shared backend (several server hosts and
+a common store) can replace :class:`LocalHub` behind it; see docs/ARCHITECTURE.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+from casino_tui.engine import Move, Rules
+
+from .config import DEFAULT_LEVEL, GameConfig, SeatConfig
+from .controller import MoveRefused, TableController, Thinker
+from .events import SeatInfo, TableEvent, TableView
+
+if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.saves import LoadedGame, SaveStore, Seat
+
+DAY = 24 * 3600.0
+AWAY_GRACE = 60.0  # seconds a person is away before the creator may hand their seat to a computer
+CHAT_MAX = 200  # characters of one chat line
+CHAT_BURST = 5  # chat lines a person may send within CHAT_WINDOW seconds
+CHAT_WINDOW = 10.0
+QUEUE_MAX = 2000  # events waiting for one subscriber; more and it must take a fresh snapshot
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: easy to read aloud
+
+
+def simple_code() -> str:
+    """A join code: six letters and digits that cannot be mistaken for each other."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
+
+
+def normalize_code(text: str) -> str:
+    """A typed code as it is looked up: capitals, no spaces or dashes."""
+    return "".join(c for c in text.upper() if c.isalnum())
+
+
+class HubError(Exception):
+    """Something the hub refuses: ``reason`` says why, in a player's words."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Person:
+    """Someone connected to the hub: ``id`` is their identity (the server's id of their key),
+    ``name`` the display name they chose (shown literally)."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class SeatStatus:
+    """A seat in a table's listing: ``kind`` is ``open`` (waiting for a person), ``person``
+    or ``computer``; ``holder`` the person's display name; ``away_since`` (hub clock)."""
+
+    name: str
+    kind: str
+    level: str | None = None
+    holder: str | None = None
+    away_since: float | None = None
+    stand_in: bool = False
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """A table as the list of tables shows it."""
+
+    table_id: str
+    code: str
+    public: bool
+    creator: str  # the creator's display name
+    rules: Rules
+    num_players: int
+    seats: tuple[SeatStatus, ...]
+    started: bool
+    finished: bool
+    spectators: int
+    round_no: int
+    scores: tuple[int, ...]
+
+    @property
+    def open_seats(self) -> int:
+        return sum(1 for s in self.seats if s.kind == "open")
+
+
+class Subscription(Protocol):
+    """Events of one table for one person, filtered for them, in order and without gaps.
+    ``lost``: too many events waited unread; take a fresh snapshot and subscribe again."""
+
+    lost: bool
+
+    async def next(self) -> TableEvent:
+        """The next event (waits for it)."""
+        ...
+
+    def ready(self) -> list[TableEvent]:
+        """The events waiting now (no wait)."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+class TableHub(Protocol):
+    """What the server's sessions ask of the tables. Every change is checked against the
+    caller; refusals raise :class:`HubError` (moves: :class:`MoveRefused`)."""
+
+    async def create_table(self, config: GameConfig, creator: Person, *,
+                           public: bool = True) -> TableInfo:
+        """A new table: ``config``'s human seats are open for people (the creator takes the
+        first), its computer seats play at their levels. Not started until :meth:`start`."""
+        ...
+
+    async def list_tables(self, person: Person) -> list[TableInfo]:
+        """The public tables that are not finished, and every table ``person`` sits at."""
+        ...
+
+    async def find(self, code: str) -> TableInfo:
+        """The table with this join code (any table, public or not)."""
+        ...
+
+    async def join(self, code: str, person: Person) -> TableInfo:
+        """Come to the table with this code (private ones too): watching it until taking a
+        seat; someone who has a seat there is back at it."""
+        ...
+
+    async def take_seat(self, table_id: str, person: Person, seat: int | None = None) -> int:
+        """Sit ``person`` at an open seat (``seat``, or the first open one); a person who holds
+        a seat there already gets it back. Returns the seat."""
+        ...
+
+    async def start(self, table_id: str, person: Person) -> None:
+        """The creator starts the game; the seats still open are played by computers."""
+        ...
+
+    async def leave(self, table_id: str, person: Person) -> None:
+        """``person`` goes: a seat in a started game is kept (they are away); before the start
+        the seat opens again; a spectator stops watching."""
+        ...
+
+    async def mark_away(self, table_id: str, person: Person) -> None:
+        """``person``'s connection dropped: their seat waits for them."""
+        ...
+
+    async def come_back(self, table_id: str, person: Person) -> int:
+        """``person`` is back at their seat (taking it back from a computer). Returns it."""
+        ...
+
+    async def hand_to_computer(self, table_id: str, person: Person, seat: int,
+                               level: str = DEFAULT_LEVEL) -> None:
+        """The creator lets a computer play the seat of a person away for a while."""
+        ...
+
+    async def give_back(self, table_id: str, person: Person, seat: int) -> None:
+        """The creator takes a seat back from its stand-in computer: it waits for its person
+        again (who also takes it back by coming back)."""
+        ...
+
+    async def spectate(self, table_id: str, person: Person) -> TableView:
+        """Watch a public table (or one joined by its code): a view with no hidden card."""
+        ...
+
+    async def chat(self, table_id: str, person: Person, text: str) -> TableEvent:
+        """A line of chat from someone at the table (length- and rate-limited, kept as
+        typed)."""
+        ...
+
+    async def submit_move(self, table_id: str, person: Person, seat: int,
+                          move: Move) -> list[TableEvent]:
+        """Play ``move`` for ``seat``, which ``person`` must hold. Raises MoveRefused."""
+        ...
+
+    async def next_round(self, table_id: str, person: Person) -> None:
+        """``person`` has seen the round's summary; the next round is dealt when every
+        person present has."""
+        ...
+
+    async def snapshot(self, table_id: str, person: Person) -> TableView:
+        """The table now, as ``person`` may see it (their seat's view, or a spectator's)."""
+        ...
+
+    async def events_after(self, table_id: str, person: Person,
+                           number: int) -> list[TableEvent]:
+        """The events after ``number``, filtered for ``person``."""
+        ...
+
+    async def subscribe(self, table_id: str, person: Person, after: int) -> Subscription:
+        """The events after ``after`` and every later one, filtered for ``person``."""
+        ...
+
+
+# ---------------------------------------------------------------------------- LocalHub
+class _Queue:
+    """A :class:`Subscription` of :class:`LocalHub`."""
+
+    def __init__(self, hub: LocalHub, table: _Table, person: Person) -> None:
+        self._hub = hub
+        self._table = table
+        self.person = person
+        self._queue: asyncio.Queue[TableEvent] = asyncio.Queue()
+        self.lost = False
+        self.closed = False
+
+    def push(self, event: TableEvent) -> None:
+        if self.closed or self.lost:
+            return
+        if self._queue.qsize() >= QUEUE_MAX:
+            self.lost = True
+            return
+        self._queue.put_nowait(event.for_seat(self._table.seat_of(self.person.id)))
+
+    async def next(self) -> TableEvent:
+        return await self._queue.get()
+
+    def ready(self) -> list[TableEvent]:
+        out = []
+        while not self._queue.empty():
+            out.append(self._queue.get_nowait())
+        return out
+
+    def close(self) -> None:
+        self.closed = True
+        with contextlib.suppress(ValueError):
+            self._table.subscribers.remove(self)
+
+
+@dataclass
+class _Table:
+    table_id: str
+    code: str
+    public: bool
+    creator: Person
+    controller: TableController
+    holders: list[str | None]  # per seat: the identity of the person holding it
+    started: bool = False
+    closed: bool = False
+    spectators: dict[str, Person] = field(default_factory=dict)
+    subscribers: list[_Queue] = field(default_factory=list)
+    empty_since: float | None = None  # no person present since (hub clock)
+    ready: set[str] = field(default_factory=set)  # who has seen the round's summary
+    chat_times: dict[str, list[float]] = field(default_factory=dict)
+    driving: asyncio.Task[None] | None = None
+
+    def seat_of(self, person_id: str) -> int | None:
+        for seat, holder in enumerate(self.holders):
+            if holder == person_id:
+                return seat
+        return None
+
+    def present(self) -> list[str]:
+        """Identities of the seated people who are here (not away)."""
+        seats = self.controller.seats
+        return [h for i, h in enumerate(self.holders)
+                if h is not None and seats[i].away_since is None]
+
+    def record(self) -> dict[str, Any]:
+        """``extra.table`` of the save (see docs/SAVE_FORMAT.md)."""
+        seats = self.controller.seats
+        return {
+            "id": self.table_id, "code": self.code, "public": self.public,
+            "creator": {"id": self.creator.id, "name": self.creator.name},
+            "started": self.started, "closed": self.closed,
+            "stand_in": {str(i): s.level for i, s in enumerate(seats) if s.stand_in},
+            "away_since": {str(i): s.away_since for i, s in enumerate(seats)
+                           if s.away_since is not None},
+            "empty_since": self.empty_since,
+        }
+
+
+class LocalHub:
+    """Every table of one server, in its process: the :class:`TableHub` the server runs.
+
+    ``store``: where tables are saved (a SaveStore of their own folder; None: not saved);
+    ``thinker``: the computers' moves (a worker process shared by all tables);
+    ``new_code``/``normalize``: join codes and how a typed one is looked up; ``clock``: seconds
+    (tests move time on). Call :meth:`restore` once at start, :meth:`close_idle` now and then,
+    :meth:`shutdown` at the end.
+    """
+
+    def __init__(self, thinker: Thinker, store: SaveStore | None = None, *,
+                 new_code: Callable[[], str] = simple_code,
+                 normalize: Callable[[str], str] = normalize_code,
+                 clock: Callable[[], float] = time.time, away_grace: float = AWAY_GRACE,
+                 keep_empty: float = DAY) -> None:
+        self.thinker = thinker
+        self.store = store
+        self._new_code = new_code
+        self._normalize = normalize
+        self._clock = clock
+        self.away_grace = away_grace
+        self.keep_empty = keep_empty
+        self._tables: dict[str, _Table] = {}
+
+    # ------------------------------------------------------------------ tables
+    def _get(self, table_id: str) -> _Table:
+        table = self._tables.get(table_id)
+        if table is None or table.closed:
+            raise HubError("there is no such table (it may have closed)")
+        return table
+
+    def _code(self) -> str:
+        taken = {self._normalize(t.code) for t in self._tables.values()}
+        for _ in range(1000):
+            code = self._new_code()
+            if self._normalize(code) not in taken:
+                return code
+        raise HubError("no free join code: try again")  # pragma: no cover
+
+    async def create_table(self, config: GameConfig, creator: Person, *,
+                           public: bool = True) -> TableInfo:
+        if not any(s.human for s in config.seats[:config.players]):
+            raise HubError("a table needs at least one seat for a person")
+        try:
+            controller = TableController(config)
+        except Exception as e:  # a preset and player count that do not go together
+            raise HubError(str(e)) from None
+        table = _Table(secrets.token_hex(6), self._code(), public, creator, controller,
+                       [None] * controller.num_players)
+        self._tables[table.table_id] = table
+        self._watch(table)
+        first = next(i for i, s in enumerate(controller.seats) if s.human)
+        self._sit(table, creator, first)
+        if self.store is not None:
+            controller.store = self.store
+            controller.slot = self.store.new_game(self._save_seats(table))
+        self._save(table)
+        return self._info(table)
+
+    def _watch(self, table: _Table) -> None:
+        def deliver(event: TableEvent) -> None:
+            for sub in list(table.subscribers):
+                sub.push(event)
+
+        table.controller.listeners.append(deliver)
+
+    async def list_tables(self, person: Person) -> list[TableInfo]:
+        return [self._info(t) for t in self._tables.values() if not t.closed and (
+            (t.public and not t.controller.game_over) or t.seat_of(person.id) is not None)]
+
+    async def find(self, code: str) -> TableInfo:
+        wanted = self._normalize(code)
+        for t in self._tables.values():
+            if not t.closed and self._normalize(t.code) == wanted:
+                return self._info(t)
+        raise HubError("no table has this code: check it, or ask for it again")
+
+    def table_ids(self) -> list[str]:
+        return [t.table_id for t in self._tables.values() if not t.closed]
+
+    def controller(self, table_id: str) -> TableController:
+        """The table's controller (the server's own use and tests; never a person's)."""
+        return self._get(table_id).controller
+
+    # ------------------------------------------------------------------ seats
+    async def take_seat(self, table_id: str, person: Person, seat: int | None = None) -> int:
+        table = self._get(table_id)
+        mine = table.seat_of(person.id)
+        if mine is not None:
+            if seat is not None and seat != mine:
+                raise HubError("you already have a seat at this table")
+            await self.come_back(table_id, person)
+            return mine
+        if table.started:
+            raise HubError("this game has started: you can watch it")
+        seats = table.controller.seats
+        free = [i for i, s in enumerate(seats) if s.human and table.holders[i] is None]
+        if seat is None:
+            if not free:
+                raise HubError("every seat at this table is taken")
+            seat = free[0]
+        if seat not in free:
+            raise HubError("that seat is not open")
+        table.spectators.pop(person.id, None)
+        self._sit(table, person, seat)
+        self._save(table)
+        return seat
+
+    def _sit(self, table: _Table, person: Person, seat: int) -> None:
+        ctl = table.controller
+        table.holders[seat] = person.id
+        taken = {s.name.casefold() for i, s in enumerate(ctl.seats)
+                 if i != seat and (table.holders[i] is not None or not s.human)}
+        name = person.name
+        n = 2
+        while name.casefold() in taken:  # unique at the table
+            name = f"{person.name} {n}"
+            n += 1
+        ctl.set_seat(seat, replace(ctl.seats[seat], name=name, away_since=None))
+        table.empty_since = None
+        ctl.add_event("seat", seat=seat, data={"change": "joined", "name": name})
+
+    async def start(self, table_id: str, person: Person) -> None:
+        table = self._get(table_id)
+        if person.id != table.creator.id:
+            raise HubError("only the table's creator can start the game")
+        if table.started:
+            raise HubError("the game has started already")
+        ctl = table.controller
+        for i, s in enumerate(ctl.seats):
+            if s.human and table.holders[i] is None:  # an open seat: a computer plays it
+                level = ctl.config.seats[i].level or DEFAULT_LEVEL
+                ctl.set_seat(i, SeatInfo(s.name, False, level))
+                ctl.add_event("seat", seat=i, data={"change": "computer", "name": s.name})
+        table.started = True
+        ctl.add_note("The game begins")
+        self._save(table)
+        self._drive(table)
+
+    async def leave(self, table_id: str, person: Person) -> None:
+        table = self._get(table_id)
+        if table.spectators.pop(person.id, None) is not None:
+            self._update_empty(table)
+            return
+        seat = table.seat_of(person.id)
+        if seat is None:
+            return
+        if table.started:
+            await self.mark_away(table_id, person)
+            return
+        ctl = table.controller
+        table.holders[seat] = None
+        ctl.set_seat(seat, replace(ctl.seats[seat], name=ctl.config.seats[seat].name))
+        ctl.add_event("seat", seat=seat, data={"change": "left", "name": person.name})
+        self._update_empty(table)
+        self._save(table)
+
+    async def mark_away(self, table_id: str, person: Person) -> None:
+        table = self._get(table_id)
+        seat = table.seat_of(person.id)
+        if seat is None:
+            table.spectators.pop(person.id, None)
+            self._update_empty(table)
+            return
+        ctl = table.controller
+        if ctl.seats[seat].away_since is None:
+            ctl.set_seat(seat, replace(ctl.seats[seat], away_since=self._clock()))
+            ctl.add_event("seat", seat=seat, data={"change": "away",
+                                                  "name": ctl.seats[seat].name})
+        table.ready.discard(person.id)
+        self._update_empty(table)
+        self._save(table)
+        self._maybe_next_round(table)
+
+    async def come_back(self, table_id: str, person: Person) -> int:
+        table = self._get(table_id)
+        seat = table.seat_of(person.id)
+        if seat is None:
+            raise HubError("you have no seat at this table")
+        ctl = table.controller
+        info = ctl.seats[seat]
+        if info.away_since is not None or info.stand_in:
+            ctl.set_seat(seat, replace(info, away_since=None, stand_in=False, level=None))
+            ctl.add_event("seat", seat=seat, data={
+                "change": "returned" if info.stand_in else "back", "name": info.name})
+            table.empty_since = None
+            self._save(table)
+        return seat
+
+    async def hand_to_computer(self, table_id: str, person: Person, seat: int,
+                               level: str = DEFAULT_LEVEL) -> None:
+        table = self._get(table_id)
+        if person.id != table.creator.id:
+            raise HubError("only the table's creator can hand a seat to a computer")
+        ctl = table.controller
+        if not 0 <= seat < ctl.num_players or table.holders[seat] is None:
+            raise HubError("that seat is not a person's")
+        info = ctl.seats[seat]
+        if info.stand_in:
+            return
+        if info.away_since is None:
+            raise HubError(f"{info.name} is here: only an away player's seat can be handed "
+                           "to a computer")
+        waited = self._clock() - info.away_since
+        if waited < self.away_grace:
+            raise HubError(f"{info.name} has been away for {int(waited)} s: wait "
+                           f"{int(self.away_grace - waited) + 1} s more")
+        ctl.stand_in(seat, level)
+        ctl.set_seat(seat, replace(ctl.seats[seat], away_since=info.away_since))
+        ctl.add_event("seat", seat=seat, data={"change": "computer", "name": info.name})
+        self._save(table)
+        self._drive(table)
+
+    async def give_back(self, table_id: str, person: Person, seat: int) -> None:
+        table = self._get(table_id)
+        if person.id != table.creator.id:
+            raise HubError("only the table's creator can take a seat back from a computer")
+        ctl = table.controller
+        if not 0 <= seat < ctl.num_players or not ctl.seats[seat].stand_in:
+            raise HubError("no computer stands in at that seat")
+        info = ctl.seats[seat]
+        ctl.stand_in(seat, None)
+        ctl.set_seat(seat, replace(ctl.seats[seat], away_since=info.away_since))
+        ctl.add_event("seat", seat=seat, data={"change": "away", "name": info.name})
+        self._save(table)
+
+    async def spectate(self, table_id: str, person: Person) -> TableView:
+        table = self._get(table_id)
+        if table.seat_of(person.id) is None:
+            if not table.public and person.id not in table.spectators:
+                raise HubError("this table is private: join it with its code")
+            table.spectators[person.id] = person
+            table.empty_since = None
+        return table.controller.view_for(None)
+
+    async def join(self, code: str, person: Person) -> TableInfo:
+        """Come to the table with this code (private ones too): watching it until taking a
+        seat (:meth:`take_seat`); someone with a seat there is back at it."""
+        info = await self.find(code)
+        table = self._get(info.table_id)
+        if table.seat_of(person.id) is not None:
+            await self.come_back(table.table_id, person)
+        else:
+            table.spectators[person.id] = person
+            table.empty_since = None
+        return self._info(table)
+
+    # ------------------------------------------------------------------ talking and playing
+    async def chat(self, table_id: str, person: Person, text: str) -> TableEvent:
+        table = self._get(table_id)
+        seat = table.seat_of(person.id)
+        if seat is None and person.id not in table.spectators:
+            raise HubError("you are not at this table")
+        if not text.strip():
+            raise HubError("say something first")
+        if len(text) > CHAT_MAX:
+            raise HubError(f"a chat line has at most {CHAT_MAX} characters")
+        now = self._clock()
+        times = [t for t in table.chat_times.get(person.id, []) if now - t < CHAT_WINDOW]
+        if len(times) >= CHAT_BURST:
+            raise HubError("you are chatting too fast: wait a few seconds")
+        table.chat_times[person.id] = [*times, now]
+        who = table.controller.seats[seat].name if seat is not None else person.name
+        return table.controller.add_event("chat", seat=seat, text=text, data={"who": who})
+
+    async def submit_move(self, table_id: str, person: Person, seat: int,
+                          move: Move) -> list[TableEvent]:
+        table = self._get(table_id)
+        if table.seat_of(person.id) != seat:
+            raise MoveRefused("that is not your seat")
+        if not table.started:
+            raise MoveRefused("the game has not started yet")
+        ctl = table.controller
+        if ctl.seats[seat].stand_in:
+            raise MoveRefused("a computer plays your seat: come back to the table first")
+        self._refresh_record(table)
+        events = ctl.play(seat, move)  # saved by the controller
+        self._drive(table)
+        return [e.for_seat(seat) for e in events]
+
+    async def next_round(self, table_id: str, person: Person) -> None:
+        table = self._get(table_id)
+        if table.seat_of(person.id) is None:
+            raise HubError("you have no seat at this table")
+        if not table.controller.round_over:
+            return
+        table.ready.add(person.id)
+        self._maybe_next_round(table)
+
+    def _maybe_next_round(self, table: _Table) -> None:
+        ctl = table.controller
+        if not table.started or not ctl.round_over:
+            return
+        if all(p in table.ready for p in table.present()):
+            table.ready.clear()
+            self._refresh_record(table)
+            ctl.next_round()  # saved by the controller
+            self._drive(table)
+
+    def _drive(self, table: _Table) -> None:
+        """Let the computers play while it is their turn (in a task of the event loop)."""
+        if table.driving is not None and not table.driving.done():
+            return
+        ctl = table.controller
+        if not table.started or ctl.computer_turn() is None:
+            self._maybe_next_round(table)
+            return
+        table.driving = asyncio.get_running_loop().create_task(self._computers(table))
+
+    async def _computers(self, table: _Table) -> None:
+        ctl = table.controller
+        while not table.closed and (turn := ctl.computer_turn()) is not None:
+            move = await ctl.think(turn, self.thinker)
+            if table.closed:
+                return
+            self._refresh_record(table)
+            ctl.play_computer(turn, move)  # saved by the controller
+        if ctl.round_over:
+            self._maybe_next_round(table)
+            if ctl.computer_turn() is not None:  # the next round began with a computer
+                await self._computers(table)
+
+    async def idle(self, table_id: str) -> None:
+        """Wait until the table's computers have nothing more to play (tests, shutdown)."""
+        table = self._get(table_id)
+        while table.driving is not None and not table.driving.done():
+            await asyncio.shield(table.driving)
+
+    # ------------------------------------------------------------------ what people see
+    def _seat_for(self, table: _Table, person: Person) -> int | None:
+        seat = table.seat_of(person.id)
+        if seat is None and not table.public and person.id not in table.spectators:
+            raise HubError("this table is private: join it with its code")
+        return seat
+
+    async def snapshot(self, table_id: str, person: Person) -> TableView:
+        table = self._get(table_id)
+        return table.controller.view_for(self._seat_for(table, person))
+
+    async def events_after(self, table_id: str, person: Person,
+                           number: int) -> list[TableEvent]:
+        table = self._get(table_id)
+        return table.controller.events_after(number, self._seat_for(table, person))
+
+    async def subscribe(self, table_id: str, person: Person, after: int) -> Subscription:
+        table = self._get(table_id)
+        self._seat_for(table, person)
+        sub = _Queue(self, table, person)
+        for event in table.controller.events[max(0, after):]:
+            sub.push(event)
+        table.subscribers.append(sub)
+        return sub
+
+    def _info(self, table: _Table) -> TableInfo:
+        ctl = table.controller
+        seats = []
+        for i, s in enumerate(ctl.seats):
+            holder = table.holders[i]
+            kind = "computer" if not s.human else "person" if holder is not None else "open"
+            seats.append(SeatStatus(s.name, kind, s.level if s.computer_plays else None,
+                                    s.name if holder is not None else None, s.away_since,
+                                    s.stand_in))
+        st = ctl.state
+        return TableInfo(table.table_id, table.code, table.public, table.creator.name,
+                         ctl.rules, ctl.num_players, tuple(seats), table.started,
+                         st.is_game_over, len(table.spectators), st.round_no,
+                         tuple(st.scores))
+
+    # ------------------------------------------------------------------ saving and closing
+    def _save_seats(self, table: _Table) -> list[Seat]:
+        from casino_tui.saves import Seat
+
+        out = []
+        for i, s in enumerate(table.controller.seats):
+            if s.human:
+                out.append(Seat(s.name, "human", player=table.holders[i]))
+            else:
+                out.append(Seat(s.name, "computer", s.level or DEFAULT_LEVEL))
+        return out
+
+    def _save(self, table: _Table) -> None:
+        """Save the table now (its seats may have changed hands)."""
+        slot = table.controller.slot
+        if slot is not None:
+            slot.seats = tuple(self._save_seats(table))
+        self._save_record(table)
+
+    def _save_record(self, table: _Table) -> None:
+        if table.controller.slot is not None:
+            self._refresh_record(table)
+            table.controller.save_now()
+
+    def _refresh_record(self, table: _Table) -> None:
+        """Put the table's record in its slot for the controller's next autosave."""
+        slot = table.controller.slot
+        if slot is not None:
+            slot.table = table.record()
+
+    def _update_empty(self, table: _Table) -> None:
+        if not table.present() and not table.spectators:
+            if table.empty_since is None:
+                table.empty_since = self._clock()
+        else:
+            table.empty_since = None
+
+    def close_idle(self) -> list[str]:
+        """Close the tables nobody has been at for ``keep_empty`` seconds (a day); returns
+        their ids. A closed table's file stays, marked closed (never restored)."""
+        now = self._clock()
+        closed = []
+        for table in list(self._tables.values()):
+            if table.closed:
+                continue
+            self._update_empty(table)
+            if table.empty_since is not None and now - table.empty_since >= self.keep_empty:
+                self._close(table)
+                closed.append(table.table_id)
+        return closed
+
+    def _close(self, table: _Table) -> None:
+        table.closed = True
+        if table.driving is not None:
+            table.driving.cancel()
+        self._save_record(table)
+        table.controller.close()
+        for sub in list(table.subscribers):
+            sub.close()
+        del self._tables[table.table_id]
+
+    def shutdown(self) -> None:
+        """Stop every table's computers and release their files (they stay saved)."""
+        for table in self._tables.values():
+            if table.driving is not None:
+                table.driving.cancel()
+            table.controller.close()
+        self._tables.clear()
+
+    def restore(self) -> list[str]:
+        """Open the tables saved in the store (after a restart): every one not closed, with
+        its seats, holders and stand-ins; the people are away until they come back. Returns
+        the ids of the tables restored."""
+        from casino_tui.saves import SaveError
+
+        if self.store is None:
+            return []
+        out = []
+        for entry in self.store.entries():
+            if entry.error is not None:
+                continue
+            try:
+                game = self.store.load(entry)
+            except SaveError:
+                continue
+            record = game.table
+            if not isinstance(record, dict) or record.get("closed") \
+                    or not isinstance(record.get("id"), str) or record["id"] in self._tables:
+                self.store.close(game.slot)
+                continue
+            table = self._restored(game, record)
+            self._tables[table.table_id] = table
+            self._watch(table)
+            out.append(table.table_id)
+        return out
+
+    def _restored(self, game: LoadedGame, record: dict[str, Any]) -> _Table:
+        now = self._clock()
+        config = GameConfig(
+            preset=game.state.rules.preset_name, players=game.state.num_players,
+            seats=tuple(SeatConfig(s.name, s.is_human, s.level or DEFAULT_LEVEL)
+                        for s in game.seats),
+            seed=game.state.seed if isinstance(game.state.seed, int) else None)
+        ctl = TableController(config, game.state, resumed=True,
+                              start_position=game.start_position, store=self.store,
+                              slot=game.slot)
+        holders = [s.player for s in game.seats]
+        stand_in = record.get("stand_in") or {}
+        away = record.get("away_since") or {}
+        for i, s in enumerate(ctl.seats):
+            if holders[i] is None:
+                continue
+            level = stand_in.get(str(i)) if isinstance(stand_in, dict) else None
+            since = away.get(str(i)) if isinstance(away, dict) else None
+            ctl.set_seat(i, replace(s, stand_in=isinstance(level, str), level=level
+                                    if isinstance(level, str) else None,
+                                    away_since=float(since) if isinstance(since, int | float)
+                                    else now))
+        creator = record.get("creator") or {}
+        empty = record.get("empty_since")
+        return _Table(
+            str(record["id"]), str(record.get("code") or self._code()),
+            bool(record.get("public", True)),
+            Person(str(creator.get("id", "")), str(creator.get("name", "?"))), ctl,
+            holders, started=bool(record.get("started")),
+            empty_since=float(empty) if isinstance(empty, int | float) else now)

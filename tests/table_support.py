@@ -1,0 +1,56 @@
+"""Helpers of the table tests: a deterministic thinker and a scanner for cards in JSON."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from casino_tui.ai import choose_move
+from casino_tui.engine import Card, Move, SeatView, parse_card
+
+CARD_TOKEN = re.compile(r"(?<![0-9A-Za-z])(10|[2-9AJQK])([SHDC])(?![0-9A-Za-z])")
+
+
+class SeededThinker:
+    """The random-level computer, seeded by the table: the same game every time."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def choose(self, view: SeatView, level: str, seed: int) -> Move:
+        self.calls += 1
+        return choose_move(view, "random", seed=seed)
+
+
+class BrokenThinker:
+    """A computer player that fails (raises, or answers with an illegal move)."""
+
+    def __init__(self, illegal: bool = False) -> None:
+        self.illegal = illegal
+
+    async def choose(self, view: SeatView, level: str, seed: int) -> Move:
+        if self.illegal:
+            return Move.capture(view.hand[0], (0, 1, 2, 3, 4, 5, 6, 7))
+        raise RuntimeError("the search crashed")
+
+
+def strings(value: object) -> Iterator[str]:
+    """Every string in a JSON value (keys too)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield str(k)
+            yield from strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from strings(v)
+
+
+def cards_in(value: object) -> set[Card]:
+    """Every card named anywhere in a JSON value (``10D``, also inside longer text)."""
+    out: set[Card] = set()
+    for text in strings(value):
+        for m in CARD_TOKEN.finditer(text):
+            out.add(parse_card(m.group(0)))
+    return out

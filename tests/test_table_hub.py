@@ -1,0 +1,405 @@
+"""The in-process table hub: tables created, listed, found by code and joined; seats taken;
+moves checked against the seat the caller holds; spectators; people away, their seats handed to
+a computer and taken back; chat limits; tables saved with their players and restored after a
+restart; tables nobody came back to closed after a day."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from table_support import SeededThinker
+
+from casino_tui.engine import Move
+from casino_tui.saves import SaveStore
+from casino_tui.table import GameConfig, MoveRefused, SeatConfig
+from casino_tui.table.hub import (
+    CHAT_BURST,
+    CHAT_MAX,
+    DAY,
+    HubError,
+    LocalHub,
+    Person,
+    TableHub,
+    normalize_code,
+)
+
+ANN = Person("key-ann", "Ann")
+BOB = Person("key-bob", "Bob")
+EVE = Person("key-eve", "Eve")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def two_people(**kw: object) -> GameConfig:
+    seats = (SeatConfig("South", True), SeatConfig("North", True))
+    return GameConfig(players=2, seats=seats, seed=13, **kw)  # type: ignore[arg-type]
+
+
+def run(fn: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(fn())  # type: ignore[arg-type]
+
+
+def make_hub(tmp_path: Path, clock: Clock | None = None, codes: list[str] | None = None,
+             ) -> LocalHub:
+    kw: dict[str, object] = {}
+    if codes is not None:
+        kw["new_code"] = lambda: codes.pop(0)
+    return LocalHub(SeededThinker(), SaveStore(tmp_path / "tables"), clock=clock or Clock(),
+                    **kw)  # type: ignore[arg-type]
+
+
+async def seated_table(hub: LocalHub, config: GameConfig | None = None,
+                       start: bool = True) -> str:
+    info = await hub.create_table(config or two_people(), ANN)
+    await hub.join(info.code, BOB)
+    await hub.take_seat(info.table_id, BOB)
+    if start:
+        await hub.start(info.table_id, ANN)
+        await hub.idle(info.table_id)
+    return info.table_id
+
+
+async def play_turn(hub: LocalHub, tid: str) -> None:
+    """The person to move plays their first legal move (from their own view)."""
+    ctl = hub.controller(tid)
+    seat = ctl.to_move
+    assert seat is not None
+    person = ANN if hub.controller(tid).seats[seat].name == "Ann" else BOB
+    view = await hub.snapshot(tid, person)
+    await hub.submit_move(tid, person, seat, view.seat_view().legal_moves()[0])
+    await hub.idle(tid)
+
+
+def test_the_local_hub_is_a_table_hub(tmp_path: Path) -> None:
+    hub: TableHub = make_hub(tmp_path)  # mypy checks that LocalHub has the whole interface
+    assert hub is not None
+
+
+def test_tables_are_created_listed_found_by_code_and_joined(tmp_path: Path) -> None:
+    async def main() -> None:
+        hub = make_hub(tmp_path, codes=["AB3-XY7", "PRV123"])
+        public = await hub.create_table(two_people(), ANN)
+        private = await hub.create_table(two_people(), ANN, public=False)
+        assert public.code == "AB3-XY7" and public.open_seats == 1 and not public.started
+        assert public.seats[0].holder == "Ann" and public.creator == "Ann"
+        assert [t.table_id for t in await hub.list_tables(BOB)] == [public.table_id]
+        assert {t.table_id for t in await hub.list_tables(ANN)} == {public.table_id,
+                                                                    private.table_id}
+        assert (await hub.find(" ab3 xy7 ")).table_id == public.table_id
+        with pytest.raises(HubError, match="no table has this code"):
+            await hub.find("ZZZZZZ")
+        with pytest.raises(HubError, match="private"):
+            await hub.spectate(private.table_id, BOB)
+        joined = await hub.join("prv-123", BOB)
+        assert joined.table_id == private.table_id and joined.spectators == 1
+        assert await hub.take_seat(private.table_id, BOB) == 1
+        assert private.table_id in {t.table_id for t in await hub.list_tables(BOB)}
+        with pytest.raises(HubError, match="every seat"):
+            await hub.take_seat(private.table_id, EVE)
+        with pytest.raises(HubError, match="one seat for a person"):
+            await hub.create_table(GameConfig(seats=(SeatConfig("A", False),
+                                                     SeatConfig("B", False))), ANN)
+
+    run(main)
+    assert normalize_code("ab-3 c") == "AB3C"
+
+
+def test_names_are_unique_at_a_table_and_seats_start_with_the_creator(tmp_path: Path) -> None:
+    async def main() -> None:
+        hub = make_hub(tmp_path)
+        seats = (SeatConfig("South", True), SeatConfig("West", True),
+                 SeatConfig("North", True), SeatConfig("East", False, "easy"))
+        info = await hub.create_table(GameConfig(players=4, seats=seats, seed=2), ANN)
+        tid = info.table_id
+        assert await hub.take_seat(tid, Person("key-ann2", "ann")) == 1
+        assert await hub.take_seat(tid, Person("key-east", "East")) == 2
+        names = [s.name for s in hub.controller(tid).seats]
+        assert names == ["Ann", "ann 2", "East 2", "East"]
+        with pytest.raises(HubError, match="only the table's creator"):
+            await hub.start(tid, BOB)
+        await hub.leave(tid, Person("key-east", "East"))  # before the start: the seat opens
+        assert hub.controller(tid).seats[2].name == "North"
+        await hub.start(tid, ANN)
+        await hub.idle(tid)
+        info = (await hub.list_tables(ANN))[0]
+        assert [s.kind for s in info.seats] == ["person", "person", "computer", "computer"]
+        assert info.started
+        with pytest.raises(HubError, match="has started"):
+            await hub.take_seat(tid, EVE)
+        with pytest.raises(HubError, match="started already"):
+            await hub.start(tid, ANN)
+
+    run(main)
+
+
+def test_a_move_is_refused_for_a_seat_the_caller_does_not_hold(tmp_path: Path) -> None:
+    async def main() -> None:
+        hub = make_hub(tmp_path)
+        tid = await seated_table(hub, start=False)
+        ctl = hub.controller(tid)
+        seat = ctl.to_move
+        assert seat is not None
+        holder, other = (ANN, BOB) if seat == 0 else (BOB, ANN)
+        move = ctl.state.legal_moves()[0]
+        with pytest.raises(MoveRefused, match="not started"):
+            await hub.submit_move(tid, holder, seat, move)
+        await hub.start(tid, ANN)
+        for person in (other, EVE):
+            with pytest.raises(MoveRefused, match="not your seat"):
+                await hub.submit_move(tid, person, seat, move)
+        with pytest.raises(MoveRefused, match="turn"):
+            await hub.submit_move(tid, other, 1 - seat, move)
+        with pytest.raises(MoveRefused):
+            await hub.submit_move(tid, holder, seat, Move.capture(move.card, (0, 1, 2, 3)))
+        assert not ctl.state.history
+        events = await hub.submit_move(tid, holder, seat, move)
+        assert [e.kind for e in events] == ["move"] and ctl.state.history == [move]
+
+    run(main)
+
+
+def test_a_spectator_sees_no_hand_and_follows_the_events(tmp_path: Path) -> None:
+    async def main() -> None:
+        hub = make_hub(tmp_path)
+        tid = await seated_table(hub)
+        view = await hub.spectate(tid, EVE)
+        assert view.seat is None and view.hand == ()
+        sub = await hub.subscribe(tid, EVE, view.number)
+        await play_turn(hub, tid)
+        got = sub.ready()
+        assert [e.kind for e in got] == ["move"] and got[0].number == view.number + 1
+        assert (await hub.snapshot(tid, EVE)).hand == ()
+        mine = await hub.snapshot(tid, ANN)
+        assert mine.seat == 0 and mine.hand == tuple(hub.controller(tid).state.hands[0])
+        everything = await hub.events_after(tid, EVE, 0)
+        assert [e.number for e in everything] == list(range(1, hub.controller(tid).number + 1))
+        await hub.leave(tid, EVE)
+        with pytest.raises(HubError, match="not at this table"):
+            await hub.chat(tid, EVE, "hello")
+
+    run(main)
+
+
+def test_an_away_seat_goes_to_a_computer_and_back_to_its_person(tmp_path: Path) -> None:
+    clock = Clock()
+
+    async def main() -> None:
+        hub = make_hub(tmp_path, clock)
+        tid = await seated_table(hub)
+        ctl = hub.controller(tid)
+        await hub.mark_away(tid, BOB)
+        assert ctl.seats[1].away_since == clock.now
+        info = (await hub.list_tables(ANN))[0]
+        assert info.seats[1].away_since == clock.now and info.seats[1].kind == "person"
+        with pytest.raises(HubError, match="wait"):
+            await hub.hand_to_computer(tid, ANN, 1, "easy")
+        clock.now += 61
+        with pytest.raises(HubError, match="only the table's creator"):
+            await hub.hand_to_computer(tid, BOB, 1)
+        with pytest.raises(HubError, match="is here"):
+            await hub.hand_to_computer(tid, ANN, 0)
+        await hub.hand_to_computer(tid, ANN, 1, "easy")
+        assert ctl.seats[1].stand_in and ctl.level(1) == "easy"
+        for _ in range(6):  # Bob's turns are played by the computer
+            if ctl.to_move == 0:
+                await play_turn(hub, tid)
+            assert ctl.to_move in (0, None)
+        with pytest.raises(MoveRefused, match="a computer plays your seat"):
+            await hub.submit_move(tid, BOB, 1, Move.trail(ctl.state.hands[1][0]))
+        await hub.give_back(tid, ANN, 1)
+        assert not ctl.seats[1].stand_in and ctl.seats[1].away_since is not None
+        await hub.hand_to_computer(tid, ANN, 1, "easy")
+        assert await hub.take_seat(tid, BOB) == 1  # coming back takes the seat back
+        assert not ctl.seats[1].stand_in and ctl.seats[1].away_since is None
+        changes = [e.data["change"] for e in ctl.events if e.kind == "seat"]
+        assert changes[-5:] == ["away", "computer", "away", "computer", "returned"]
+        if ctl.to_move == 0:
+            await play_turn(hub, tid)
+        assert ctl.awaiting() == 1  # Bob's turn waits for Bob again
+
+    run(main)
+
+
+def test_chat_is_limited_and_kept_as_typed(tmp_path: Path) -> None:
+    clock = Clock()
+
+    async def main() -> None:
+        hub = make_hub(tmp_path, clock)
+        tid = await seated_table(hub)
+        sub = await hub.subscribe(tid, BOB, hub.controller(tid).number)
+        text = "[b]hi[/b] \x1b[31mred\x1b[0m $(rm -rf)"
+        event = await hub.chat(tid, ANN, text)
+        assert event.text == text and event.data["who"] == "Ann" and event.kind == "chat"
+        received = sub.ready()[0]
+        assert received.text == text
+        assert json.loads(json.dumps(received.to_json()))["text"] == text
+        with pytest.raises(HubError, match=f"at most {CHAT_MAX}"):
+            await hub.chat(tid, ANN, "x" * (CHAT_MAX + 1))
+        with pytest.raises(HubError, match="say something"):
+            await hub.chat(tid, ANN, "   ")
+        for i in range(CHAT_BURST - 1):
+            await hub.chat(tid, ANN, f"line {i}")
+        with pytest.raises(HubError, match="too fast"):
+            await hub.chat(tid, ANN, "one more")
+        await hub.chat(tid, BOB, "Bob may still talk")
+        clock.now += 11
+        await hub.chat(tid, ANN, "and now Ann again")
+
+    run(main)
+
+
+def test_the_next_round_waits_for_every_person_present(tmp_path: Path) -> None:
+    async def main() -> None:
+        hub = make_hub(tmp_path)
+        tid = await seated_table(hub, two_people(target=11))
+        ctl = hub.controller(tid)
+        while not ctl.round_over:
+            await play_turn(hub, tid)
+        await hub.next_round(tid, ANN)
+        assert ctl.round_over
+        await hub.next_round(tid, BOB)
+        assert ctl.state.round_no == 2 and not ctl.round_over
+
+    run(main)
+
+
+def test_tables_are_saved_with_their_players_and_back_after_a_restart(tmp_path: Path) -> None:
+    clock = Clock()
+
+    async def first() -> tuple[str, str, list[dict[str, object]], str]:
+        hub = make_hub(tmp_path, clock)
+        tid = await seated_table(hub)
+        for _ in range(5):
+            await play_turn(hub, tid)
+        ctl = hub.controller(tid)
+        slot = ctl.slot
+        assert slot is not None
+        data = json.loads(slot.path.read_text())
+        assert data["extra"]["seats"] == [
+            {"name": "Ann", "kind": "human", "player": "key-ann"},
+            {"name": "Bob", "kind": "human", "player": "key-bob"}]
+        assert data["extra"]["table"]["id"] == tid and data["extra"]["table"]["started"]
+        assert len(data["moves"]) == len(ctl.state.history)
+        code = (await hub.list_tables(ANN))[0].code
+        events = [e.to_json() for e in ctl.events if e.kind != "seat" and e.kind != "note"]
+        epoch = (await hub.snapshot(tid, ANN)).epoch
+        hub.shutdown()  # the server stops
+        return tid, code, events, epoch
+
+    tid, code, events, epoch = asyncio.run(first())
+
+    async def second() -> None:
+        clock.now += 300
+        hub = make_hub(tmp_path, clock)
+        assert hub.restore() == [tid]
+        ctl = hub.controller(tid)
+        info = await hub.find(code)
+        assert info.table_id == tid and info.started
+        assert [s.holder for s in info.seats] == ["Ann", "Bob"]
+        assert all(s.away_since == clock.now for s in info.seats)  # nobody is here yet
+        kinds = [e.to_json() for e in ctl.events if e.kind != "seat" and e.kind != "note"]
+        assert [e["kind"] for e in kinds] == [e["kind"] for e in events]  # type: ignore[index]
+        assert await hub.take_seat(tid, ANN) == 0
+        assert await hub.come_back(tid, BOB) == 1
+        view = await hub.snapshot(tid, ANN)
+        assert view.hand == tuple(ctl.state.hands[0])
+        assert view.epoch and view.epoch != epoch  # the events are numbered anew
+        before = len(ctl.state.history)
+        await play_turn(hub, tid)
+        assert len(ctl.state.history) > before
+        hub.shutdown()
+
+    asyncio.run(second())
+
+
+def test_a_table_nobody_came_back_to_is_closed_after_a_day(tmp_path: Path) -> None:
+    clock = Clock()
+
+    async def main() -> None:
+        hub = make_hub(tmp_path, clock)
+        tid = await seated_table(hub)
+        await hub.spectate(tid, EVE)
+        await hub.mark_away(tid, ANN)
+        await hub.leave(tid, BOB)  # a started game: Bob keeps his seat, away
+        assert hub.close_idle() == []  # Eve is watching
+        await hub.leave(tid, EVE)
+        clock.now += DAY - 1
+        assert hub.close_idle() == []
+        clock.now += 1
+        slot = hub.controller(tid).slot
+        assert slot is not None
+        assert hub.close_idle() == [tid]
+        assert await hub.list_tables(ANN) == []
+        with pytest.raises(HubError, match="no such table"):
+            await hub.snapshot(tid, ANN)
+        assert json.loads(slot.path.read_text())["extra"]["table"]["closed"] is True
+        again = make_hub(tmp_path, clock)
+        assert again.restore() == []
+
+    run(main)
+
+
+def test_a_table_with_a_person_back_is_kept(tmp_path: Path) -> None:
+    clock = Clock()
+
+    async def main() -> None:
+        hub = make_hub(tmp_path, clock)
+        tid = await seated_table(hub)
+        await hub.mark_away(tid, ANN)
+        await hub.mark_away(tid, BOB)
+        clock.now += DAY / 2
+        await hub.come_back(tid, BOB)
+        clock.now += DAY
+        assert hub.close_idle() == []
+        assert [t.table_id for t in await hub.list_tables(BOB)] == [tid]
+
+    run(main)
+
+
+def test_a_person_who_comes_back_while_the_computer_thinks_plays_their_own_turn(
+        tmp_path: Path) -> None:
+    clock = Clock()
+
+    class SlowThinker(SeededThinker):
+        def __init__(self) -> None:
+            super().__init__()
+            self.go = asyncio.Event()
+            self.started = 0
+
+        async def choose(self, view, level, seed):  # type: ignore[no-untyped-def]
+            self.started += 1
+            await self.go.wait()
+            return await super().choose(view, level, seed)
+
+    async def main() -> None:
+        thinker = SlowThinker()
+        hub = LocalHub(thinker, None, clock=clock)
+        tid = await seated_table(hub, start=False)
+        await hub.start(tid, ANN)
+        ctl = hub.controller(tid)
+        if ctl.to_move == 0:
+            await play_turn(hub, tid)
+        assert ctl.to_move == 1
+        await hub.mark_away(tid, BOB)
+        clock.now += 120
+        await hub.hand_to_computer(tid, ANN, 1)
+        await asyncio.sleep(0)  # the computer starts thinking for Bob's seat
+        assert thinker.started == 1
+        await hub.come_back(tid, BOB)
+        thinker.go.set()
+        await hub.idle(tid)
+        assert ctl.to_move == 1 and ctl.awaiting() == 1  # the computer's answer was dropped
+        await play_turn(hub, tid)
+        assert ctl.to_move == 0
+
+    run(main)
