@@ -91,9 +91,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("casino-tui needs a terminal to play in.", file=sys.stderr)
         return 1
     from .app.app import CasinoApp
+    from .table.wire import link_from_environment
 
     app = CasinoApp(config=config, ascii_only=ascii_only, store=store, resume=resumed,
-                    notice=notice, handle_signals=True)
+                    notice=notice, handle_signals=True,
+                    tables=link_from_environment(os.environ) is not None, join=args.join)
     try:
         app.run()
     finally:

@@ -55,6 +55,15 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+def _join_code(text: str) -> str:
+    from casino_tui.table.codes import parse_code
+
+    try:
+        return parse_code(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a table's code: {err}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="casino-tui",
@@ -88,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--load", metavar="FILE",
                         help="open a saved game file (a file from elsewhere is copied into "
                              "your saved games; the file itself is never changed)")
+    resume.add_argument("--join", type=_join_code, metavar="CODE",
+                        help="join the table with this code on a casino-tui server (what "
+                             "'ssh -t -p PORT HOST join CODE' runs)")
     return parser
 
 

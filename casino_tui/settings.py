@@ -1,8 +1,13 @@
-"""Player settings: card style, four-colour deck, theme and computer move speed.
+"""Player settings: card style, four-colour deck, theme, computer move speed and display name.
 
 Stored as JSON in the platformdirs user config directory (``casino-tui``); the environment
 variable ``CASINO_TUI_CONFIG_DIR`` overrides the directory (tests use it). A missing or damaged
 file gives the defaults: settings never stop the game from starting.
+
+The display name is what other people see at tables on a server. Over SSH every key has its
+own settings file (the server gives each player's game its own ``CASINO_TUI_CONFIG_DIR``, see
+:mod:`casino_tui.serve.players`), so the name is kept with the key's profile; it is empty until
+the player chooses one.
 """
 
 from __future__ import annotations
@@ -25,6 +30,24 @@ SPEEDS: tuple[Speed, ...] = ("slow", "normal", "fast", "instant")
 # Seconds a computer move stays on screen before the next one is played.
 SPEED_DELAYS: dict[str, float] = {"slow": 1.6, "normal": 0.9, "fast": 0.35, "instant": 0.0}
 DEFAULT_THEME = "textual-dark"
+MAX_DISPLAY_NAME = 20
+
+
+def clean_display_name(text: str) -> str:
+    """``text`` as a display name (spaces around it removed), or ``ValueError`` saying why not:
+    1 to 20 characters, all printable (no control characters, so no terminal escapes, and no
+    line breaks, invisible formatting or direction marks). Names are always shown literally:
+    ``[b]`` is two brackets and a letter, never markup."""
+    if not isinstance(text, str):
+        raise ValueError("a display name is text")
+    name = text.strip()
+    if not name:
+        raise ValueError("a display name needs at least one character")
+    if len(name) > MAX_DISPLAY_NAME:
+        raise ValueError(f"a display name has at most {MAX_DISPLAY_NAME} characters")
+    if not name.isprintable():
+        raise ValueError("a display name cannot hold control characters or invisible ones")
+    return name
 
 
 @dataclass(frozen=True)
@@ -35,6 +58,7 @@ class Settings:
     four_colour: bool = False
     theme: str = DEFAULT_THEME
     speed: Speed = "normal"
+    display_name: str = ""  # empty: not chosen yet
 
     @property
     def symbols(self) -> bool:
@@ -66,6 +90,11 @@ class Settings:
                 continue
             if f.name == "speed" and v not in SPEEDS:
                 continue
+            if f.name == "display_name":
+                try:
+                    v = clean_display_name(v)
+                except ValueError:
+                    continue
             if not isinstance(v, type(default)):
                 continue
             values[f.name] = v
@@ -73,7 +102,7 @@ class Settings:
 
 
 def config_dir() -> Path:
-    """The directory holding settings (and, later, saved games)."""
+    """The directory holding settings."""
     env = os.environ.get(CONFIG_ENV)
     if env:
         return Path(env)
@@ -86,9 +115,11 @@ def settings_path() -> Path:
     return config_dir() / SETTINGS_FILE
 
 
-def load_settings() -> Settings:
+def load_settings(directory: Path | None = None) -> Settings:
+    """The settings in :func:`config_dir`, or in ``directory`` (the server reads a player's)."""
+    path = settings_path() if directory is None else directory / SETTINGS_FILE
     try:
-        text = settings_path().read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except OSError:
         return Settings()
     try:

@@ -46,7 +46,9 @@ class CasinoApp(App[None]):
     games (default: ``open_store()``, which honours ``$CASINO_TUI_DATA_DIR``); ``resume``: a
     loaded game to open at once (``--continue``, ``--load``); ``notice``: a message to show
     when the app starts; ``handle_signals``: SIGTERM and SIGHUP save and quit (the real
-    program; see :mod:`casino_tui.app.signals`).
+    program; see :mod:`casino_tui.app.signals`); ``tables``: the app runs under a server with
+    tables (its Settings offer the display name); ``join``: the code of a table to join
+    (``ssh -t HOST join CODE``, a valid code).
     """
 
     TITLE = "casino-tui"
@@ -66,8 +68,11 @@ class CasinoApp(App[None]):
                  ascii_only: bool = False, save_settings_to_disk: bool = True,
                  store: SaveStore | None = None,
                  resume: LoadedGame | None = None, notice: str | None = None,
-                 handle_signals: bool = False) -> None:
+                 handle_signals: bool = False, tables: bool = False,
+                 join: str | None = None) -> None:
         super().__init__()
+        self.tables = tables
+        self.join_code = join
         self.handle_signals = handle_signals
         self.exit_signal: int | None = None  # the signal that ended the app
         self._store = store
@@ -162,7 +167,16 @@ class CasinoApp(App[None]):
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         if self.start_notice:
+<<<<<<< HEAD
             self.notify(self.start_notice, markup=False, timeout=10)
+=======
+            self.notify(self.start_notice, markup=False)
+        if self.join_code is not None:
+            # Until the table hub runs in the server, no table can be joined.
+            self.notify(f"There is no table {self.join_code} to join: tables are not open on "
+                        "this server yet.", title="Join a table", severity="warning",
+                        timeout=30, markup=False)
+>>>>>>> wire
         if self.resume is not None:
             game, self.resume = self.resume, None
             self.start_loaded(game)
@@ -354,7 +368,8 @@ class CasinoApp(App[None]):
                 self.apply_settings(result)
 
         themes = sorted(self.available_themes)
-        self.push_screen(SettingsScreen(self.settings, themes, self.force_ascii), done)
+        self.push_screen(SettingsScreen(self.settings, themes, self.force_ascii,
+                                        display_name=self.tables), done)
 
     def show_setup(self, config: GameConfig | None = None) -> None:
         from casino_tui.table import GameConfig as _GameConfig

@@ -38,6 +38,9 @@ PLAYERS_DIR = "players"
 PLAYER_FILE = "player.json"
 # The app flag that resumes the latest unfinished game (the saves issue adds it).
 CONTINUE_FLAG = "--continue"
+# The app flag that joins a table: ``ssh -t -p PORT HOST join CODE``.
+JOIN_FLAG = "--join"
+JOIN_COMMAND = "join"
 
 
 def player_id(fingerprint: str) -> str:
@@ -67,6 +70,13 @@ class PlayerDirs:
     def ensure(self) -> None:
         for d in (self.root, self.data, self.config):
             d.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+    def display_name(self) -> str:
+        """The name the player chose to be shown at tables ("" until they choose one): kept in
+        their settings, which the game reads from and writes to :attr:`config`."""
+        from casino_tui.settings import load_settings
+
+        return load_settings(self.config).display_name
 
     def record_visit(self, fingerprint: str) -> None:
         """Keep ``player.json`` (which key this directory belongs to) up to date."""
@@ -254,10 +264,25 @@ def _unfinished_via_saves(data_dir: Path) -> bool | None:
         return False
 
 
-def app_arguments(dirs: PlayerDirs, *, continue_supported: bool, ascii: bool = False) -> list[str]:
-    """The arguments of ``python -m casino_tui`` for this player's session."""
+def join_command(command: str) -> str | None:
+    """The table code of an exec request ``join CODE`` (the one command the server accepts;
+    the code as :func:`casino_tui.table.codes.normalize_code` reads it), else None."""
+    from casino_tui.table.codes import normalize_code
+
+    word, _sep, rest = command.strip().partition(" ")
+    if word != JOIN_COMMAND or not rest.strip():
+        return None
+    return normalize_code(rest)
+
+
+def app_arguments(dirs: PlayerDirs, *, continue_supported: bool, ascii: bool = False,
+                  join: str | None = None) -> list[str]:
+    """The arguments of ``python -m casino_tui`` for this player's session: ``--join CODE``
+    for ``ssh HOST join CODE``, else ``--continue`` when they have a game to continue."""
     args: list[str] = []
-    if continue_supported and has_saved_game(dirs.data):
+    if join is not None:
+        args += [JOIN_FLAG, join]
+    elif continue_supported and has_saved_game(dirs.data):
         args.append(CONTINUE_FLAG)
     if ascii:
         args.append("--ascii")

@@ -22,8 +22,12 @@ from .players import (
     PlayerDirs,
     app_arguments,
     app_supports_flag,
+<<<<<<< HEAD
     check_data_dir,
     host_key_problem,
+=======
+    join_command,
+>>>>>>> wire
     load_or_create_host_key,
     prepare_player,
 )
@@ -349,7 +353,9 @@ class GameServer:
             _refuse(process, "casino-tui: no player key on this connection.")
             return
         pty = process.get_terminal_type() is not None
-        if process.command is not None or process.subsystem is not None:
+        # The one command accepted: ``join CODE`` (ssh -t -p PORT HOST join CODE).
+        join = join_command(process.command) if process.command is not None else None
+        if (process.command is not None and join is None) or process.subsystem is not None:
             what = (f"subsystem {_shown(process.subsystem)}" if process.subsystem is not None
                     else f"command {_shown(process.command or '')}")
             log.info("refused %s from %s: asked for a %s", owner.fingerprint, owner.peer, what)
@@ -366,7 +372,7 @@ class GameServer:
         owner.game_started()
         self.active += 1
         try:
-            await self._play(process, owner)
+            await self._play(process, owner, join)
         finally:
             self.active -= 1
             owner.game_ended()
@@ -402,7 +408,8 @@ class GameServer:
             log.warning("session %d: the player's earlier session did not end within %gs",
                         number, wait)
 
-    async def _play(self, process: asyncssh.SSHServerProcess[bytes], owner: _Connection) -> None:
+    async def _play(self, process: asyncssh.SSHServerProcess[bytes], owner: _Connection,
+                    join: str | None = None) -> None:
         assert owner.fingerprint is not None
         cfg = self.config
         number = next(self._ids)
@@ -416,7 +423,7 @@ class GameServer:
             await self._replace_older(number, owner)
             args = await asyncio.to_thread(app_arguments, dirs,
                                            continue_supported=self.continue_supported,
-                                           ascii=client_wants_ascii(client_env))
+                                           ascii=client_wants_ascii(client_env), join=join)
             if self.closing:
                 _refuse(process, "casino-tui: the server is shutting down. Try again later.",
                         True)

@@ -6,7 +6,10 @@
 - :mod:`~casino_tui.table.events`: :class:`TableEvent`, :class:`TableView` (JSON on the wire);
 - :mod:`~casino_tui.table.codec`: JSON forms of cards, moves, move events, round summaries;
 - :mod:`~casino_tui.table.hub`: :class:`TableHub` (the interface) and :class:`LocalHub` (the
-  in-process hub the server runs: every table's one authority).
+  in-process hub the server runs: every table's one authority);
+- :mod:`~casino_tui.table.wire`: the local channel between the server (its table hub) and each
+  player's app process: a Unix socket, a per-session secret, length-prefixed JSON frames;
+- :mod:`~casino_tui.table.codes`: short join codes that are easy to read aloud (``KAMIRO``).
 
 Solo and hot-seat games run a controller in the app's process; a server's tables run in its hub.
 """

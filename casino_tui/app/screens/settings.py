@@ -1,20 +1,22 @@
-"""Settings: card style, four-colour deck, theme and computer move speed (saved to disk)."""
+"""Settings: card style, four-colour deck, theme, computer move speed and, on a server with
+tables, the player's display name (saved to disk)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import PurePath
 from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from casino_tui.engine import parse_cards
-from casino_tui.settings import SPEED_DELAYS, Settings
+from casino_tui.settings import MAX_DISPLAY_NAME, SPEED_DELAYS, Settings, clean_display_name
 
 from ..cardfmt import CardPainter, face_background
 from ..styles import css
@@ -25,7 +27,8 @@ SPEED_LABELS = {"slow": "slow", "normal": "normal", "fast": "fast", "instant": "
 
 
 class SettingsScreen(ModalScreen[Settings | None]):
-    """Enter saves (dismisses with the new settings); Esc cancels (None)."""
+    """Enter saves (dismisses with the new settings); Esc cancels (None). With
+    ``display_name`` (a server with tables) the player's display name is a field too."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs", "setup")
 
@@ -38,11 +41,12 @@ class SettingsScreen(ModalScreen[Settings | None]):
     HELP_TITLE = "Settings"
 
     def __init__(self, settings: Settings, themes: Sequence[str],
-                 forced_ascii: bool = False) -> None:
+                 forced_ascii: bool = False, display_name: bool = False) -> None:
         super().__init__()
         self.settings = settings
         self.themes = list(themes)
         self.forced_ascii = forced_ascii
+        self.display_name = display_name
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         return [(self.HELP_TITLE, [("↑↓", "choose a setting"), ("←→", "change it"),
@@ -62,6 +66,15 @@ class SettingsScreen(ModalScreen[Settings | None]):
             yield Cycler("Theme", [(t, t) for t in self.themes], s.theme, id="set-theme",
                          label_width=16)
             yield Cycler("Computer speed", speeds, s.speed, id="set-speed", label_width=16)
+            if self.display_name:
+                with Horizontal(classes="field-row", id="settings-name-row"):
+                    yield Static("Display name", classes="field-label")
+                    field = Input(s.display_name, id="set-name", compact=True,
+                                  max_length=MAX_DISPLAY_NAME, placeholder="not chosen yet")
+                    field.cursor_blink = False
+                    yield field
+                    yield Static("shown at tables", classes="field-note")
+                yield Static("", id="settings-error", markup=False)
             yield Static(id="settings-sample")
             yield Static("↑↓ choose · ←→ change · Enter save · Esc cancel",
                          classes="dialog-keys")
@@ -71,7 +84,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
         self._sample()
 
     def _current(self) -> Settings:
-        return Settings(
+        return replace(
+            self.settings,
             card_style=self.query_one("#set-cards", Cycler).value,
             four_colour=bool(self.query_one("#set-colours", Cycler).value),
             theme=str(self.query_one("#set-theme", Cycler).value),
@@ -92,8 +106,23 @@ class SettingsScreen(ModalScreen[Settings | None]):
             self.app.theme = str(event.value)
         self._sample()
 
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_save()
+
     def action_save(self) -> None:
-        self.dismiss(self._current())
+        settings = self._current()
+        if self.display_name:
+            typed = self.query_one("#set-name", Input).value
+            if typed.strip() or self.settings.display_name:
+                try:
+                    settings = settings.with_(display_name=clean_display_name(typed))
+                except ValueError as err:
+                    self.query_one("#settings-error", Static).update(
+                        f"✗ {str(err).capitalize()}.")
+                    self.query_one("#set-name", Input).focus()
+                    return
+        self.dismiss(settings)
 
     def action_cancel(self) -> None:
         self.app.theme = self.settings.theme

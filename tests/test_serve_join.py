@@ -1,0 +1,110 @@
+"""``ssh -t -p PORT HOST join CODE``: the one command the server accepts (issue 12); the game
+gets ``--join CODE``. Every other command is still refused as before."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from serve_support import (
+    TITLE,
+    Key,
+    Server,
+    Tmux,
+    make_key,
+    needs_ssh,
+    needs_ssh_tmux,
+    ssh_argv,
+    ssh_run,
+)
+
+from casino_tui.cli import build_parser
+from casino_tui.serve.players import PlayerDirs, app_arguments, join_command
+from casino_tui.settings import Settings, save_settings
+
+
+@pytest.mark.parametrize(("command", "code"), [
+    ("join KAMIRO", "KAMIRO"), ("join kamiro", "KAMIRO"), ("join ka-mi-ro", "KAMIRO"),
+    ("join  Ka Mi Ro ", "KAMIRO"), (" join BADEFU", "BADEFU"),
+    ("join", None), ("join ", None), ("join KAMI", None), ("join KAMIRO; ls", None),
+    ("Join KAMIRO", None), ("joinKAMIRO", None), ("ls", None), ("cat /etc/passwd", None),
+    ("join LAMIRO", None), ("join\tKAMIRO", None), ("join KAMIRO\x1b[2J", None), ("", None),
+])
+def test_join_command(command: str, code: str | None) -> None:
+    assert join_command(command) == code
+
+
+def test_join_arguments_and_display_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "casino_tui.saves", None)
+    dirs = PlayerDirs.for_fingerprint(tmp_path, "SHA256:p")
+    dirs.ensure()
+    (dirs.data / "autosave.json").write_text("{}")  # a game to continue
+    assert app_arguments(dirs, continue_supported=True) == ["--continue"]
+    # Joining a table does not continue the solo game.
+    assert app_arguments(dirs, continue_supported=True, join="KAMIRO") == ["--join", "KAMIRO"]
+    assert app_arguments(dirs, continue_supported=True, ascii=True, join="KAMIRO") == [
+        "--join", "KAMIRO", "--ascii"]
+    # The display name is read from the player's own settings.
+    assert dirs.display_name() == ""
+    monkeypatch.setenv("CASINO_TUI_CONFIG_DIR", str(dirs.config))
+    save_settings(Settings(display_name="Ann"))
+    monkeypatch.setenv("CASINO_TUI_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    assert dirs.display_name() == "Ann"
+
+
+def test_game_command_line_join(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = build_parser()
+    assert parser.parse_args(["--join", "ka-mi-ro"]).join == "KAMIRO"
+    assert parser.parse_args([]).join is None
+    for bad in (["--join", "12345"], ["--join", "KAMIRO", "--continue"]):
+        with pytest.raises(SystemExit) as exit_:
+            parser.parse_args(bad)
+        assert exit_.value.code == 2
+    assert "is not a table's code" in capsys.readouterr().err
+
+
+# ====================================================================== end to end
+@pytest.fixture
+def key(tmp_path: Path) -> Key:
+    return make_key(tmp_path, "alice")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path / "data")
+    yield s
+    s.stop()
+
+
+@needs_ssh
+def test_other_commands_are_still_refused(server: Server, key: Key) -> None:
+    who = re.escape(key.fingerprint)
+    for command in (["join"], ["join", "12345"], ["join", "KAMIRO", "now"], ["joinKAMIRO"]):
+        refused = ssh_run(server.port, key, command=command)
+        assert refused.returncode == 1, refused
+        assert refused.stderr.strip() == ("casino-tui: this server only runs the game; connect "
+                                          "without a command: ssh -t -p PORT HOST")
+        server.wait_log(rf"refused {who} from 127\.0\.0\.1:\d+: asked for a command "
+                        + re.escape(repr(" ".join(command))))
+    # A valid join without a terminal: the game needs one.
+    no_tty = ssh_run(server.port, key, "-T", command=["join", "KAMIRO"])
+    assert no_tty.returncode == 1 and "the game needs a terminal" in no_tty.stderr
+    assert "start: player" not in server.log()
+
+
+@needs_ssh_tmux
+def test_join_code_reaches_the_game(tmp_path: Path, server: Server, key: Key) -> None:
+    tmux = Tmux(tmp_path)
+    try:
+        tmux.start("a", ssh_argv(server.port, key, "-t", command=["join", "ka-mi-ro"]), 100, 30)
+        screen = tmux.wait_for("a", "There is no table KAMIRO to join", timeout=30)
+        assert TITLE in screen
+        server.wait_log(rf"session 1 start: player {re.escape(key.fingerprint)} .* "
+                        r"args \[--join KAMIRO\]")
+        tmux.send("a", "q")
+        assert tmux.wait_exit("a") == 0
+    finally:
+        tmux.close()
