@@ -167,16 +167,12 @@ class CasinoApp(App[None]):
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         if self.start_notice:
-<<<<<<< HEAD
             self.notify(self.start_notice, markup=False, timeout=10)
-=======
-            self.notify(self.start_notice, markup=False)
         if self.join_code is not None:
             # Until the table hub runs in the server, no table can be joined.
             self.notify(f"There is no table {self.join_code} to join: tables are not open on "
                         "this server yet.", title="Join a table", severity="warning",
                         timeout=30, markup=False)
->>>>>>> wire
         if self.resume is not None:
             game, self.resume = self.resume, None
             self.start_loaded(game)

@@ -22,12 +22,9 @@ from .players import (
     PlayerDirs,
     app_arguments,
     app_supports_flag,
-<<<<<<< HEAD
     check_data_dir,
     host_key_problem,
-=======
     join_command,
->>>>>>> wire
     load_or_create_host_key,
     prepare_player,
 )
