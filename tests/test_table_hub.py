@@ -16,6 +16,7 @@ from table_support import SeededThinker
 from casino_tui.engine import Move
 from casino_tui.saves import SaveStore
 from casino_tui.table import GameConfig, MoveRefused, SeatConfig
+from casino_tui.table.codes import is_code
 from casino_tui.table.hub import (
     CHAT_BURST,
     CHAT_MAX,
@@ -24,7 +25,6 @@ from casino_tui.table.hub import (
     LocalHub,
     Person,
     TableHub,
-    normalize_code,
 )
 
 ANN = Person("key-ann", "Ann")
@@ -87,20 +87,22 @@ def test_the_local_hub_is_a_table_hub(tmp_path: Path) -> None:
 
 def test_tables_are_created_listed_found_by_code_and_joined(tmp_path: Path) -> None:
     async def main() -> None:
-        hub = make_hub(tmp_path, codes=["AB3-XY7", "PRV123"])
+        hub = make_hub(tmp_path, codes=["ka-mi-ro", "BADEFU"])
         public = await hub.create_table(two_people(), ANN)
         private = await hub.create_table(two_people(), ANN, public=False)
-        assert public.code == "AB3-XY7" and public.open_seats == 1 and not public.started
+        assert public.code == "KAMIRO" and public.open_seats == 1 and not public.started
         assert public.seats[0].holder == "Ann" and public.creator == "Ann"
         assert [t.table_id for t in await hub.list_tables(BOB)] == [public.table_id]
         assert {t.table_id for t in await hub.list_tables(ANN)} == {public.table_id,
                                                                     private.table_id}
-        assert (await hub.find(" ab3 xy7 ")).table_id == public.table_id
+        assert (await hub.find(" Ka-Mi ro ")).table_id == public.table_id
         with pytest.raises(HubError, match="no table has this code"):
-            await hub.find("ZZZZZZ")
+            await hub.find("ZAZAZA")
+        with pytest.raises(HubError, match="syllables such as KAMIRO"):
+            await hub.find("AB3-XY7")
         with pytest.raises(HubError, match="private"):
             await hub.spectate(private.table_id, BOB)
-        joined = await hub.join("prv-123", BOB)
+        joined = await hub.join("ba-de-fu", BOB)
         assert joined.table_id == private.table_id and joined.spectators == 1
         assert await hub.take_seat(private.table_id, BOB) == 1
         assert private.table_id in {t.table_id for t in await hub.list_tables(BOB)}
@@ -111,7 +113,19 @@ def test_tables_are_created_listed_found_by_code_and_joined(tmp_path: Path) -> N
                                                      SeatConfig("B", False))), ANN)
 
     run(main)
-    assert normalize_code("ab-3 c") == "AB3C"
+
+
+def test_join_codes_are_the_codes_of_codes_py(tmp_path: Path) -> None:
+    """Without an injected source, a table's code is three consonant-vowel syllables, unique
+    among the open tables."""
+    async def main() -> None:
+        hub = make_hub(tmp_path)
+        made = [(await hub.create_table(two_people(), ANN)).code for _ in range(20)]
+        assert all(is_code(c) and c == c.upper() and len(c) == 6 for c in made)
+        assert len(set(made)) == len(made)
+        assert (await hub.find(made[0].lower())).code == made[0]
+
+    run(main)
 
 
 def test_names_are_unique_at_a_table_and_seats_start_with_the_creator(tmp_path: Path) -> None:

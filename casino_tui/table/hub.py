@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from casino_tui.engine import Move, Rules
 
+from . import codes
 from .config import DEFAULT_LEVEL, GameConfig, SeatConfig
 from .controller import MoveRefused, TableController, Thinker
 from .events import SeatInfo, TableEvent, TableView
@@ -40,17 +41,6 @@ CHAT_MAX = 200  # characters of one chat line
 CHAT_BURST = 5  # chat lines a person may send within CHAT_WINDOW seconds
 CHAT_WINDOW = 10.0
 QUEUE_MAX = 2000  # events waiting for one subscriber; more and it must take a fresh snapshot
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: easy to read aloud
-
-
-def simple_code() -> str:
-    """A join code: six letters and digits that cannot be mistaken for each other."""
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
-
-
-def normalize_code(text: str) -> str:
-    """A typed code as it is looked up: capitals, no spaces or dashes."""
-    return "".join(c for c in text.upper() if c.isalnum())
 
 
 class HubError(Exception):
@@ -294,20 +284,20 @@ class LocalHub:
 
     ``store``: where tables are saved (a SaveStore of their own folder; None: not saved);
     ``thinker``: the computers' moves (a worker process shared by all tables);
-    ``new_code``/``normalize``: join codes and how a typed one is looked up; ``clock``: seconds
-    (tests move time on). Call :meth:`restore` once at start, :meth:`close_idle` now and then,
-    :meth:`shutdown` at the end.
+    ``new_code``: where join codes come from (default: :func:`casino_tui.table.codes.new_code`,
+    three syllables such as ``KAMIRO``; codes are kept as
+    :func:`~casino_tui.table.codes.normalize_code` reads them, and a typed code is found in any
+    case, with spaces or dashes); ``clock``: seconds (tests move time on). Call :meth:`restore`
+    once at start, :meth:`close_idle` now and then, :meth:`shutdown` at the end.
     """
 
     def __init__(self, thinker: Thinker, store: SaveStore | None = None, *,
-                 new_code: Callable[[], str] = simple_code,
-                 normalize: Callable[[str], str] = normalize_code,
+                 new_code: Callable[[], str] | None = None,
                  clock: Callable[[], float] = time.time, away_grace: float = AWAY_GRACE,
                  keep_empty: float = DAY) -> None:
         self.thinker = thinker
         self.store = store
         self._new_code = new_code
-        self._normalize = normalize
         self._clock = clock
         self.away_grace = away_grace
         self.keep_empty = keep_empty
@@ -321,10 +311,15 @@ class LocalHub:
         return table
 
     def _code(self) -> str:
-        taken = {self._normalize(t.code) for t in self._tables.values()}
+        taken = {t.code for t in self._tables.values()}
+        if self._new_code is None:
+            try:
+                return codes.new_code(taken)
+            except RuntimeError:  # pragma: no cover - with 274,625 codes
+                raise HubError("no free join code: try again") from None
         for _ in range(1000):
-            code = self._new_code()
-            if self._normalize(code) not in taken:
+            code = codes.parse_code(self._new_code())
+            if code not in taken:
                 return code
         raise HubError("no free join code: try again")  # pragma: no cover
 
@@ -360,9 +355,12 @@ class LocalHub:
             (t.public and not t.controller.game_over) or t.seat_of(person.id) is not None)]
 
     async def find(self, code: str) -> TableInfo:
-        wanted = self._normalize(code)
+        try:
+            wanted = codes.parse_code(code)
+        except ValueError as err:
+            raise HubError(str(err)) from None
         for t in self._tables.values():
-            if not t.closed and self._normalize(t.code) == wanted:
+            if not t.closed and t.code == wanted:
                 return self._info(t)
         raise HubError("no table has this code: check it, or ask for it again")
 
@@ -778,7 +776,7 @@ class LocalHub:
         creator = record.get("creator") or {}
         empty = record.get("empty_since")
         return _Table(
-            str(record["id"]), str(record.get("code") or self._code()),
+            str(record["id"]), codes.normalize_code(str(record.get("code"))) or self._code(),
             bool(record.get("public", True)),
             Person(str(creator.get("id", "")), str(creator.get("name", "?"))), ctl,
             holders, started=bool(record.get("started")),
