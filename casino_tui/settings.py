@@ -18,6 +18,10 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
+# The display-name rule is shared with the server's tables (kept in casino_tui.names).
+from casino_tui.names import MAX_DISPLAY_NAME as MAX_DISPLAY_NAME
+from casino_tui.names import clean_display_name
+
 APP_NAME = "casino-tui"
 CONFIG_ENV = "CASINO_TUI_CONFIG_DIR"
 SETTINGS_FILE = "settings.json"
@@ -30,24 +34,6 @@ SPEEDS: tuple[Speed, ...] = ("slow", "normal", "fast", "instant")
 # Seconds a computer move stays on screen before the next one is played.
 SPEED_DELAYS: dict[str, float] = {"slow": 1.6, "normal": 0.9, "fast": 0.35, "instant": 0.0}
 DEFAULT_THEME = "textual-dark"
-MAX_DISPLAY_NAME = 20
-
-
-def clean_display_name(text: str) -> str:
-    """``text`` as a display name (spaces around it removed), or ``ValueError`` saying why not:
-    1 to 20 characters, all printable (no control characters, so no terminal escapes, and no
-    line breaks, invisible formatting or direction marks). Names are always shown literally:
-    ``[b]`` is two brackets and a letter, never markup."""
-    if not isinstance(text, str):
-        raise ValueError("a display name is text")
-    name = text.strip()
-    if not name:
-        raise ValueError("a display name needs at least one character")
-    if len(name) > MAX_DISPLAY_NAME:
-        raise ValueError(f"a display name has at most {MAX_DISPLAY_NAME} characters")
-    if not name.isprintable():
-        raise ValueError("a display name cannot hold control characters or invisible ones")
-    return name
 
 
 @dataclass(frozen=True)
