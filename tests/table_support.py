@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 
 from casino_tui.ai import choose_move
-from casino_tui.engine import Card, Move, SeatView, parse_card
+from casino_tui.engine import Card, Move, SeatView, State, parse_card
 
 CARD_TOKEN = re.compile(r"(?<![0-9A-Za-z])(10|[2-9AJQK])([SHDC])(?![0-9A-Za-z])")
 
@@ -54,3 +55,42 @@ def cards_in(value: object) -> set[Card]:
         for m in CARD_TOKEN.finditer(text):
             out.add(parse_card(m.group(0)))
     return out
+
+
+# ---------------------------------------------------------------------- the leak check
+Recipient = int | None  # a seat, or None: a spectator
+
+
+def hidden_from(state: State, who: Recipient) -> set[Card]:
+    """The cards ``who`` may not know now: the stock and every other seat's hand."""
+    out = set(state.stock)
+    for seat, hand in enumerate(state.hands):
+        if seat != who:
+            out.update(hand)
+    return out
+
+
+def wire(value: dict[str, object]) -> object:
+    return json.loads(json.dumps(value))  # exactly what crosses the socket
+
+
+class Recorder:
+    """What each recipient was sent, with the cards hidden from it at that moment."""
+
+    def __init__(self, state: State, recipients: tuple[Recipient, ...]) -> None:
+        self.state = state
+        self.recipients = recipients
+        self.sent: list[tuple[Recipient, object, set[Card]]] = []
+
+    def send(self, who: Recipient, message: dict[str, object]) -> None:
+        self.sent.append((who, wire(message), hidden_from(self.state, who)))
+
+    def check(self) -> None:
+        seen_own: dict[Recipient, set[Card]] = {r: set() for r in self.recipients}
+        for who, message, hidden in self.sent:
+            named = cards_in(message)
+            leaked = named & hidden
+            assert not leaked, f"sent to {who}: hidden cards {leaked} in {message}"
+            seen_own[who] |= named
+        for who in self.recipients:  # the scanner does find cards (the check can fail)
+            assert seen_own[who], f"nothing with a card was sent to {who}"

@@ -7,54 +7,15 @@ hub, with people and computers at the table."""
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from pathlib import Path
 
 import pytest
-from table_support import SeededThinker, cards_in
+from table_support import Recipient, Recorder, SeededThinker
 
-from casino_tui.engine import Card, State
 from casino_tui.saves import SaveStore
 from casino_tui.table import GameConfig, SeatConfig, TableController, TableEvent, default_seats
 from casino_tui.table.hub import LocalHub, Person, Subscription
-
-Recipient = int | None  # a seat, or None: a spectator
-
-
-def hidden_from(state: State, who: Recipient) -> set[Card]:
-    """The cards ``who`` may not know now: the stock and every other seat's hand."""
-    out = set(state.stock)
-    for seat, hand in enumerate(state.hands):
-        if seat != who:
-            out.update(hand)
-    return out
-
-
-def wire(value: dict[str, object]) -> object:
-    return json.loads(json.dumps(value))  # exactly what crosses the socket
-
-
-class Recorder:
-    """What each recipient was sent, with the cards hidden from it at that moment."""
-
-    def __init__(self, state: State, recipients: tuple[Recipient, ...]) -> None:
-        self.state = state
-        self.recipients = recipients
-        self.sent: list[tuple[Recipient, object, set[Card]]] = []
-
-    def send(self, who: Recipient, message: dict[str, object]) -> None:
-        self.sent.append((who, wire(message), hidden_from(self.state, who)))
-
-    def check(self) -> None:
-        seen_own: dict[Recipient, set[Card]] = {r: set() for r in self.recipients}
-        for who, message, hidden in self.sent:
-            named = cards_in(message)
-            leaked = named & hidden
-            assert not leaked, f"sent to {who}: hidden cards {leaked} in {message}"
-            seen_own[who] |= named
-        for who in self.recipients:  # the scanner does find cards (the check can fail)
-            assert seen_own[who], f"nothing with a card was sent to {who}"
 
 
 def play_whole_game(config: GameConfig, recipients: tuple[Recipient, ...]) -> Recorder:

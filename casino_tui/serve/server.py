@@ -11,9 +11,11 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncssh
+
+from casino_tui.table.wire import Identity, new_secret, session_environment, socket_path
 
 from .config import NO_GAME_SECONDS, ServeConfig
 from .players import (
@@ -26,6 +28,7 @@ from .players import (
     host_key_problem,
     join_command,
     load_or_create_host_key,
+    player_id,
     prepare_player,
 )
 from .pty_session import (
@@ -36,6 +39,11 @@ from .pty_session import (
     client_wants_ascii,
     valid_term,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.ai.worker import WorkerPool
+    from casino_tui.table.hub import LocalHub
+    from casino_tui.table.service import HubService
 
 log = logging.getLogger("casino_tui.serve")
 
@@ -48,6 +56,10 @@ NO_GAME_TIMEOUT = NO_GAME_SECONDS
 # How long a new session waits for the same player's previous game to be hung up (the hang-up
 # itself takes at most hangup_grace + about 4 s: SIGTERM, SIGKILL, the goodbye message).
 REPLACE_WAIT_EXTRA = 6.0
+# The tables: their channel's socket is DATA/tables/hub.sock (a directory of mode 0700, see
+# casino_tui.table.wire) and their saves DATA/tables/games/ (the save format of every game).
+TABLES_DIR = "tables"
+CLOSE_IDLE_EVERY = 600.0  # seconds between two looks for tables nobody came back to
 
 
 class RateLimiter:
@@ -246,6 +258,13 @@ class GameServer:
             weakref.WeakValueDictionary())
         self.continue_supported = app_supports_flag(CONTINUE_FLAG)
         self.port = config.port
+        # The tables people play at together: one hub (every table's one authority) and its
+        # service on the table channel; None while closed (a problem at start is logged and
+        # the server runs without tables).
+        self.hub: LocalHub | None = None
+        self.hub_service: HubService | None = None
+        self.thinker: WorkerPool | None = None
+        self._idle_task: asyncio.Task[None] | None = None
 
     @property
     def no_game_timeout(self) -> float:
@@ -272,6 +291,7 @@ class GameServer:
         sockets = self._acceptor.sockets
         if sockets:
             self.port = sockets[0].getsockname()[1]
+        await self._open_tables()
         log.info("host key %s (%s)", host_key.get_fingerprint("sha256"),
                  cfg.data_dir / "ssh_host_ed25519_key.pub")
         if self.authorized is None:
@@ -301,9 +321,66 @@ class GameServer:
                                            "casino-tui: the server is shutting down.")
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=self.config.hangup_grace + 5)
+        await self._close_tables()
         if self._acceptor is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._acceptor.wait_closed(), 2.0)
+
+    # ------------------------------------------------------------------ tables
+    @property
+    def tables_dir(self) -> Path:
+        return self.config.data_dir / TABLES_DIR
+
+    async def _open_tables(self) -> None:
+        """The hub with the tables saved before (restored), its computers' worker processes
+        and its channel. A problem (a full disk, a socket path too long) is logged: the
+        server runs on without tables."""
+        from casino_tui.ai.worker import WorkerPool
+        from casino_tui.saves import SaveStore, games_dir
+        from casino_tui.table.hub import LocalHub
+        from casino_tui.table.service import HubService
+        from casino_tui.table.wire import WireError
+
+        thinker = WorkerPool()
+        hub = LocalHub(thinker, SaveStore(games_dir(self.tables_dir)))
+        service = HubService(hub)
+        try:
+            restored = await asyncio.to_thread(hub.restore)
+            await service.start(socket_path(self.config.data_dir))
+        except (OSError, WireError) as err:
+            log.warning("the tables are closed (people can play alone): %s", err)
+            hub.shutdown()
+            thinker.shutdown()
+            return
+        self.hub, self.hub_service, self.thinker = hub, service, thinker
+        self._idle_task = asyncio.get_running_loop().create_task(self._close_idle())
+        log.info("tables: %d restored, saved in %s", len(restored), games_dir(self.tables_dir))
+
+    async def _close_idle(self) -> None:
+        while self.hub is not None:
+            await asyncio.sleep(CLOSE_IDLE_EVERY)
+            if self.hub is None:
+                return
+            try:
+                closed = self.hub.close_idle()
+            except Exception:
+                log.exception("closing the idle tables failed")
+                continue
+            if closed:
+                log.info("closed %d table(s) nobody came back to for a day", len(closed))
+
+    async def _close_tables(self) -> None:
+        hub, service, thinker = self.hub, self.hub_service, self.thinker
+        self.hub = self.hub_service = self.thinker = None
+        if self._idle_task is not None:
+            self._idle_task.cancel()
+            self._idle_task = None
+        if service is not None:
+            await service.close()
+        if hub is not None:
+            hub.shutdown()
+        if thinker is not None:
+            thinker.shutdown()
 
     # ------------------------------------------------------------------ connections
     def connection_authenticated(self, connection: _Connection) -> None:
@@ -429,6 +506,7 @@ class GameServer:
             env = child_environment(term, client_env, dirs.root, dirs.data, dirs.config)
             if problem is not None:
                 env[NOTICE_ENV] = problem
+            secret = self._table_secret(number, owner.fingerprint, env)
             game = PtyGame(
                 process=process, term=term, size=(cols, rows, pw, ph), env=env, args=args,
                 cwd=next((d for d in (dirs.root, cfg.data_dir) if d.is_dir()), Path("/")),
@@ -452,11 +530,26 @@ class GameServer:
             return
         finally:
             self.sessions.pop(number, None)
+            if secret is not None and self.hub_service is not None:
+                await self.hub_service.end_session(secret)
             detail = f" ({end.detail})" if end.detail else ""
             log.info("session %d end: player %s duration %.1fs reason %s%s status %d", number,
                      owner.fingerprint, game.duration, end.reason, detail, end.status)
         with contextlib.suppress(Exception):
             process.exit(end.status)
+
+
+    def _table_secret(self, number: int, fingerprint: str, env: dict[str, str]) -> str | None:
+        """Admit session ``number``'s game to the tables: a new secret naming the player's
+        identity, put in the game's environment (never on its command line). None when the
+        tables are closed."""
+        service = self.hub_service
+        if service is None or service.path is None:
+            return None
+        secret = new_secret()
+        service.register(secret, Identity(player_id(fingerprint), fingerprint, number))
+        env.update(session_environment(service.path, secret))
+        return secret
 
 
 def _shown(text: str, limit: int = 60) -> str:

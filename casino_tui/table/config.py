@@ -7,8 +7,9 @@ Pure Python (no Textual): the New game screen fills a :class:`GameConfig`, a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from casino_tui.engine import Rules
 
@@ -16,6 +17,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.saves import LoadedGame, Seat
 
 DEFAULT_LEVEL = "medium"
+LEVELS: tuple[str, ...] = ("random", "easy", "medium", "hard")  # as casino_tui.ai.LEVELS
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+MAX_TARGET = 1000
+MAX_SEAT_NAME = 20
 
 SEAT_NAMES: dict[int, tuple[str, ...]] = {
     2: ("South", "North"),
@@ -105,3 +110,71 @@ def loaded_config(game: LoadedGame) -> GameConfig:
     seats = tuple(SeatConfig(s.name, s.is_human, s.level or DEFAULT_LEVEL) for s in game.seats)
     return GameConfig(preset=st.rules.preset_name, players=st.num_players, seats=seats,
                       seed=st.seed if isinstance(st.seed, int) else None)
+
+
+# ---------------------------------------------------------------------- JSON (the table channel)
+def config_to_json(config: GameConfig) -> dict[str, Any]:
+    """A config as plain JSON (an app asking the server's hub for a new table)."""
+    return {"preset": config.preset, "players": config.players,
+            "seats": [{"name": s.name, "human": s.human, "level": s.level}
+                      for s in config.seats],
+            "partnerships": config.partnerships, "target": config.target, "seed": config.seed}
+
+
+def config_from_json(value: object) -> GameConfig:
+    """A config read from JSON that anyone may have sent: every field checked and bounded
+    (2 to 6 players, one seat each, printable seat names of at most 20 characters, known
+    computer levels, a target of 1 to 1000, a seed as :func:`parse_seed` allows). Raises
+    ValueError saying what is wrong; whether the preset exists is for the table to say."""
+    if not isinstance(value, Mapping):
+        raise ValueError("a game's settings must be an object")
+    unknown = set(value) - {"preset", "players", "seats", "partnerships", "target", "seed"}
+    if unknown:
+        raise ValueError(f"unknown game settings: {', '.join(sorted(map(str, unknown)))}"[:100])
+    preset = value.get("preset", "classic")
+    if not isinstance(preset, str) or not 0 < len(preset) <= 40:
+        raise ValueError("the preset must be a name")
+    players = _whole(value.get("players"), "the number of players")
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"a table has {MIN_PLAYERS} to {MAX_PLAYERS} players")
+    raw = value.get("seats")
+    if not isinstance(raw, list) or len(raw) != players:
+        raise ValueError("the seats must be a list with one seat for each player")
+    seats = tuple(_seat_from_json(s) for s in raw)
+    partnerships = value.get("partnerships", True)
+    if not isinstance(partnerships, bool):
+        raise ValueError("partnerships must be true or false")
+    target = value.get("target")
+    if target is not None:
+        target = _whole(target, "the target")
+        if not 1 <= target <= MAX_TARGET:
+            raise ValueError(f"the target must be from 1 to {MAX_TARGET}")
+    seed = value.get("seed")
+    if seed is not None:
+        seed = _whole(seed, "the seed")
+        if not 0 <= seed <= SEED_MAX:
+            raise ValueError(f"the seed must be a whole number from 0 to {SEED_MAX}")
+    return GameConfig(preset=preset, players=players, seats=seats, partnerships=partnerships,
+                      target=target, seed=seed)
+
+
+def _seat_from_json(value: object) -> SeatConfig:
+    if not isinstance(value, Mapping) or set(value) - {"name", "human", "level"}:
+        raise ValueError("a seat must be an object with a name, human and level")
+    name, human, level = value.get("name"), value.get("human"), value.get("level",
+                                                                          DEFAULT_LEVEL)
+    if not isinstance(name, str) or not 0 < len(name) <= MAX_SEAT_NAME \
+            or not name.isprintable():
+        raise ValueError(f"a seat's name is 1 to {MAX_SEAT_NAME} printable characters")
+    if not isinstance(human, bool):
+        raise ValueError("a seat's human must be true or false")
+    if level not in LEVELS:
+        raise ValueError(f"a computer's level is one of {', '.join(LEVELS)}")
+    assert isinstance(level, str)
+    return SeatConfig(name, human, level)
+
+
+def _whole(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be a whole number")
+    return value

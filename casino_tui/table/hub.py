@@ -21,13 +21,14 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from casino_tui.engine import Move, Rules
 
 from . import codes
+from .codec import JSON
 from .config import DEFAULT_LEVEL, GameConfig, SeatConfig
 from .controller import MoveRefused, TableController, Thinker
 from .events import SeatInfo, TableEvent, TableView
@@ -72,6 +73,28 @@ class SeatStatus:
     away_since: float | None = None
     stand_in: bool = False
 
+    def to_json(self) -> dict[str, JSON]:
+        return {"name": self.name, "kind": self.kind, "level": self.level,
+                "holder": self.holder, "away_since": self.away_since,
+                "stand_in": self.stand_in}
+
+    @classmethod
+    def from_json(cls, value: object) -> SeatStatus:
+        """Raises ValueError on anything but what :meth:`to_json` writes."""
+        if not isinstance(value, Mapping):
+            raise ValueError("a seat must be an object")
+        name, kind, level = value.get("name"), value.get("kind"), value.get("level")
+        holder, away = value.get("holder"), value.get("away_since")
+        if not isinstance(name, str) or kind not in ("open", "person", "computer"):
+            raise ValueError("a seat needs a name and a kind")
+        if (level is not None and not isinstance(level, str)) or \
+                (holder is not None and not isinstance(holder, str)):
+            raise ValueError("a seat's level and holder must be text")
+        if away is not None and (isinstance(away, bool) or not isinstance(away, int | float)):
+            raise ValueError("a seat's away time must be a number")
+        return cls(name, str(kind), level, holder, None if away is None else float(away),
+                   bool(value.get("stand_in", False)))
+
 
 @dataclass(frozen=True)
 class TableInfo:
@@ -93,6 +116,38 @@ class TableInfo:
     @property
     def open_seats(self) -> int:
         return sum(1 for s in self.seats if s.kind == "open")
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"table": self.table_id, "code": self.code, "public": self.public,
+                "creator": self.creator, "rules": self.rules.to_dict(),
+                "num_players": self.num_players, "seats": [s.to_json() for s in self.seats],
+                "started": self.started, "finished": self.finished,
+                "spectators": self.spectators, "round": self.round_no,
+                "scores": list(self.scores)}
+
+    @classmethod
+    def from_json(cls, value: object) -> TableInfo:
+        """Raises ValueError on anything but what :meth:`to_json` writes."""
+        if not isinstance(value, Mapping):
+            raise ValueError("a table must be an object")
+        v: Mapping[str, Any] = value
+        try:
+            texts = (v["table"], v["code"], v["creator"])
+            numbers = (v["num_players"], v["spectators"], v["round"], *v["scores"])
+            if not all(isinstance(t, str) for t in texts) or not all(
+                    isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+                raise ValueError("a table's fields have the wrong types")
+            return cls(str(v["table"]), str(v["code"]), bool(v["public"]), str(v["creator"]),
+                       Rules.from_dict(dict(v["rules"])), int(v["num_players"]),
+                       tuple(SeatStatus.from_json(s) for s in v["seats"]),
+                       bool(v["started"]), bool(v["finished"]), int(v["spectators"]),
+                       int(v["round"]), tuple(int(n) for n in v["scores"]))
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"a table is missing or has a damaged field ({e})") from None
+        except ValueError:
+            raise
+        except Exception as e:  # RulesError and the like
+            raise ValueError(str(e)) from None
 
 
 class Subscription(Protocol):

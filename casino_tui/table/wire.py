@@ -254,6 +254,8 @@ class WireServer:
             self._server.close()
         for link in list(self._links):
             link.close()
+        if self._tasks:  # closed connections end their tasks; cancel those that do not
+            await asyncio.wait(list(self._tasks), timeout=1)
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:

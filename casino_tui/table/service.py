@@ -1,0 +1,514 @@
+"""The table hub's service: the server's end of the table channel, between the players' app
+processes and the one :class:`~casino_tui.table.hub.TableHub` of the server.
+
+Each app speaks for one :class:`~casino_tui.table.wire.Identity` (its session's secret names
+it). A request is turned into the hub's call on behalf of that identity: the
+:class:`~casino_tui.table.hub.Person` the hub sees has the identity's player as its id, always
+(nothing the app sends can change it), and the display name that came with the request, checked
+by the one display-name rule (:func:`casino_tui.names.clean_display_name`).
+
+Frames (JSON objects, see :mod:`casino_tui.table.wire` for the framing and the hello)::
+
+    app -> server  {"type": "call", "id": 7, "op": "take_seat", "name": "Ann",
+                    "args": {"table": "9f2c...", "seat": null}}
+    server -> app  {"type": "result", "id": 7, "value": 1}
+                   {"type": "refused", "id": 7, "reason": "...", "kind": "hub"}
+                   ("move": a move the table refuses; "request": a request that breaks the
+                   rules below; "hub": anything else the hub refuses)
+                   {"type": "part", "id": 7, "items": [...]}  a list too long for one frame
+                   comes in parts, then the result with the last items
+                   {"type": "event", "sub": 3, "table": "9f2c...", "event": {...}}
+                   {"type": "lost", "sub": 3, "table": "9f2c..."}
+
+``id`` is a whole number chosen by the app (answers carry it back); ``name`` is needed by the
+calls that show it (:data:`NAMED_OPS`) and is kept for the identity's later calls. The ops and
+their ``args`` are those of :class:`~casino_tui.table.hub.TableHub` (:data:`OPS`); ``table`` is
+a table's id, ``config`` a :func:`~casino_tui.table.config.config_to_json`, ``move`` a
+:func:`~casino_tui.table.codec.move_to_json`. Values come back as JSON: ``TableInfo.to_json``,
+``TableView.to_json``, ``TableEvent.to_json`` (lists of them), numbers or null.
+``subscribe`` answers ``{"sub": N, "epoch": "..."}``; from then on the events of that table,
+filtered for the person by the hub, come as ``event`` frames with that ``sub``, in order and
+without gaps, until ``unsubscribe`` (args ``{"sub": N}``) or the connection ends; ``lost``
+says the hub stopped it (too many events unread): subscribe again after the last number.
+
+A request that is not an object of this form, names an unknown op, lacks an argument, has one
+of the wrong type or one too many is refused (``kind: request``) and the connection goes on;
+an error inside the hub is logged and refused, never the end of the server.
+
+Presence: when an identity's connection drops (and no other connection of the same player is
+open), the person is marked away at every table they hold a seat at; when the player connects
+again they come back at those tables. A client that lost its connection subscribes again after
+the last event number it has, so it misses no event (``casino_tui.table.remote`` does). When
+the session ends (:meth:`HubService.end_session`) the person also stops watching the tables
+they only watched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from casino_tui.names import clean_display_name
+
+from .codec import JSON, move_from_json
+from .config import DEFAULT_LEVEL, LEVELS, config_from_json
+from .controller import MoveRefused
+from .hub import HubError, Person, Subscription, TableHub
+from .wire import FrameError, Identity, Message, WireServer
+
+log = logging.getLogger("casino_tui.table.service")
+
+MAX_SUBSCRIPTIONS = 16  # open subscriptions of one connection
+MAX_ID = 2**53 - 1  # call ids: whole numbers every JSON reader keeps exact
+MAX_TEXT = 400  # characters of a text argument (a chat line is limited further by the hub)
+MAX_TABLE_ID = 64
+ANONYMOUS = "?"  # the name of a caller who never sent one, for calls that do not show it
+
+
+class BadRequest(Exception):
+    """A request that breaks the protocol's rules (refused with ``kind: request``)."""
+
+
+@dataclass
+class _Call:
+    """One request being served."""
+
+    identity: Identity
+    person: Person
+    args: Mapping[str, Any]
+    after: list[Callable[[], None]] = field(default_factory=list)  # once the answer is sent
+
+    # ------------------------------------------------------------------ arguments
+    def text(self, key: str, limit: int = MAX_TEXT) -> str:
+        value = self.args.get(key)
+        if not isinstance(value, str) or len(value) > limit:
+            raise BadRequest(f"{key} must be text of at most {limit} characters")
+        return value
+
+    def table(self) -> str:
+        value = self.text("table", MAX_TABLE_ID)
+        if not value:
+            raise BadRequest("table must be a table's id")
+        return value
+
+    def whole(self, key: str, *, optional: bool = False, low: int = 0,
+              high: int = MAX_ID) -> int | None:
+        value = self.args.get(key)
+        if value is None and optional:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise BadRequest(f"{key} must be a whole number from {low} to {high}")
+        return value
+
+    def seat(self, *, optional: bool = False) -> int | None:
+        return self.whole("seat", optional=optional, high=63)
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.args.get(key, default)
+        if not isinstance(value, bool):
+            raise BadRequest(f"{key} must be true or false")
+        return value
+
+
+@dataclass(frozen=True)
+class _Op:
+    run: Callable[[HubService, _Call], Awaitable[JSON]]
+    args: frozenset[str]  # the arguments it accepts
+    named: bool  # it shows the caller's name: a display name is needed
+
+
+@dataclass
+class _Feed:
+    """One open subscription of a connection: its hub subscription and the task sending it."""
+
+    number: int
+    table_id: str
+    subscription: Subscription
+    task: asyncio.Task[None] | None = None
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+        self.subscription.close()
+
+
+class HubService:
+    """Serves ``hub`` on the table channel: :meth:`start` on a socket path, :meth:`register`
+    each session's secret with its identity, :meth:`end_session` when the session ends,
+    :meth:`close` at the end. The hub itself (its restore, idle closing and shutdown) stays
+    the caller's."""
+
+    def __init__(self, hub: TableHub, *, max_subscriptions: int = MAX_SUBSCRIPTIONS,
+                 **wire_options: Any) -> None:
+        self.hub = hub
+        self.max_subscriptions = max_subscriptions
+        self.wire = WireServer(self._handle, on_connect=self._connected,
+                               on_disconnect=self._disconnected, **wire_options)
+        self._names: dict[str, str] = {}  # player -> the display name they last sent
+        self._tables: dict[str, set[str]] = {}  # player -> the tables they came to
+        self._away: dict[str, set[str]] = {}  # player -> tables where a drop made them away
+        self._online: dict[str, set[Identity]] = {}  # player -> their connected identities
+        self._feeds: dict[Identity, dict[int, _Feed]] = {}
+        self._secrets: dict[str, Identity] = {}
+        self._numbers = itertools.count(1)
+
+    # ------------------------------------------------------------------ life
+    @property
+    def path(self) -> Path | None:
+        return self.wire.path
+
+    async def start(self, path: Path) -> None:
+        """Listen on ``path`` (:meth:`WireServer.start`; raises WireError)."""
+        await self.wire.start(path)
+
+    async def close(self) -> None:
+        """Stop every subscription and the channel (the hub is left as it is)."""
+        for feeds in self._feeds.values():
+            for feed in feeds.values():
+                feed.stop()
+        self._feeds.clear()
+        await self.wire.close()
+
+    def register(self, secret: str, identity: Identity) -> None:
+        """Admit the app that says ``secret``: it speaks for ``identity``."""
+        self.wire.register(secret, identity)
+        self._secrets[secret] = identity
+
+    async def end_session(self, secret: str) -> None:
+        """The session of ``secret`` ended: its connection is closed, and unless another
+        session of the same player is connected, they are away at their seats and stop
+        watching the tables they only watched."""
+        identity = self._secrets.pop(secret, None)
+        self.wire.unregister(secret)
+        if identity is None:
+            return
+        self._stop_feeds(identity)
+        self._went(identity)
+        if self._online.get(identity.player):
+            return
+        person = self._person_of(identity.player)
+        for table_id in list(self._tables.get(identity.player, ())):
+            with contextlib.suppress(HubError):
+                seated = (await self.hub.snapshot(table_id, person)).seat is not None
+                await self.hub.mark_away(table_id, person)
+                if seated:
+                    self._away.setdefault(identity.player, set()).add(table_id)
+                else:
+                    self._tables[identity.player].discard(table_id)
+
+    # ------------------------------------------------------------------ presence
+    def _person_of(self, player: str) -> Person:
+        return Person(player, self._names.get(player, ANONYMOUS))
+
+    async def _connected(self, identity: Identity) -> None:
+        self._online.setdefault(identity.player, set()).add(identity)
+        person = self._person_of(identity.player)
+        for table_id in sorted(self._away.pop(identity.player, set())):
+            try:
+                await self.hub.come_back(table_id, person)
+            except HubError as err:  # the table closed, or the seat is no longer theirs
+                log.info("table channel: %s could not come back to table %s: %s",
+                         identity.player, table_id, err.reason)
+
+    def _went(self, identity: Identity) -> None:
+        online = self._online.get(identity.player)
+        if online is not None:
+            online.discard(identity)
+            if not online:
+                del self._online[identity.player]
+
+    async def _disconnected(self, identity: Identity) -> None:
+        self._stop_feeds(identity)
+        self._went(identity)
+        if self._online.get(identity.player):
+            return  # another session of the same player is here
+        person = self._person_of(identity.player)
+        for table_id in sorted(self._tables.get(identity.player, ())):
+            try:
+                if (await self.hub.snapshot(table_id, person)).seat is None:
+                    continue  # only watching: they go on watching when they come back
+                await self.hub.mark_away(table_id, person)
+            except HubError:
+                continue
+            self._away.setdefault(identity.player, set()).add(table_id)
+
+    def _stop_feeds(self, identity: Identity) -> None:
+        for feed in self._feeds.pop(identity, {}).values():
+            feed.stop()
+
+    def _came_to(self, player: str, table_id: str) -> None:
+        self._tables.setdefault(player, set()).add(table_id)
+
+    # ------------------------------------------------------------------ requests
+    async def _handle(self, identity: Identity, message: Message) -> None:
+        raw_id = message.get("id")
+        call_id = raw_id if isinstance(raw_id, int) and not isinstance(raw_id, bool) \
+            and 0 <= raw_id <= MAX_ID else None
+        try:
+            if message.get("type") != "call":
+                raise BadRequest(f"unknown message type {str(message.get('type'))[:40]!r}")
+            if call_id is None:
+                raise BadRequest(f"a call needs an id: a whole number from 0 to {MAX_ID}")
+            name = message.get("op")
+            op = OPS.get(name) if isinstance(name, str) else None
+            if op is None:
+                raise BadRequest(f"unknown op {str(name)[:40]!r}")
+            args = message.get("args", {})
+            if not isinstance(args, dict):
+                raise BadRequest("args must be an object")
+            extra = set(args) - op.args
+            if extra:
+                raise BadRequest(f"unknown argument {sorted(extra)[0][:40]!r} for {name}")
+            call = _Call(identity, self._person(identity, message.get("name"), op.named),
+                         args)
+            value = await op.run(self, call)
+        except BadRequest as err:
+            self._refuse(identity, call_id, str(err), "request")
+        except MoveRefused as err:
+            self._refuse(identity, call_id, err.reason, "move")
+        except HubError as err:
+            self._refuse(identity, call_id, err.reason, "hub")
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table channel: %s's call %r failed", identity.player,
+                          message.get("op"))
+            self._refuse(identity, call_id, "the server could not do that (an error on the "
+                                            "server; it is in its log)", "hub")
+        else:
+            self._answer(identity, call_id, value)
+            for then in call.after:
+                then()
+
+    def _person(self, identity: Identity, name: object, named: bool) -> Person:
+        player = identity.player
+        if name is not None:
+            if not isinstance(name, str) or len(name) > MAX_TEXT:
+                raise BadRequest("name must be text")
+            try:
+                self._names[player] = clean_display_name(name)
+            except ValueError as err:
+                raise BadRequest(str(err)) from None
+        elif named and player not in self._names:
+            raise BadRequest("choose a display name first")
+        return self._person_of(player)
+
+    def _refuse(self, identity: Identity, call_id: int | None, reason: str, kind: str) -> None:
+        self.wire.send(identity, {"type": "refused", "id": call_id, "reason": reason,
+                                  "kind": kind})
+
+    def _answer(self, identity: Identity, call_id: int | None, value: JSON) -> None:
+        try:
+            self.wire.send(identity, {"type": "result", "id": call_id, "value": value})
+            return
+        except FrameError:
+            if not isinstance(value, list):
+                log.warning("table channel: an answer too large for a frame (%s)",
+                            identity.player)
+                self._refuse(identity, call_id, "the answer is too large", "hub")
+                return
+        part: list[JSON] = []
+        size, limit = 0, self.wire.max_frame // 2  # bytes of items in one part, at most
+        for item in value:
+            n = len(json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode()) + 1
+            if part and size + n > limit:
+                self.wire.send(identity, {"type": "part", "id": call_id, "items": part})
+                part, size = [], 0
+            part.append(item)
+            size += n
+        try:
+            self.wire.send(identity, {"type": "result", "id": call_id, "value": part})
+        except FrameError:
+            self._refuse(identity, call_id, "the answer is too large", "hub")
+
+    # ------------------------------------------------------------------ subscriptions
+    async def _pump(self, identity: Identity, feed: _Feed) -> None:
+        """Send the subscription's events to the connection as they come."""
+        sub = feed.subscription
+        try:
+            while True:
+                for event in sub.ready():
+                    if not self._push(identity, feed, event.to_json()):
+                        return
+                if sub.lost:
+                    self.wire.send(identity, {"type": "lost", "sub": feed.number,
+                                              "table": feed.table_id})
+                    return
+                event = await sub.next()
+                if not self._push(identity, feed, event.to_json()):
+                    return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table channel: the events of table %s for %s stopped",
+                          feed.table_id, identity.player)
+        finally:
+            sub.close()
+            feeds = self._feeds.get(identity)
+            if feeds is not None and feeds.get(feed.number) is feed:
+                del feeds[feed.number]
+
+    def _push(self, identity: Identity, feed: _Feed, event: JSON) -> bool:
+        try:
+            return self.wire.send(identity, {"type": "event", "sub": feed.number,
+                                             "table": feed.table_id, "event": event})
+        except FrameError:  # pragma: no cover - an event is far smaller than a frame
+            log.exception("table channel: an event too large for a frame")
+            return True
+
+    # ------------------------------------------------------------------ the ops
+    async def _create_table(self, call: _Call) -> JSON:
+        try:
+            config = config_from_json(call.args.get("config"))
+        except ValueError as err:
+            raise BadRequest(str(err)) from None
+        info = await self.hub.create_table(config, call.person,
+                                           public=call.flag("public", True))
+        self._came_to(call.identity.player, info.table_id)
+        return info.to_json()
+
+    async def _list_tables(self, call: _Call) -> JSON:
+        return [t.to_json() for t in await self.hub.list_tables(call.person)]
+
+    async def _find(self, call: _Call) -> JSON:
+        return (await self.hub.find(call.text("code", 40))).to_json()
+
+    async def _join(self, call: _Call) -> JSON:
+        info = await self.hub.join(call.text("code", 40), call.person)
+        self._came_to(call.identity.player, info.table_id)
+        return info.to_json()
+
+    async def _take_seat(self, call: _Call) -> JSON:
+        table = call.table()
+        seat = await self.hub.take_seat(table, call.person, call.seat(optional=True))
+        self._came_to(call.identity.player, table)
+        return seat
+
+    async def _start(self, call: _Call) -> JSON:
+        await self.hub.start(call.table(), call.person)
+        return None
+
+    async def _leave(self, call: _Call) -> JSON:
+        table = call.table()
+        await self.hub.leave(table, call.person)
+        return None
+
+    async def _mark_away(self, call: _Call) -> JSON:
+        await self.hub.mark_away(call.table(), call.person)
+        return None
+
+    async def _come_back(self, call: _Call) -> JSON:
+        table = call.table()
+        seat = await self.hub.come_back(table, call.person)
+        self._came_to(call.identity.player, table)
+        return seat
+
+    async def _hand_to_computer(self, call: _Call) -> JSON:
+        level = call.args.get("level", DEFAULT_LEVEL)
+        if level not in LEVELS:
+            raise BadRequest(f"level must be one of {', '.join(LEVELS)}")
+        await self.hub.hand_to_computer(call.table(), call.person, call.seat() or 0,
+                                        str(level))
+        return None
+
+    async def _give_back(self, call: _Call) -> JSON:
+        await self.hub.give_back(call.table(), call.person, call.seat() or 0)
+        return None
+
+    async def _spectate(self, call: _Call) -> JSON:
+        table = call.table()
+        view = await self.hub.spectate(table, call.person)
+        self._came_to(call.identity.player, table)
+        return view.to_json()
+
+    async def _chat(self, call: _Call) -> JSON:
+        return (await self.hub.chat(call.table(), call.person, call.text("text"))).to_json()
+
+    async def _submit_move(self, call: _Call) -> JSON:
+        table, seat = call.table(), call.seat() or 0
+        try:
+            move = move_from_json(call.args.get("move"))
+        except ValueError as err:
+            raise BadRequest(f"move: {err}") from None
+        events = await self.hub.submit_move(table, call.person, seat, move)
+        return [e.to_json() for e in events]
+
+    async def _next_round(self, call: _Call) -> JSON:
+        await self.hub.next_round(call.table(), call.person)
+        return None
+
+    async def _snapshot(self, call: _Call) -> JSON:
+        return (await self.hub.snapshot(call.table(), call.person)).to_json()
+
+    async def _events_after(self, call: _Call) -> JSON:
+        number = call.whole("number") or 0
+        events = await self.hub.events_after(call.table(), call.person, number)
+        return [e.to_json() for e in events]
+
+    async def _subscribe(self, call: _Call) -> JSON:
+        table, after = call.table(), call.whole("after") or 0
+        feeds = self._feeds.setdefault(call.identity, {})
+        if len(feeds) >= self.max_subscriptions:
+            raise BadRequest(f"at most {self.max_subscriptions} subscriptions at once")
+        epoch = (await self.hub.snapshot(table, call.person)).epoch
+        sub = await self.hub.subscribe(table, call.person, after)
+        if not self.wire.connected(call.identity):  # gone meanwhile
+            sub.close()
+            raise HubError("the connection ended")
+        feed = _Feed(next(self._numbers), table, sub)
+        feeds[feed.number] = feed
+        self._came_to(call.identity.player, table)
+
+        def begin() -> None:  # after the answer: its events follow it on the connection
+            if self._feeds.get(call.identity) is feeds and feeds.get(feed.number) is feed:
+                feed.task = asyncio.get_running_loop().create_task(
+                    self._pump(call.identity, feed))
+            else:
+                sub.close()
+
+        call.after.append(begin)
+        return {"sub": feed.number, "epoch": epoch}
+
+    async def _unsubscribe(self, call: _Call) -> JSON:
+        number = call.whole("sub")
+        feed = self._feeds.get(call.identity, {}).pop(number or 0, None)
+        if feed is not None:
+            feed.stop()
+        return None
+
+
+def _op(run: Callable[[HubService, _Call], Awaitable[JSON]], *args: str,
+        named: bool = False) -> _Op:
+    return _Op(run, frozenset(args), named)
+
+
+# The ops an app may call, the arguments each takes, and whether it shows the caller's name.
+OPS: dict[str, _Op] = {
+    "create_table": _op(HubService._create_table, "config", "public", named=True),
+    "list_tables": _op(HubService._list_tables),
+    "find": _op(HubService._find, "code"),
+    "join": _op(HubService._join, "code", named=True),
+    "take_seat": _op(HubService._take_seat, "table", "seat", named=True),
+    "start": _op(HubService._start, "table"),
+    "leave": _op(HubService._leave, "table", named=True),
+    "mark_away": _op(HubService._mark_away, "table"),
+    "come_back": _op(HubService._come_back, "table"),
+    "hand_to_computer": _op(HubService._hand_to_computer, "table", "seat", "level"),
+    "give_back": _op(HubService._give_back, "table", "seat"),
+    "spectate": _op(HubService._spectate, "table", named=True),
+    "chat": _op(HubService._chat, "table", "text", named=True),
+    "submit_move": _op(HubService._submit_move, "table", "seat", "move"),
+    "next_round": _op(HubService._next_round, "table"),
+    "snapshot": _op(HubService._snapshot, "table"),
+    "events_after": _op(HubService._events_after, "table", "number"),
+    "subscribe": _op(HubService._subscribe, "table", "after"),
+    "unsubscribe": _op(HubService._unsubscribe, "sub"),
+}
+NAMED_OPS = frozenset(name for name, op in OPS.items() if op.named)
