@@ -9,7 +9,11 @@
   in-process hub the server runs: every table's one authority);
 - :mod:`~casino_tui.table.wire`: the local channel between the server (its table hub) and each
   player's app process: a Unix socket, a per-session secret, length-prefixed JSON frames;
-- :mod:`~casino_tui.table.codes`: short join codes that are easy to read aloud (``KAMIRO``).
+- :mod:`~casino_tui.table.codes`: short join codes that are easy to read aloud (``KAMIRO``);
+- :mod:`~casino_tui.table.service`: :class:`HubService`, the server's hub on the channel (each
+  app's calls made on behalf of its own identity);
+- :mod:`~casino_tui.table.remote`: :class:`RemoteHub`, the :class:`TableHub` of a player's app
+  over the channel (:func:`hub_from_environment`).
 
 Solo and hot-seat games run a controller in the app's process; a server's tables run in its hub.
 """

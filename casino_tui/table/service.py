@@ -235,7 +235,8 @@ class HubService:
                 if (await self.hub.snapshot(table_id, person)).seat is None:
                     continue  # only watching: they go on watching when they come back
                 await self.hub.mark_away(table_id, person)
-            except HubError:
+            except HubError:  # the table closed
+                self._tables[identity.player].discard(table_id)
                 continue
             self._away.setdefault(identity.player, set()).add(table_id)
 
