@@ -300,6 +300,7 @@ def test_a_dropped_client_is_away_and_comes_back_without_missing_an_event(
             bob_events = bob_sub.ready()
             served.service.wire.disconnect(BOB)
             await until(lambda: ctl.seats[1].away_since is not None, "Bob away")
+            await until(lambda: ann_sub.last == ctl.number, "Ann sees Bob away")
             ann_events = ann_sub.ready()
             assert [e.data.get("change") for e in ann_events if e.kind == "seat"][-1:] == [
                 "away"]

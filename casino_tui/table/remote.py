@@ -41,7 +41,7 @@ from .config import DEFAULT_LEVEL, GameConfig, config_to_json
 from .controller import MoveRefused
 from .events import TableEvent, TableView
 from .hub import QUEUE_MAX, HubError, Person, TableInfo
-from .wire import FrameError, Message, Refused, WireClient, link_from_environment
+from .wire import FrameError, Message, Refused, WireClient, WireError, link_from_environment
 
 log = logging.getLogger("casino_tui.table.remote")
 
@@ -268,7 +268,7 @@ class RemoteHub:
                                          delay=self.reconnect_delay)
         except asyncio.CancelledError:
             raise
-        except (Refused, OSError, TimeoutError) as err:
+        except (WireError, OSError, TimeoutError) as err:  # Refused: the session ended
             log.warning("table channel: cannot connect again: %s", err)
             self._end(f"{UNREACHABLE} ({err})")
             return False
@@ -279,7 +279,8 @@ class RemoteHub:
 
     async def _follow_again(self) -> None:
         for sub in list(self._all):
-            await self._resubscribe(sub)
+            if sub.number is not None:  # (one still being made is made after the drop)
+                await self._resubscribe(sub)
         for then in list(self.on_reconnect):
             try:
                 then()
