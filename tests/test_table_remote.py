@@ -450,6 +450,13 @@ def test_malformed_requests_are_refused_and_the_connection_goes_on(tmp_path: Pat
             reply = await answer(raw, {"type": "call", "id": 24, "op": "chat",
                                        "args": {"table": tid, "text": "hi"}})
             assert reply["type"] == "result" and reply["value"]["data"]["who"] == "Eve"
+            # A call that does not show the name goes on with a bad one (and forgets it).
+            reply = await answer(raw, {"type": "call", "id": 25, "op": "snapshot", "name": "",
+                                       "args": {"table": tid}})
+            assert reply["type"] == "result" and reply["value"]["seat"] is None
+            reply = await answer(raw, {"type": "call", "id": 26, "op": "chat", "name": 5,
+                                       "args": {"table": tid, "text": "hi"}})
+            assert reply["type"] == "refused" and reply["reason"] == "name must be text"
             # Too many subscriptions at once.
             for n in range(served.service.max_subscriptions):
                 reply = await answer(raw, {"type": "call", "id": 100 + n, "op": "subscribe",

@@ -21,7 +21,8 @@ Frames (JSON objects, see :mod:`casino_tui.table.wire` for the framing and the h
                    {"type": "lost", "sub": 3, "table": "9f2c..."}
 
 ``id`` is a whole number chosen by the app (answers carry it back); ``name`` is needed by the
-calls that show it (:data:`NAMED_OPS`) and is kept for the identity's later calls. The ops and
+calls that show it (:data:`NAMED_OPS`: refused without a valid one, given now or before) and is
+kept for the player's later calls; the other calls ignore a name that is not valid. The ops and
 their ``args`` are those of :class:`~casino_tui.table.hub.TableHub` (:data:`OPS`); ``table`` is
 a table's id, ``config`` a :func:`~casino_tui.table.config.config_to_json`, ``move`` a
 :func:`~casino_tui.table.codec.move_to_json`. Values come back as JSON: ``TableInfo.to_json``,
@@ -46,7 +47,6 @@ they only watched.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import logging
@@ -194,14 +194,17 @@ class HubService:
         if self._online.get(identity.player):
             return
         person = self._person_of(identity.player)
-        for table_id in list(self._tables.get(identity.player, ())):
-            with contextlib.suppress(HubError):
+        tables = self._tables.get(identity.player, set())
+        for table_id in sorted(tables):
+            try:
                 seated = (await self.hub.snapshot(table_id, person)).seat is not None
                 await self.hub.mark_away(table_id, person)
-                if seated:
-                    self._away.setdefault(identity.player, set()).add(table_id)
-                else:
-                    self._tables[identity.player].discard(table_id)
+            except HubError:  # the table closed
+                seated = False
+            if seated:
+                self._away.setdefault(identity.player, set()).add(table_id)
+            else:
+                tables.discard(table_id)
 
     # ------------------------------------------------------------------ presence
     def _person_of(self, player: str) -> Person:
@@ -291,13 +294,14 @@ class HubService:
     def _person(self, identity: Identity, name: object, named: bool) -> Person:
         player = identity.player
         if name is not None:
-            if not isinstance(name, str) or len(name) > MAX_TEXT:
-                raise BadRequest("name must be text")
             try:
+                if not isinstance(name, str) or len(name) > MAX_TEXT:
+                    raise ValueError("name must be text")
                 self._names[player] = clean_display_name(name)
             except ValueError as err:
-                raise BadRequest(str(err)) from None
-        elif named and player not in self._names:
+                if named:  # a call that does not show the name goes on without it
+                    raise BadRequest(str(err)) from None
+        if named and player not in self._names:
             raise BadRequest("choose a display name first")
         return self._person_of(player)
 
