@@ -450,7 +450,7 @@ def test_malformed_requests_are_refused_and_the_connection_goes_on(tmp_path: Pat
             reply = await answer(raw, {"type": "call", "id": 24, "op": "chat",
                                        "args": {"table": tid, "text": "hi"}})
             assert reply["type"] == "result" and reply["value"]["data"]["who"] == "Eve"
-            # A call that does not show the name goes on with a bad one (and forgets it).
+            # A call that does not show the name goes on with a bad one (not kept).
             reply = await answer(raw, {"type": "call", "id": 25, "op": "snapshot", "name": "",
                                        "args": {"table": tid}})
             assert reply["type"] == "result" and reply["value"]["seat"] is None
