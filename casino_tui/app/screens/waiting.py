@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Center, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker
@@ -130,7 +130,8 @@ class WaitingScreen(Screen[TableChoice | None]):
         with Vertical(id="waiting-box", classes="dialog wide"):
             yield Static("A table waiting for players", classes="dialog-title")
             yield Static("Join code", id="waiting-code-label")
-            yield Static(id="waiting-code")
+            with Center(id="waiting-code-row"):
+                yield Static(id="waiting-code")
             yield Static(id="waiting-spoken")
             yield Static(id="waiting-game")
             yield Static(id="waiting-seats")
