@@ -9,7 +9,7 @@ from pathlib import PurePath
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
@@ -18,7 +18,7 @@ from casino_tui.table import GameConfig, default_seats
 
 from ..styles import css
 from ..widgets.cycler import Cycler
-from .setup import FORM_KEYS, MAX_SEATS, GameForm, show_error
+from .setup import FORM_KEYS, MAX_SEATS, GameForm, form_bindings, submit_form
 
 PERSON = "Person (open)"
 
@@ -44,12 +44,7 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("setup", "tables")
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "create", "Create", id="create.create"),
-        Binding("escape", "cancel", "Cancel", id="create.cancel"),
-        Binding("up", "app.focus_previous", "Previous field", show=False, id="create.up"),
-        Binding("down", "app.focus_next", "Next field", show=False, id="create.down"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = form_bindings("create", "create", "Create")
     HELP_TITLE = "New table"
 
     def __init__(self, config: GameConfig, levels: tuple[str, ...]) -> None:
@@ -100,12 +95,7 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
         self.action_create()
 
     def action_create(self) -> None:
-        try:
-            request = self.build_request()
-        except ValueError as err:
-            show_error(self.query_one("#create-error", Static), err)
-            return
-        self.dismiss(request)
+        submit_form(self, self.build_request, self.query_one("#create-error", Static))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

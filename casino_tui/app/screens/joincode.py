@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -17,6 +16,7 @@ from casino_tui.table.codes import MAX_TYPED, parse_code
 from casino_tui.table.hub import HubError, TableHub
 
 from ..styles import css
+from .waiting import refusal
 
 
 class JoinCodeScreen(ModalScreen[str | None]):
@@ -69,8 +69,7 @@ class JoinCodeScreen(ModalScreen[str | None]):
         self.dismiss(code)
 
     def _error(self, reason: str) -> None:
-        self.query_one("#joincode-error", Static).update(
-            Text(f"✗ {reason[:1].upper()}{reason[1:]}.", style="bold red"))
+        self.query_one("#joincode-error", Static).update(refusal(reason))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -7,8 +7,9 @@ seed, its seats open for people or played by computers)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import PurePath
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -33,6 +34,7 @@ from ..widgets.cycler import Cycler
 from .picklist import PickListScreen
 
 MAX_SEATS = 6
+ResultT = TypeVar("ResultT")
 
 FORM_KEYS: list[tuple[str, str]] = [
     ("↑↓ / Tab", "move between the fields"),
@@ -48,6 +50,28 @@ def seat_choices(levels: tuple[str, ...], person: str = "Person") -> list[tuple[
 def show_error(target: Static, err: Exception) -> None:
     """A form's error line: a red mark and the reason (names in it are not markup)."""
     target.update(Content.from_markup("[b red]✗[/] $err", err=str(err)))
+
+
+def form_bindings(screen: str, action: str, label: str) -> list[BindingType]:
+    """The keys of a screen with a form: Enter does ``action`` (ids ``screen.action``), Esc
+    goes back (``cancel``), Up and Down move between the fields."""
+    return [
+        Binding("enter", action, label, id=f"{screen}.{action}"),
+        Binding("escape", "cancel", "Back", id=f"{screen}.back"),
+        Binding("up", "app.focus_previous", "Previous field", show=False, id=f"{screen}.up"),
+        Binding("down", "app.focus_next", "Next field", show=False, id=f"{screen}.down"),
+    ]
+
+
+def submit_form(screen: Screen[ResultT], build: Callable[[], ResultT], error: Static) -> None:
+    """Dismiss ``screen`` with what ``build`` makes of its form, or show why it cannot (its
+    ValueError) on the ``error`` line."""
+    try:
+        result = build()
+    except ValueError as err:
+        show_error(error, err)
+        return
+    screen.dismiss(result)
 
 
 class GameForm(Vertical):
@@ -211,12 +235,7 @@ class SetupScreen(Screen[GameConfig | None]):
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("setup")
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "start", "Start", id="setup.start"),
-        Binding("escape", "cancel", "Back", id="setup.back"),
-        Binding("up", "app.focus_previous", "Previous field", show=False, id="setup.up"),
-        Binding("down", "app.focus_next", "Next field", show=False, id="setup.down"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = form_bindings("setup", "start", "Start")
     HELP_TITLE = "New game"
 
     def __init__(self, config: GameConfig, levels: tuple[str, ...]) -> None:
@@ -258,12 +277,7 @@ class SetupScreen(Screen[GameConfig | None]):
         self.action_start()
 
     def action_start(self) -> None:
-        try:
-            config = self.build_config()
-        except ValueError as err:
-            show_error(self.query_one("#setup-error", Static), err)
-            return
-        self.dismiss(config)
+        submit_form(self, self.build_config, self.query_one("#setup-error", Static))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 from casino_tui.table.hub import HubError, Person, TableHub, TableInfo
 
 from ..styles import css
-from .waiting import arrive, game_text, seats_line, state_text
+from .waiting import arrive, game_text, seats_line, sentence, state_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..app import CasinoApp
@@ -227,7 +227,5 @@ class TablesScreen(Screen[None]):
         arrive(self.casino, self.hub, self.person, info, seat)
 
     def _refused(self, err: HubError) -> None:
-        reason = err.reason
-        self.notify(f"{reason[:1].upper()}{reason[1:]}.", severity="warning", timeout=10,
-                    markup=False)
+        self.notify(sentence(err.reason), severity="warning", timeout=10, markup=False)
         self.run_worker(self.refresh_tables(), group="tables-refresh")

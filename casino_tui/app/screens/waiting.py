@@ -40,6 +40,16 @@ class TableChoice:
 
 
 # ---------------------------------------------------------------------- how tables read
+def sentence(reason: str) -> str:
+    """The hub's reason (``every seat is taken``) as a sentence: ``Every seat is taken.``"""
+    return f"{reason[:1].upper()}{reason[1:]}."
+
+
+def refusal(reason: str) -> Text:
+    """A refusal on a screen's error line (literal text: reasons name players)."""
+    return Text(f"✗ {sentence(reason)}", style="bold red")
+
+
 def game_text(info: TableInfo) -> str:
     """``Classic Cassino · 2 players · to 21``."""
     return (f"{preset_title(info.rules.preset_name)} · {info.num_players} players · "
@@ -272,6 +282,5 @@ class WaitingScreen(Screen[TableChoice | None]):
         self.dismiss(None)
 
     def _error(self, reason: str) -> None:
-        self.query_one("#waiting-error", Static).update(
-            Text(f"✗ {reason[:1].upper()}{reason[1:]}.", style="bold red"))
+        self.query_one("#waiting-error", Static).update(refusal(reason))
 
