@@ -11,7 +11,7 @@ from table_support import SeededThinker
 from casino_tui.app.app import CasinoApp
 from casino_tui.settings import Settings
 from casino_tui.table import GameConfig, SeatConfig, seat_names
-from casino_tui.table.hub import LocalHub, Person
+from casino_tui.table.hub import LocalHub, Person, TableHub
 
 from .conftest import make_app
 
@@ -27,7 +27,7 @@ def make_hub(codes: Iterable[str] = CODES) -> LocalHub:
     return LocalHub(SeededThinker(), new_code=lambda: pending.pop(0))
 
 
-def lobby_app(hub: LocalHub, person: Person = ANN, **kw: Any) -> CasinoApp:
+def lobby_app(hub: TableHub, person: Person = ANN, **kw: Any) -> CasinoApp:
     """An app at ``hub``'s tables as ``person`` (whose display name is chosen), with no timer
     refreshing the list of tables (the tests refresh it)."""
     app = make_app(hub=hub, person=person,

@@ -17,7 +17,7 @@ from casino_tui.app.screens.joincode import JoinCodeScreen
 from casino_tui.app.screens.tables import TablesScreen
 from casino_tui.app.screens.title import TitleScreen
 from casino_tui.app.screens.waiting import TableChoice, WaitingScreen
-from casino_tui.table.hub import LocalHub, Person
+from casino_tui.table.hub import LocalHub, Person, TableInfo
 
 from .conftest import asynctest, make_app
 from .lobby_support import ANN, BOB, EVE, lobby_app, make_hub, people
@@ -470,3 +470,43 @@ async def test_the_display_name_is_the_name_at_tables() -> None:
         await pilot.press("n", "enter")
         await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
         assert (await hub.find("KAMIRO")).creator == "New"
+
+
+# ---------------------------------------------------------------------- the hub out of reach
+class Faraway(LocalHub):
+    """A hub over a connection that drops: every call fails while ``down``."""
+
+    down = False
+
+    async def list_tables(self, person: Person) -> list[TableInfo]:
+        if self.down:
+            raise ConnectionResetError("the server went away")
+        return await super().list_tables(person)
+
+    async def find(self, code: str) -> TableInfo:
+        if self.down:
+            raise ConnectionResetError("the server went away")
+        return await super().find(code)
+
+
+@asynctest
+async def test_a_hub_out_of_reach_is_said_not_a_crash() -> None:
+    from table_support import SeededThinker
+
+    hub = Faraway(SeededThinker(), new_code=lambda: "KAMIRO")
+    info = await hub.create_table(people("person", "person", "person"), BOB)
+    app = lobby_app(hub)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        hub.down = True
+        await hub.take_seat(info.table_id, EVE)  # an event: the screen asks for the table
+        await until(pilot, lambda: isinstance(app.screen, TablesScreen))
+        assert shows(app, "The table KAMIRO is gone: the server's tables cannot be reached")
+        app.clear_notifications()
+        await pilot.press("j", *"KAMIRO", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, JoinCodeScreen)
+        assert shows(app, "KAMIRO: the server's tables cannot be reached")
+        assert app.is_running

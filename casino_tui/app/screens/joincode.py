@@ -13,10 +13,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from casino_tui.table.codes import MAX_TYPED, parse_code
-from casino_tui.table.hub import HubError, TableHub
+from casino_tui.table.hub import TableHub
 
 from ..styles import css
-from .waiting import refusal
+from .waiting import HUB_ERRORS, refusal, why
 
 
 class JoinCodeScreen(ModalScreen[str | None]):
@@ -63,8 +63,8 @@ class JoinCodeScreen(ModalScreen[str | None]):
         except ValueError as err:
             self._error(str(err))
             return
-        except HubError as err:
-            self._error(f"{code}: {err.reason}")
+        except HUB_ERRORS as err:
+            self._error(f"{code}: {why(err)}")
             return
         self.dismiss(code)
 

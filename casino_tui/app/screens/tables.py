@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 from casino_tui.table.hub import HubError, Person, TableHub, TableInfo
 
 from ..styles import css
-from .waiting import arrive, game_text, seats_line, sentence, state_text
+from .waiting import HUB_ERRORS, arrive, game_text, seats_line, sentence, state_text, why
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..app import CasinoApp
@@ -119,8 +119,8 @@ class TablesScreen(Screen[None]):
         """Ask the hub for the tables again (keeping the one chosen)."""
         try:
             tables = await self.hub.list_tables(self.person)
-        except HubError as err:
-            self.notify(err.reason, severity="warning", markup=False)
+        except HUB_ERRORS as err:
+            self.notify(sentence(why(err)), severity="warning", markup=False)
             return
         menu = self.query_one("#tables-list", OptionList)
         chosen = self.chosen()
@@ -162,7 +162,7 @@ class TablesScreen(Screen[None]):
             return
         try:
             await self.hub.spectate(info.table_id, self.person)
-        except HubError as err:
+        except HUB_ERRORS as err:
             self._refused(err)
             return
         arrive(self.casino, self.hub, self.person, info, None)
@@ -181,7 +181,7 @@ class TablesScreen(Screen[None]):
             info = await self.hub.create_table(request.config, self.person,
                                                public=request.public)
             seat = await self.hub.take_seat(info.table_id, self.person)  # the creator's
-        except HubError as err:
+        except HUB_ERRORS as err:
             self._refused(err)
             return
         arrive(self.casino, self.hub, self.person, info, seat)
@@ -202,7 +202,7 @@ class TablesScreen(Screen[None]):
         try:
             seat = await self.hub.take_seat(info.table_id, self.person)
             info = await self.hub.find(info.code)
-        except HubError as err:
+        except HUB_ERRORS as err:
             self._refused(err)
             return
         arrive(self.casino, self.hub, self.person, info, seat)
@@ -212,20 +212,21 @@ class TablesScreen(Screen[None]):
         else watching it."""
         try:
             info = await self.hub.join(code, self.person)
-        except HubError as err:
-            self.notify(f"There is no table {code} to join: {err.reason}.",
+        except HUB_ERRORS as err:
+            self.notify(f"There is no table {code} to join: {why(err)}."
+                        if isinstance(err, HubError) else sentence(why(err)),
                         title="Join a table", severity="warning", timeout=15, markup=False)
             return
         seat: int | None
         try:
             seat = await self.hub.take_seat(info.table_id, self.person)
             info = await self.hub.find(info.code)
-        except HubError as err:
+        except HUB_ERRORS as err:
             seat = None
-            self.notify(f"You are watching the table {info.code}: {err.reason}.",
+            self.notify(f"You are watching the table {info.code}: {why(err)}.",
                         title="Join a table", timeout=10, markup=False)
         arrive(self.casino, self.hub, self.person, info, seat)
 
-    def _refused(self, err: HubError) -> None:
-        self.notify(sentence(err.reason), severity="warning", timeout=10, markup=False)
+    def _refused(self, err: Exception) -> None:
+        self.notify(sentence(why(err)), severity="warning", timeout=10, markup=False)
         self.run_worker(self.refresh_tables(), group="tables-refresh")

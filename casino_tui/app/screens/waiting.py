@@ -39,6 +39,18 @@ class TableChoice:
     seat: int | None
 
 
+# What a call to the hub may raise: a refusal, or the server's tables out of reach (a hub over
+# a connection).
+HUB_ERRORS = (HubError, OSError)
+
+
+def why(err: Exception) -> str:
+    """Why a call to the hub failed, in a player's words."""
+    if isinstance(err, HubError):
+        return err.reason
+    return "the server's tables cannot be reached: try again in a moment"
+
+
 # ---------------------------------------------------------------------- how tables read
 def sentence(reason: str) -> str:
     """The hub's reason (``every seat is taken``) as a sentence: ``Every seat is taken.``"""
@@ -165,8 +177,8 @@ class WaitingScreen(Screen[TableChoice | None]):
             try:
                 view = await hub.snapshot(table_id, person)
                 sub = await hub.subscribe(table_id, person, view.number)
-            except HubError as err:
-                self._gone(err.reason)
+            except HUB_ERRORS as err:
+                self._gone(why(err))
                 return
             try:
                 if not await self._reload():
@@ -183,8 +195,8 @@ class WaitingScreen(Screen[TableChoice | None]):
         """Fetch the table and show it; False when the screen is done (started, gone)."""
         try:
             info = await self.hub.find(self.info.code)
-        except HubError as err:
-            self._gone(err.reason)
+        except HUB_ERRORS as err:
+            self._gone(why(err))
             return False
         if self._done:
             return False
@@ -266,8 +278,8 @@ class WaitingScreen(Screen[TableChoice | None]):
             return
         try:
             await self.hub.start(self.info.table_id, self.person)
-        except HubError as err:
-            self._error(err.reason)
+        except HUB_ERRORS as err:
+            self._error(why(err))
             return
         self._finish(TableChoice(self.info.table_id, self.seat))
 
@@ -277,7 +289,7 @@ class WaitingScreen(Screen[TableChoice | None]):
         self._done = True
         if self._follower is not None:
             self._follower.cancel()
-        with contextlib.suppress(HubError):  # the table is gone: nothing to leave
+        with contextlib.suppress(*HUB_ERRORS):  # the table is gone: nothing to leave
             await self.hub.leave(self.info.table_id, self.person)
         self.dismiss(None)
 
