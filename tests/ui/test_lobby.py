@@ -390,6 +390,16 @@ async def test_join_from_the_shell_with_an_unknown_code() -> None:
 
 
 @asynctest
+async def test_join_without_tables_on_the_server_says_so() -> None:
+    app = make_app(tables=True, join="KAMIRO")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        assert shows(app, "There is no table KAMIRO to join: tables are not open on this "
+                          "server yet.")
+        assert isinstance(app.screen, TitleScreen)
+
+
+@asynctest
 async def test_the_open_table_notice_until_the_game_screen_is_connected() -> None:
     app = lobby_app(make_hub())
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
