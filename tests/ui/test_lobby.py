@@ -5,6 +5,7 @@ the list and from the shell), watching, leaving, and names shown literally."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
@@ -520,3 +521,10 @@ async def test_a_hub_out_of_reach_is_said_not_a_crash() -> None:
         assert isinstance(app.screen, JoinCodeScreen)
         assert shows(app, "KAMIRO: the server's tables cannot be reached")
         assert app.is_running
+
+
+def test_the_lobby_screens_stylesheets_exist() -> None:
+    from casino_tui.app.screens.createtable import CreateTableScreen as Create
+
+    for cls in (TablesScreen, WaitingScreen, JoinCodeScreen, Create):
+        assert cls.CSS_PATH and all(Path(p).is_file() for p in cls.CSS_PATH)

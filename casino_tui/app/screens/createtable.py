@@ -42,7 +42,7 @@ def table_defaults(config: GameConfig | None = None) -> GameConfig:
 class CreateTableScreen(ModalScreen[TableRequest | None]):
     """Dismisses with a :class:`TableRequest` (Enter) or None (Esc)."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = css("setup", "tables")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("setup", "dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = form_bindings("create", "create", "Create")
     HELP_TITLE = "New table"

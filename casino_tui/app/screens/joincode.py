@@ -23,7 +23,7 @@ class JoinCodeScreen(ModalScreen[str | None]):
     """Dismisses with the code of a table the hub has (Enter), or None (Esc). A code that is
     not one, or that no table has, is explained and kept for editing."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = css("tables")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="joincode.cancel"),

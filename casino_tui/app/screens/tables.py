@@ -50,7 +50,7 @@ class TablesScreen(Screen[None]):
     """The list of tables (``hub.list_tables``) for ``person``; ``join``: a code to join at once
     (``ssh HOST join CODE``); ``refresh_every``: seconds between refreshes (None: only on r)."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = css("tables")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "create", "New table", id="tables.create"),

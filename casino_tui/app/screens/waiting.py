@@ -118,7 +118,7 @@ class WaitingScreen(Screen[TableChoice | None]):
     starts (the creator's ``s``, or the creator elsewhere), or None when the player leaves
     (Esc: their seat opens again)."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = css("tables")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "start", "Start", id="waiting.start"),
