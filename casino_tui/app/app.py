@@ -28,10 +28,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.engine import Rules, State
     from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
     from casino_tui.table import GameConfig
+    from casino_tui.table.hub import Person, TableHub
 
     from .glyphs import AsciiFilter
     from .players import Chooser
     from .screens.gameover import GameOverChoice
+    from .screens.waiting import TableChoice
 
 
 class CasinoApp(App[None]):
@@ -46,9 +48,12 @@ class CasinoApp(App[None]):
     games (default: ``open_store()``, which honours ``$CASINO_TUI_DATA_DIR``); ``resume``: a
     loaded game to open at once (``--continue``, ``--load``); ``notice``: a message to show
     when the app starts; ``handle_signals``: SIGTERM and SIGHUP save and quit (the real
-    program; see :mod:`casino_tui.app.signals`); ``tables``: the app runs under a server with
-    tables (its Settings offer the display name); ``join``: the code of a table to join
-    (``ssh -t HOST join CODE``, a valid code).
+    program; see :mod:`casino_tui.app.signals`); ``hub``: the tables of the server the app
+    runs under (the title screen offers Tables; see :mod:`casino_tui.table.hub`); ``person``:
+    who the app is at those tables (its name is the player's display name, asked for once);
+    ``tables``: the app runs under a server with tables (its Settings offer the display name;
+    implied by ``hub``); ``join``: the code of a table to join (``ssh -t HOST join CODE``, a
+    valid code), at once when there is a hub.
     """
 
     TITLE = "casino-tui"
@@ -61,6 +66,8 @@ class CasinoApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit"),
     ]
     ENABLE_COMMAND_PALETTE = False
+    # Seconds between refreshes of the list of tables (None: only on its refresh key; tests).
+    tables_refresh: float | None = 5.0
 
     def __init__(self, *, config: GameConfig | None = None, state: State | None = None,
                  chooser_factory: Callable[[], Chooser] | None = None,
@@ -69,9 +76,12 @@ class CasinoApp(App[None]):
                  store: SaveStore | None = None,
                  resume: LoadedGame | None = None, notice: str | None = None,
                  handle_signals: bool = False, tables: bool = False,
-                 join: str | None = None) -> None:
+                 join: str | None = None, hub: TableHub | None = None,
+                 person: Person | None = None) -> None:
         super().__init__()
-        self.tables = tables
+        self.hub = hub
+        self.person = person
+        self.tables = tables or hub is not None
         self.join_code = join
         self.handle_signals = handle_signals
         self.exit_signal: int | None = None  # the signal that ended the app
@@ -168,8 +178,10 @@ class CasinoApp(App[None]):
             self.theme = self.settings.theme
         if self.start_notice:
             self.notify(self.start_notice, markup=False, timeout=10)
-        if self.join_code is not None:
-            # Until the table hub runs in the server, no table can be joined.
+        if self.join_code is not None and self.hub is not None:
+            code, self.join_code = self.join_code, None
+            self.show_tables(join=code)
+        elif self.join_code is not None:  # a server without tables: nothing to join
             self.notify(f"There is no table {self.join_code} to join: tables are not open on "
                         "this server yet.", title="Join a table", severity="warning",
                         timeout=30, markup=False)
@@ -334,6 +346,49 @@ class CasinoApp(App[None]):
             self.notify("This game is open read-only: your moves are not saved.",
                         severity="warning", timeout=8)
         self.start_game(config, game.state, loaded=game)
+
+    # ------------------------------------------------------------------ tables
+    def with_person(self, then: Callable[[Person], None]) -> None:
+        """Call ``then`` with who the player is at the hub's tables: ``person`` (or, without
+        one, an identity of this app alone) under their display name, which is asked for
+        first if they never chose one (nothing happens if they cancel)."""
+        from casino_tui.table.hub import Person as _Person
+
+        from .screens.displayname import with_display_name
+
+        given = self.person
+        if given is not None and given.name and not self.settings.display_name:
+            then(given)
+            return
+
+        def named(name: str) -> None:
+            self.person = _Person(given.id if given is not None else "local", name)
+            then(self.person)
+
+        with_display_name(self, named)
+
+    def show_tables(self, join: str | None = None) -> None:
+        """The list of the hub's tables; with ``join``, joining the table of that code at
+        once (``ssh HOST join CODE``)."""
+        hub = self.hub
+        if hub is None:
+            return
+        from .screens.tables import TablesScreen
+
+        def listed(person: Person) -> None:
+            self.push_screen(TablesScreen(hub, person, join=join,
+                                          refresh_every=self.tables_refresh))
+
+        self.with_person(listed)
+
+    def open_table(self, choice: TableChoice) -> None:
+        """Go to the game at a hub's table: ``choice.seat`` is the player's seat, None when
+        they watch. The game screen of a hub's table is connected here; until then this only
+        says where the player is."""
+        what = ("watching" if choice.seat is None
+                else f"at seat {choice.seat + 1}")
+        self.notify(f"The game has started: you are {what}. The table's screen is not "
+                    "connected yet.", title="Table", timeout=10, markup=False)
 
     # ------------------------------------------------------------------ navigation
     def action_help(self) -> None:

@@ -13,9 +13,11 @@ import pytest
 from textual.pilot import Pilot
 
 from casino_tui.engine import State
+from casino_tui.table.hub import LocalHub, Person
 
 from .big_tables import table_5p, table_6p
 from .conftest import make_app, settle
+from .lobby_support import ANN, BOB, EVE, lobby_app, make_hub, people
 from .positions import last_play, table_2p, table_4p
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
@@ -223,3 +225,58 @@ def test_not_saving(snap_compare: Any, size: tuple[int, int],
 
     monkeypatch.setattr(SaveStore, "autosave", full)
     assert snap_compare(at_table(table_2p), terminal_size=size, run_before=before)
+
+
+# ---------------------------------------------------------------------- tables on a server
+def lobby(snap_compare: Any, size: tuple[int, int], setup: Callable[[LocalHub], Any],
+          *keys: str) -> bool:
+    """The app at the tables of an in-process hub (fixed join codes) as Ann: ``setup`` makes
+    the tables through the hub, then ``keys`` are pressed from the title screen."""
+    hub = make_hub()
+
+    async def before(pilot: Pilot[None]) -> None:
+        await setup(hub)
+        for key in keys:
+            await pilot.press(key)
+            for _ in range(3):
+                await pilot.pause()
+
+    return snap_compare(lobby_app(hub), terminal_size=size, run_before=before)
+
+
+async def _some_tables(hub: LocalHub) -> None:
+    bob = await hub.create_table(people("person", "person", "hard"), BOB)
+    await hub.spectate(bob.table_id, EVE)
+    odd = Person("key-odd", "[b]Max[/b]")
+    royal = await hub.create_table(people("person", "person", "person", "easy",
+                                          preset="royal"), odd)
+    await hub.take_seat(royal.table_id, Person("key-zoe", "Zoë"))
+    await hub.start(royal.table_id, odd)
+    await hub.create_table(people("person", "person"), EVE, public=False)  # not listed
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tables_list(snap_compare: Any, size: tuple[int, int]) -> None:
+    """A table waiting (a computer, one watching) and a royal one playing (a name that looks
+    like markup, shown as it is); Eve's private table is not listed."""
+    assert lobby(snap_compare, size, _some_tables, "t")
+
+
+async def _nothing(hub: LocalHub) -> None:
+    pass
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_create_table(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert lobby(snap_compare, size, _nothing, "t", "n")
+
+
+async def _ann_waits(hub: LocalHub) -> None:
+    info = await hub.create_table(people("person", "person", "person", "hard"), ANN)
+    await hub.take_seat(info.table_id, BOB)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_table_waiting(snap_compare: Any, size: tuple[int, int]) -> None:
+    """Ann created a table for four: Bob has joined, a seat is open, a computer plays one."""
+    assert lobby(snap_compare, size, _ann_waits, "t", "enter")

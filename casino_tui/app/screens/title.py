@@ -1,4 +1,5 @@
-"""The title screen: New game, Continue, Load, Rules, Settings, Quit."""
+"""The title screen: New game, Tables (on a server with tables), Continue, Load, Rules,
+Settings, Quit."""
 
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ class TitleScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "menu('new')", "New game", show=False, id="title.new"),
+        Binding("t", "menu('tables')", "Tables", show=False, id="title.tables"),
         Binding("c", "menu('continue')", "Continue", show=False, id="title.continue"),
         Binding("l", "menu('load')", "Load", show=False, id="title.load"),
         Binding("r", "menu('rules')", "Rules", show=False, id="title.rules"),
@@ -62,9 +64,12 @@ class TitleScreen(Screen[None]):
         return self.app  # type: ignore[return-value]
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        tables = [("t", "tables: play with other people on this server")] \
+            if self.casino.hub is not None else []
         return [(self.HELP_TITLE, [
             ("↑↓ Enter", "choose an entry"),
-            ("n", "new game"), ("c", "continue the saved game (when there is one)"),
+            ("n", "new game"), *tables,
+            ("c", "continue the saved game (when there is one)"),
             ("l", "load a saved game (when there are saves)"),
             ("r", "rules of every preset"), ("s", "settings"), ("q / Esc", "quit"),
         ])]
@@ -100,8 +105,11 @@ class TitleScreen(Screen[None]):
                 t.append(f"   {fit_note(note, NOTE_ROOM)}", style="italic")
             return t
 
+        tables = [Option(entry("Tables", "t", "play with people here"), id="tables")] \
+            if app.hub is not None else []
         menu.add_options([
             Option(entry("New game", "n"), id="new"),
+            *tables,
             Option(entry("Continue", "c", saved or app.no_continue_note()), id="continue",
                    disabled=saved is None),
             Option(entry("Load game", "l", "" if can_load else "no saves yet"), id="load",
@@ -121,6 +129,8 @@ class TitleScreen(Screen[None]):
         app = self.casino
         if what == "new":
             app.show_setup()
+        elif what == "tables":
+            app.show_tables()
         elif what == "continue":
             app.continue_latest()
         elif what == "load":

@@ -1,0 +1,530 @@
+"""The lobby of a server's tables (issue 12), against an in-process hub: the list of tables,
+creating one, a table waiting for its players (filling live), starting it, joining by code (from
+the list and from the shell), watching, leaving, and names shown literally."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from casino_tui.app.app import CasinoApp
+from casino_tui.app.screens.createtable import CreateTableScreen
+from casino_tui.app.screens.help import HelpScreen
+from casino_tui.app.screens.joincode import JoinCodeScreen
+from casino_tui.app.screens.tables import TablesScreen
+from casino_tui.app.screens.title import TitleScreen
+from casino_tui.app.screens.waiting import TableChoice, WaitingScreen
+from casino_tui.table.hub import LocalHub, Person, TableInfo
+
+from .conftest import asynctest, make_app
+from .lobby_support import ANN, BOB, EVE, lobby_app, make_hub, people
+from .test_literal_text import BAD, CLICK, CLOSE, screen_text
+
+
+def squeeze(text: str) -> str:
+    return re.sub(r"[\s│▌▐▎▊]+", "", text)
+
+
+def shows(app: CasinoApp, *texts: str) -> bool:
+    """Each of ``texts`` is on the screen or in a notification (wrapped or not)."""
+    notices = " ".join(n.message for n in app._notifications)
+    seen = squeeze(screen_text(app)) + "\n" + squeeze(notices)
+    return all(squeeze(t) in seen for t in texts)
+
+
+def opened(app: CasinoApp) -> list[TableChoice]:
+    """Record the tables the app goes to (instead of its notice)."""
+    choices: list[TableChoice] = []
+    app.open_table = choices.append  # type: ignore[method-assign]
+    return choices
+
+
+async def until(pilot: Pilot[None], check: object, limit: int = 50) -> None:
+    """Let the app run until ``check()`` holds."""
+    for _ in range(limit):
+        await pilot.pause()
+        if check():  # type: ignore[operator]
+            return
+    raise AssertionError("the app never got there")
+
+
+async def to_tables(pilot: Pilot[None]) -> TablesScreen:
+    await pilot.press("t")
+    await until(pilot, lambda: isinstance(pilot.app.screen, TablesScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, TablesScreen)
+    return screen
+
+
+def waiting(app: CasinoApp) -> WaitingScreen:
+    assert isinstance(app.screen, WaitingScreen), app.screen
+    return app.screen
+
+
+# ---------------------------------------------------------------------- the title screen
+@asynctest
+async def test_the_title_offers_tables_only_with_a_hub() -> None:
+    async with make_app().run_test(size=(80, 24), notifications=True) as pilot:
+        assert "Tables" not in screen_text(pilot.app)  # type: ignore[arg-type]
+        await pilot.press("t")
+        assert isinstance(pilot.app.screen, TitleScreen)
+    app = lobby_app(make_hub())
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        assert shows(app, "Tables") and shows(app, "play with people here")
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        assert shows(app, "play with other people on this server")
+        await pilot.press("escape")
+        screen = await to_tables(pilot)
+        assert shows(app, "No tables yet") and screen.tables == []
+        await pilot.press("question_mark")
+        assert shows(app, "join a table by its code")
+        await pilot.press("escape", "escape")
+        assert isinstance(app.screen, TitleScreen)
+
+
+@asynctest
+async def test_a_hub_makes_the_settings_offer_the_display_name() -> None:
+    assert lobby_app(make_hub()).tables and not make_app().tables
+    assert make_app(tables=True).tables
+
+
+@asynctest
+async def test_without_a_display_name_it_is_asked_before_the_tables() -> None:
+    from casino_tui.app.screens.displayname import DisplayNameScreen
+    from casino_tui.settings import Settings
+
+    hub = make_hub()
+    app = make_app(hub=hub, settings=Settings(speed="instant"))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.press("t")
+        assert isinstance(app.screen, DisplayNameScreen)
+        await pilot.press(*"Zoë", "enter")
+        screen = await to_tables(pilot)
+        assert screen.person.name == "Zoë" and app.settings.display_name == "Zoë"
+        assert shows(app, "Zoë")
+
+
+# ---------------------------------------------------------------------- the list
+@asynctest
+async def test_the_list_shows_the_public_tables_and_their_seats() -> None:
+    hub = make_hub()
+    await hub.create_table(people("person", "person", "hard"), BOB)
+    secret = await hub.create_table(people("person", "person"), EVE, public=False)
+    app = lobby_app(hub)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await to_tables(pilot)
+        assert [t.code for t in screen.tables] == ["KAMIRO"]
+        assert not shows(app, secret.code)
+        assert shows(app, "KAMIRO") and shows(app, "Standard Cassino · 3 players · to 21")
+        assert shows(app, "by Bob") and shows(app, "Bob, open, East (computer · hard)")
+        assert shows(app, "waiting · 1 open seat")
+        # Eve joins by its code: now it is listed for her, with one watching Bob's table.
+        await hub.join("kamiro", EVE)
+        await hub.take_seat(secret.table_id, BOB)
+        await pilot.press("r")
+        await pilot.pause()
+        assert shows(app, "1 watching") and not shows(app, secret.code)
+        assert [t.code for t in await hub.list_tables(BOB)] == ["KAMIRO", "BODEFU"]
+
+
+@asynctest
+async def test_the_list_refreshes_on_its_timer() -> None:
+    hub = make_hub()
+    app = lobby_app(hub)
+    app.tables_refresh = 0.05
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        screen = await to_tables(pilot)
+        assert screen.tables == []
+        await hub.create_table(people("person", "person"), BOB)
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if screen.tables:
+                break
+        assert [t.code for t in screen.tables] == ["KAMIRO"]
+
+
+# ---------------------------------------------------------------------- creating and starting
+@asynctest
+async def test_create_wait_for_a_second_person_and_start() -> None:
+    hub = make_hub()
+    app = lobby_app(hub)
+    choices = opened(app)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        await pilot.press("n")
+        assert isinstance(app.screen, CreateTableScreen)
+        await pilot.press("enter")  # two players, both people by default
+        screen = waiting(app)
+        assert screen.seat == 0 and screen.creator
+        assert shows(app, "K A M I R O", "ka-mi-ro", "listed publicly")
+        assert shows(app, "Ann") and shows(app, "waiting for a person")
+        assert shows(app, "computers play the open seats") and shows(app, "Press s to start")
+        # Bob joins through the hub: his name appears without a key pressed.
+        table = (await hub.find("KAMIRO")).table_id
+        assert await hub.take_seat(table, BOB) == 1
+        await until(pilot, lambda: shows(app, "Bob"))
+        assert shows(app, "Every seat is taken")
+        await pilot.press("s")
+        await until(pilot, lambda: bool(choices))
+        assert choices == [TableChoice(table, 0)]
+        assert (await hub.find("KAMIRO")).started
+        assert isinstance(app.screen, TablesScreen)
+
+
+@asynctest
+async def test_the_creator_may_start_with_open_seats_for_computers() -> None:
+    hub = make_hub()
+    app = lobby_app(hub)
+    choices = opened(app)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        await pilot.press("n")
+        await pilot.press("down", "right")  # three players
+        await pilot.press("enter")
+        info = waiting(app).info
+        assert info.num_players == 3 and info.open_seats == 2
+        assert shows(app, "2 seats are open for people")
+        await pilot.press("s")
+        await until(pilot, lambda: bool(choices))
+        info = await hub.find("KAMIRO")
+        assert info.started and [s.kind for s in info.seats] == ["person", "computer",
+                                                                 "computer"]
+        assert choices == [TableChoice(info.table_id, 0)]
+
+
+@asynctest
+async def test_the_create_form_reads_preset_seats_and_listing() -> None:
+    hub = make_hub()
+    app = lobby_app(hub)
+    async with app.run_test(size=(80, 30), notifications=True) as pilot:
+        await to_tables(pilot)
+        await pilot.press("n")
+        form = app.screen
+        assert isinstance(form, CreateTableScreen)
+        assert not form.query("#seat-name-0") and not form.query("#setup-seed")
+        await pilot.press("down", "right")  # three players
+        await pilot.press("down", "down", "left")  # seat 2: computer · hard
+        form.query_one("#setup-target", Input).value = "11"
+        form.query_one("#create-public").focus()
+        await pilot.press("right")  # private
+        request = form.build_request()
+        assert request.public is False and request.config.target == 11
+        assert [(s.human, s.level) for s in request.config.seats] == [
+            (True, "medium"), (False, "hard"), (True, "medium")]
+        await pilot.press("enter")
+        screen = waiting(app)
+        assert shows(app, "private: join it by its code")
+        assert not screen.info.public and screen.info.rules.target == 11
+        assert [s.kind for s in screen.info.seats] == ["person", "computer", "open"]
+
+
+@asynctest
+async def test_a_table_without_a_seat_for_a_person_is_refused() -> None:
+    app = lobby_app(make_hub())
+    async with app.run_test(size=(80, 30), notifications=True) as pilot:
+        await to_tables(pilot)
+        await pilot.press("n")
+        await pilot.press("down", "down", "right")  # seat 1: a computer
+        await pilot.press("down", "right")  # seat 2 as well
+        await pilot.press("enter")
+        assert isinstance(app.screen, CreateTableScreen)
+        assert shows(app, "✗ a table needs a seat for you")
+        await pilot.press("escape")
+        assert isinstance(app.screen, TablesScreen)
+
+
+# ---------------------------------------------------------------------- joining
+@asynctest
+async def test_sitting_at_a_table_from_the_list_and_the_creator_starting() -> None:
+    hub = make_hub()
+    info = await hub.create_table(people("person", "person"), BOB)
+    app = lobby_app(hub)
+    choices = opened(app)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        await pilot.press("enter")
+        screen = waiting(app)
+        assert screen.seat == 1 and not screen.creator
+        assert shows(app, "Bob starts the game") and not shows(app, "s start")
+        await pilot.press("s")  # not hers to start
+        assert shows(app, "Only Bob, who created this table, can start it")
+        await hub.start(info.table_id, BOB)
+        await until(pilot, lambda: bool(choices))
+        assert choices == [TableChoice(info.table_id, 1)]
+
+
+@asynctest
+async def test_enter_on_a_started_table_returns_to_ones_seat() -> None:
+    hub = make_hub()
+    info = await hub.create_table(people("person", "person"), BOB)
+    await hub.take_seat(info.table_id, ANN)
+    await hub.start(info.table_id, BOB)
+    await hub.leave(info.table_id, ANN)  # away
+    other = await hub.create_table(people("person", "hard"), EVE)
+    await hub.start(other.table_id, EVE)
+    app = lobby_app(hub)
+    choices = opened(app)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        assert shows(app, "Ann (away)") and shows(app, "playing · round 1")
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(choices))
+        assert choices == [TableChoice(info.table_id, 1)]
+        assert isinstance(app.screen, TablesScreen)  # no waiting: the game is on
+        # A started table where she has no seat: the reason, and nothing opens.
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert len(choices) == 1 and isinstance(app.screen, TablesScreen)
+        assert shows(app, "This game has started: you can watch it.")
+
+
+@asynctest
+async def test_leaving_a_waiting_table_opens_the_seat_again() -> None:
+    hub = make_hub()
+    info = await hub.create_table(people("person", "person"), BOB)
+    app = lobby_app(hub)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        await pilot.press("enter")
+        waiting(app)
+        assert (await hub.find(info.code)).open_seats == 0
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, TablesScreen))
+        assert (await hub.find(info.code)).open_seats == 1
+        await until(pilot, lambda: shows(app, "waiting · 1 open seat"))
+
+
+@pytest.mark.parametrize("typed", ["kamiro", "Ka-Mi-R0", " ka mi ro "])
+@asynctest
+async def test_join_by_code_in_any_form(typed: str) -> None:
+    hub = make_hub()
+    info = await hub.create_table(people("person", "person"), BOB, public=False)
+    app = lobby_app(hub)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        assert shows(app, "No tables yet")  # private: not listed
+        await pilot.press("j")
+        assert isinstance(app.screen, JoinCodeScreen)
+        await pilot.press(*typed, "enter")
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        assert waiting(app).seat == 1 and waiting(app).info.table_id == info.table_id
+        assert shows(app, "K A M I R O")
+
+
+@asynctest
+async def test_join_by_code_explains_a_bad_or_unknown_code() -> None:
+    hub = make_hub()
+    await hub.create_table(people("person", "person"), BOB)
+    app = lobby_app(hub)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        await pilot.press("j")
+        await pilot.press(*"xyz", "enter")
+        assert isinstance(app.screen, JoinCodeScreen)
+        assert shows(app, "A table's code is 3 syllables such as KAMIRO")
+        app.screen.query_one(Input).value = ""
+        await pilot.press(*"bo-de-fu", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, JoinCodeScreen)
+        assert shows(app, "BODEFU: no table has this code")
+        await pilot.press("escape")
+        assert isinstance(app.screen, TablesScreen)
+
+
+@asynctest
+async def test_join_by_code_at_a_full_table_watches_it() -> None:
+    hub = make_hub()
+    info = await hub.create_table(people("person", "person"), BOB)
+    await hub.take_seat(info.table_id, EVE)
+    app = lobby_app(hub)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        await pilot.press("j", *"KAMIRO", "enter")
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        assert waiting(app).seat is None
+        assert shows(app, "every seat at this table is taken") and shows(app, "You are watching")
+
+
+# ---------------------------------------------------------------------- join CODE from the shell
+@asynctest
+async def test_join_from_the_shell_goes_straight_to_the_table() -> None:
+    hub = make_hub()
+    info = await hub.create_table(people("person", "person"), BOB)
+    app = lobby_app(hub, join="KAMIRO")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        assert waiting(app).seat == 1
+        assert not shows(app, "not open on this server")
+        assert (await hub.find(info.code)).seats[1].holder == "Ann"
+        await pilot.press("escape")  # leaving: the list of tables
+        await until(pilot, lambda: isinstance(app.screen, TablesScreen))
+
+
+@asynctest
+async def test_join_from_the_shell_to_a_started_game_opens_it() -> None:
+    hub = make_hub()
+    info = await hub.create_table(people("person", "person"), BOB)
+    await hub.take_seat(info.table_id, ANN)
+    await hub.start(info.table_id, BOB)
+    await hub.mark_away(info.table_id, ANN)
+    app = lobby_app(hub, join="KAMIRO")
+    choices = opened(app)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await until(pilot, lambda: bool(choices))
+        assert choices == [TableChoice(info.table_id, 1)]
+        assert (await hub.find(info.code)).seats[1].away_since is None  # back
+
+
+@asynctest
+async def test_join_from_the_shell_with_an_unknown_code() -> None:
+    app = lobby_app(make_hub(), join="BODEFU")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TablesScreen))
+        await pilot.pause()
+        assert shows(app, "There is no table BODEFU to join: no table has this code")
+        assert not shows(app, "not open on this server")
+
+
+@asynctest
+async def test_join_without_tables_on_the_server_says_so() -> None:
+    app = make_app(tables=True, join="KAMIRO")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        assert shows(app, "There is no table KAMIRO to join: tables are not open on this "
+                          "server yet.")
+        assert isinstance(app.screen, TitleScreen)
+
+
+@asynctest
+async def test_the_open_table_notice_until_the_game_screen_is_connected() -> None:
+    app = lobby_app(make_hub())
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        app.open_table(TableChoice("t1", None))
+        app.open_table(TableChoice("t1", 2))
+        await pilot.pause()
+        assert shows(app, "you are watching") and shows(app, "you are at seat 3")
+
+
+# ---------------------------------------------------------------------- watching
+@asynctest
+async def test_watching_a_table_until_its_game_starts() -> None:
+    hub = make_hub()
+    info = await hub.create_table(people("person", "person"), BOB)
+    app = lobby_app(hub)
+    choices = opened(app)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        await pilot.press("w")
+        screen = waiting(app)
+        assert screen.seat is None and shows(app, "You are watching")
+        assert shows(app, "stop watching")
+        assert (await hub.find(info.code)).spectators == 1
+        await hub.take_seat(info.table_id, EVE)
+        await until(pilot, lambda: shows(app, "Eve"))
+        await hub.start(info.table_id, BOB)
+        await until(pilot, lambda: bool(choices))
+        assert choices == [TableChoice(info.table_id, None)]
+
+
+@asynctest
+async def test_watching_a_started_table_opens_it() -> None:
+    hub = make_hub()
+    info = await hub.create_table(people("person", "hard"), BOB)
+    await hub.start(info.table_id, BOB)
+    app = lobby_app(hub)
+    choices = opened(app)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        await pilot.press("w")
+        await until(pilot, lambda: bool(choices))
+        assert choices == [TableChoice(info.table_id, None)]
+        assert (await hub.find(info.code)).spectators == 1
+        await pilot.press("escape")  # back to the title: stop watching happens at the table
+
+
+# ---------------------------------------------------------------------- names shown literally
+@pytest.mark.parametrize("name", [BAD, CLOSE, CLICK, "[red]x[/]"])
+@asynctest
+async def test_names_with_markup_are_shown_literally(name: str) -> None:
+    hub = make_hub()
+    odd = Person("key-odd", name)
+    info = await hub.create_table(people("person", "person", "person"), odd)
+    await hub.take_seat(info.table_id, Person("key-odd2", name + "2"))
+    app = lobby_app(hub)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await to_tables(pilot)
+        assert shows(app, f"by {name}") and shows(app, f"{name}, {name}2, open")
+        await pilot.press("enter")
+        screen = waiting(app)
+        assert shows(app, f"created by {name}") and shows(app, f"{name}2")
+        assert shows(app, f"{name} starts the game")
+        await pilot.press("s")
+        assert shows(app, f"Only {name}, who created this table")
+        assert isinstance(app.screen, WaitingScreen) and screen.is_attached
+
+
+@asynctest
+async def test_the_display_name_is_the_name_at_tables() -> None:
+    from casino_tui.settings import Settings
+
+    hub: LocalHub = make_hub()
+    app = make_app(hub=hub, person=Person("key-x", "Old"),
+                   settings=Settings(speed="instant", display_name="New"))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        screen = await to_tables(pilot)
+        assert screen.person == Person("key-x", "New")
+        await pilot.press("n", "enter")
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        assert (await hub.find("KAMIRO")).creator == "New"
+
+
+# ---------------------------------------------------------------------- the hub out of reach
+class Faraway(LocalHub):
+    """A hub over a connection that drops: every call fails while ``down``."""
+
+    down = False
+
+    async def list_tables(self, person: Person) -> list[TableInfo]:
+        if self.down:
+            raise ConnectionResetError("the server went away")
+        return await super().list_tables(person)
+
+    async def find(self, code: str) -> TableInfo:
+        if self.down:
+            raise ConnectionResetError("the server went away")
+        return await super().find(code)
+
+
+@asynctest
+async def test_a_hub_out_of_reach_is_said_not_a_crash() -> None:
+    from table_support import SeededThinker
+
+    hub = Faraway(SeededThinker(), new_code=lambda: "KAMIRO")
+    info = await hub.create_table(people("person", "person", "person"), BOB)
+    app = lobby_app(hub)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, WaitingScreen))
+        hub.down = True
+        await hub.take_seat(info.table_id, EVE)  # an event: the screen asks for the table
+        await until(pilot, lambda: isinstance(app.screen, TablesScreen))
+        assert shows(app, "The table KAMIRO is gone: the server's tables cannot be reached")
+        app.clear_notifications()
+        await pilot.press("j", *"KAMIRO", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, JoinCodeScreen)
+        assert shows(app, "KAMIRO: the server's tables cannot be reached")
+        assert app.is_running
+
+
+def test_the_lobby_screens_stylesheets_exist() -> None:
+    from casino_tui.app.screens.createtable import CreateTableScreen as Create
+
+    for cls in (TablesScreen, WaitingScreen, JoinCodeScreen, Create):
+        assert cls.CSS_PATH and all(Path(p).is_file() for p in cls.CSS_PATH)
