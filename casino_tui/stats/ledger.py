@@ -247,7 +247,8 @@ def record_from_game(state: State, seats: Sequence[Seat], *, game: str, ended: d
     else:
         opponents = [s.level or "computer" for s in seats if not s.is_human]
     day = daily_date(state, seats, created)
-    return GameRecord(game=game, ended=ended.astimezone(UTC), preset=state.rules.preset_name,
+    return GameRecord(game=game, ended=ended.astimezone(UTC).replace(microsecond=0),
+                      preset=state.rules.preset_name,
                       players=state.num_players, opponents=tuple(opponents), seat=seat,
                       side=side, result=result, rounds=tuple(rounds), sweeps=tuple(sweeps),
                       scores=tuple(state.scores), undo=undo, daily=day)
