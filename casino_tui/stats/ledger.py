@@ -63,16 +63,20 @@ def _is_daily_game(state: State, seats: Sequence[Seat]) -> bool:
     return kinds == [("computer", DAILY_LEVEL), ("human", "")]
 
 
-def daily_date(state: State, seats: Sequence[Seat], created: datetime | None) -> date | None:
+def daily_date(state: State, seats: Sequence[Seat], *times: datetime | None) -> date | None:
     """The UTC date whose daily deal this game is, or None: a classic game of a person against
-    Hard dealt with that date's seed. The seed is taken when the game starts and the save's
-    creation time a moment later, so the day before the creation date counts too."""
-    if created is None or not isinstance(state.seed, int) or not _is_daily_game(state, seats):
+    Hard dealt with that date's seed. ``times``: when the game started or ended (the seed is
+    taken when it starts and the save's creation time a moment later, and a game may end the
+    next day, so each time's date and the day before it are tried)."""
+    if not isinstance(state.seed, int) or not _is_daily_game(state, seats):
         return None
-    day = created.astimezone(UTC).date()
-    for d in (day, day - timedelta(days=1)):
-        if daily_seed(d) == state.seed:
-            return d
+    for t in times:
+        if t is None:
+            continue
+        day = (t if t.tzinfo is not None else t.replace(tzinfo=UTC)).astimezone(UTC).date()
+        for d in (day, day - timedelta(days=1)):
+            if daily_seed(d) == state.seed:
+                return d
     return None
 
 
@@ -246,7 +250,7 @@ def record_from_game(state: State, seats: Sequence[Seat], *, game: str, ended: d
                 opponents.append(s.level or "computer" if not s.is_human else "person")
     else:
         opponents = [s.level or "computer" for s in seats if not s.is_human]
-    day = daily_date(state, seats, created)
+    day = daily_date(state, seats, created, ended)
     return GameRecord(game=game, ended=ended.astimezone(UTC).replace(microsecond=0),
                       preset=state.rules.preset_name,
                       players=state.num_players, opponents=tuple(opponents), seat=seat,
@@ -340,9 +344,11 @@ class Ledger:
         finally:
             os.close(fd)
 
-    def load(self, store: SaveStore | None = None) -> LedgerRead:
+    def load(self, store: SaveStore | None = None, *,
+             skip: frozenset[str] = frozenset()) -> LedgerRead:
         """The records; a missing or damaged ledger is rebuilt first (with the finished games
-        of ``store`` when given). Never raises: a failure to write is in ``problem``."""
+        of ``store`` when given, but those whose id is in ``skip``). Never raises: a failure
+        to write is in ``problem``."""
         found = self.read()
         if not found.missing and not found.damaged:
             return found
@@ -351,16 +357,17 @@ class Ledger:
                 found = self.read()  # another window may have rebuilt it meanwhile
                 if not found.missing and not found.damaged:
                     return found
-                return self._rebuild(found, store)
+                return self._rebuild(found, store, skip)
         except OSError as e:
             found.problem = str(_error(e, self.path))
             if store is not None:
-                found.added = _add_saves(found.records, store)
+                found.added += _add_saves(found.records, store, skip)
             return found
 
-    def _rebuild(self, found: LedgerRead, store: SaveStore | None) -> LedgerRead:
+    def _rebuild(self, found: LedgerRead, store: SaveStore | None,
+                 skip: frozenset[str]) -> LedgerRead:
         if store is not None:
-            found.added = _add_saves(found.records, store)
+            found.added = _add_saves(found.records, store, skip)
         if found.missing and not found.records:
             return found  # nothing to write: no ledger yet
         if found.damaged and self.path.exists():
@@ -384,7 +391,7 @@ class Ledger:
     def record(self, record: GameRecord, store: SaveStore | None = None) -> LedgerRead:
         """Add a finished game unless the ledger has it (a finished game opened again); the
         ledger is rebuilt first if it is missing or damaged. Raises :class:`LedgerError`."""
-        found = self.load(store)
+        found = self.load(store, skip=frozenset({record.game}))
         if found.problem is not None and found.missing:
             raise LedgerError(found.problem)
         if any(r.game == record.game for r in found.records):
@@ -412,9 +419,11 @@ def parse_ledger(raw: bytes) -> LedgerRead:
     return out
 
 
-def _add_saves(records: list[GameRecord], store: SaveStore) -> int:
-    """Add the finished saved games that ``records`` lacks; returns how many."""
-    have = {r.game for r in records}
+def _add_saves(records: list[GameRecord], store: SaveStore,
+               skip: frozenset[str] = frozenset()) -> int:
+    """Add the finished saved games that ``records`` lacks (but those in ``skip``); returns
+    how many."""
+    have = {r.game for r in records} | skip
     try:
         entries = [e for e in store.entries(verify=False)
                    if e.ok and e.finished and e.game_id not in have]

@@ -11,6 +11,7 @@ from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -23,6 +24,10 @@ from casino_tui.stats.figures import Tally
 from ..styles import css
 
 CHART_WIDTH = 60  # marks in the chart (the dialog is 76 wide)
+# rows of the dialog around the figures: border, title and its margin, the keys and their
+# margin (and the problem's lines and margin when there is one)
+FRAME_ROWS = 6
+TEXT_WIDTH = 72  # the dialog's width inside its border and padding
 
 
 def _pct(rate: float | None) -> str:
@@ -119,6 +124,17 @@ class StatsScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#stats-scroll").focus()
+        self._fit(self.size.height)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.height)
+
+    def _fit(self, height: int) -> None:
+        """The figures scroll within the screen, under the title and above the keys."""
+        frame = FRAME_ROWS
+        if self.problem:
+            frame += 1 + -(-len(self.problem) // TEXT_WIDTH)
+        self.query_one("#stats-scroll").styles.max_height = max(3, height - frame)
 
     def action_close(self) -> None:
         self.dismiss(None)
