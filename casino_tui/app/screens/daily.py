@@ -45,7 +45,7 @@ def ranking_table(rows: list[DailyRow]) -> Table:
 class DailyScreen(ModalScreen[bool]):
     """Dismisses with True to play the day's deal (Enter or p), False to go back."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs", "stats")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,p", "choose(True)", "Play", id="daily.play"),

@@ -77,7 +77,7 @@ def others_table(figures: Figures) -> Table:
 class StatsScreen(ModalScreen[None]):
     """The figures of ``figures``; ``problem``: what was wrong with the ledger, if anything."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs", "stats")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,enter,t", "close", "Close", id="stats.close"),
