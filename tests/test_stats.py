@@ -305,3 +305,51 @@ def test_the_players_layout_is_the_servers(tmp_path: Path) -> None:
                             players_dir=dirs.root.parent)
     assert daily.players_dir_from_environment(env) == tmp_path / "players"
     assert daily.players_dir_from_environment({}) is None
+
+
+# ------------------------------------------------------------------ the figures kept on disk
+def test_figures_kept_with_the_ledger(tmp_path: Path) -> None:
+    from casino_tui.stats.cache import CACHE_FILE, ledger_figures
+    from casino_tui.stats.figures import figures_from_state, figures_state
+
+    assert figures_from_state(json.loads(json.dumps(figures_state(compute(FIXED))))) \
+        == compute(FIXED)
+    data = tmp_path / "data"
+    ledger = write_ledger(data, FIXED[:3])
+    assert ledger_figures(data).figures == compute(FIXED[:3])
+    kept = json.loads((data / CACHE_FILE).read_text())
+    assert kept["bytes"] == (data / LEDGER_FILE).stat().st_size
+    for r in FIXED[3:]:
+        ledger.append(r)  # only the new lines are read
+    assert ledger_figures(data).figures == compute(FIXED)
+    # the kept figures are used while the ledger's bytes are the same ...
+    cached = json.loads((data / CACHE_FILE).read_text())
+    cached["figures"]["total"] = [99, 99, 0, 0]
+    (data / CACHE_FILE).write_text(json.dumps(cached))
+    assert ledger_figures(data).figures.total.played == 99
+    # ... and not once they changed otherwise than by appends, or when they are damaged
+    (data / LEDGER_FILE).write_bytes(b"".join(r.to_line() for r in reversed(FIXED)))
+    assert ledger_figures(data).figures == compute(list(reversed(FIXED)))
+    (data / CACHE_FILE).write_text("{damaged")
+    assert ledger_figures(data).figures == compute(list(reversed(FIXED)))
+    # a damaged ledger: rebuilt and reported, as the ledger itself does
+    with open(data / LEDGER_FILE, "ab") as f:
+        f.write(b"oops\n")
+    found = ledger_figures(data)
+    assert found.figures == compute(list(reversed(FIXED)))
+    assert found.damaged == [(7, "not JSON")] and "1 damaged line" in (found.report or "")
+
+
+def test_statistics_screen_benchmark_prints_its_figures(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from casino_tui.app import statsbench
+    from casino_tui.settings import CONFIG_ENV
+
+    monkeypatch.setenv(CONFIG_ENV, str(tmp_path / "config"))
+
+    assert statsbench.main(["--games", "50", "--runs", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["games"] == 50 and out["ledger_bytes"] > 0
+    for key in ("figures_ms_median", "screen_first_ms_median", "screen_ms_median"):
+        assert out[key] > 0, key

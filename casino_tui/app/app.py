@@ -471,12 +471,12 @@ class CasinoApp(App[None]):
             self.notify(report, severity="warning", timeout=10, markup=False)
 
     def show_stats(self) -> None:
-        from casino_tui.stats import Ledger, compute
+        from casino_tui.stats.cache import ledger_figures
 
         from .screens.stats import StatsScreen
 
-        found = Ledger(self.data_dir).load(self.store)
-        self.push_screen(StatsScreen(compute(found.records), problem=found.report(),
+        found = ledger_figures(self.data_dir, self.store)
+        self.push_screen(StatsScreen(found.figures, problem=found.report,
                                      ascii=self.force_ascii))
 
     def show_daily(self) -> None:

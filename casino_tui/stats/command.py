@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from casino_tui.saves import SaveStore, data_dir, games_dir
 
-from .figures import compute, text_report
-from .ledger import Ledger
+from .cache import ledger_figures
+from .figures import text_report
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,11 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     data = data_dir(args.data_dir)
-    found = Ledger(data).load(SaveStore(games_dir(data)))
-    report = found.report()
-    if report:
-        print(f"casino-tui: {report}", file=sys.stderr)
-    figures = compute(found.records)
+    found = ledger_figures(data, SaveStore(games_dir(data)))
+    if found.report:
+        print(f"casino-tui: {found.report}", file=sys.stderr)
+    figures = found.figures
     if args.json:
         out = figures.to_json()
         out["damaged_lines"] = [{"line": n, "reason": why} for n, why in found.damaged]

@@ -114,38 +114,95 @@ def _sorted(tallies: dict[str, Tally], order: Sequence[str] = ()) -> dict[str, T
     return {k: tallies[k] for k in sorted(tallies, key=key)}
 
 
-def compute(records: Iterable[GameRecord]) -> Figures:
+def compute(records: Iterable[GameRecord], start: Figures | None = None) -> Figures:
     """The figures of ``records`` in the order they were written (the ledger's order, which
-    is the order the games ended: streaks and the results over time follow it)."""
-    f = Figures()
-    streak = 0
-    by_preset: dict[str, Tally] = {}
-    by_level: dict[str, Tally] = {}
+    is the order the games ended: streaks and the results over time follow it). ``start``:
+    the figures of the records before these (they are added to it)."""
+    f = start if start is not None else Figures()
+    streak = f.current_streak
+    by_preset = f.by_preset
+    by_level = f.by_level
+    by_day = f.by_day
+    results = f.results
     for r in records:
-        if not r.counted:
+        if r.side is None or r.result is None:
             f.shared += 1
             continue
         f.total.add(r)
-        by_preset.setdefault(r.preset, Tally()).add(r)
-        by_level.setdefault(r.opponent_level, Tally()).add(r)
-        day = r.ended.date().isoformat()
-        f.by_day.setdefault(day, Tally()).add(r)
+        key = r.preset
+        (by_preset.get(key) or by_preset.setdefault(key, Tally())).add(r)
+        key = r.opponent_level
+        (by_level.get(key) or by_level.setdefault(key, Tally())).add(r)
+        key = r.ended.date().isoformat()
+        (by_day.get(key) or by_day.setdefault(key, Tally())).add(r)
         f.rounds += len(r.rounds)
         f.points += sum(r.rounds)
         f.sweeps += sum(r.sweeps)
-        score = r.score
+        score = r.scores[r.side] if 0 <= r.side < len(r.scores) else None
         if score is not None and (f.highest_score is None or score > f.highest_score):
             f.highest_score = score
         streak = streak + 1 if r.result == "win" else 0
-        f.best_streak = max(f.best_streak, streak)
-        f.results.append(r.result or "draw")
-        f.daily += r.daily is not None
-        f.undo += r.undo
+        if streak > f.best_streak:
+            f.best_streak = streak
+        results.append(r.result)
+        if r.daily is not None:
+            f.daily += 1
+        if r.undo:
+            f.undo += 1
     f.current_streak = streak
     f.by_preset = _sorted(by_preset)
     f.by_level = _sorted(by_level, LEVEL_ORDER)
-    f.by_day = dict(sorted(f.by_day.items()))
+    f.by_day = dict(sorted(by_day.items()))
     return f
+
+
+# ------------------------------------------------------------------ the figures kept on disk
+STATE_FORMAT = "casino-tui-figures"
+STATE_VERSION = 1
+_RESULT_LETTERS = {"win": "W", "loss": "L", "draw": "D"}
+_LETTER_RESULTS = {v: k for k, v in _RESULT_LETTERS.items()}
+
+
+def figures_state(f: Figures) -> dict[str, Any]:
+    """Everything :func:`compute` needs to go on from ``f``, as plain JSON."""
+    def tallies(d: dict[str, Tally]) -> dict[str, list[int]]:
+        return {k: [t.played, t.won, t.lost, t.drawn] for k, t in d.items()}
+
+    return {"format": STATE_FORMAT, "version": STATE_VERSION,
+            "total": [f.total.played, f.total.won, f.total.lost, f.total.drawn],
+            "by_preset": tallies(f.by_preset), "by_level": tallies(f.by_level),
+            "by_day": tallies(f.by_day), "rounds": f.rounds, "points": f.points,
+            "sweeps": f.sweeps, "highest_score": f.highest_score,
+            "current_streak": f.current_streak, "best_streak": f.best_streak,
+            "results": "".join(_RESULT_LETTERS[r] for r in f.results),
+            "shared": f.shared, "daily": f.daily, "undo": f.undo}
+
+
+def figures_from_state(data: object) -> Figures:
+    """The figures of :func:`figures_state`; raises ValueError if ``data`` is not one."""
+    if not isinstance(data, dict) or data.get("format") != STATE_FORMAT \
+            or data.get("version") != STATE_VERSION:
+        raise ValueError("not a figures state")
+    try:
+        def tally(v: Any) -> Tally:
+            played, won, lost, drawn = (int(x) for x in v)
+            return Tally(played, won, lost, drawn)
+
+        def tallies(v: Any) -> dict[str, Tally]:
+            return {str(k): tally(t) for k, t in dict(v).items()}
+
+        highest = data["highest_score"]
+        return Figures(
+            total=tally(data["total"]), by_preset=tallies(data["by_preset"]),
+            by_level=tallies(data["by_level"]), by_day=tallies(data["by_day"]),
+            rounds=int(data["rounds"]), points=int(data["points"]),
+            sweeps=int(data["sweeps"]),
+            highest_score=None if highest is None else int(highest),
+            current_streak=int(data["current_streak"]), best_streak=int(data["best_streak"]),
+            results=[_LETTER_RESULTS[c] for c in str(data["results"])],
+            shared=int(data["shared"]), daily=int(data["daily"]), undo=int(data["undo"]))
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"not a figures state ({e})") from None
 
 
 def chart(results: Sequence[str], width: int, *, ascii: bool = False) -> str:

@@ -22,11 +22,11 @@ import contextlib
 import fcntl
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from casino_tui.engine import Rules, State
 from casino_tui.saves import SaveError, SaveStore, Seat
@@ -84,9 +84,9 @@ class LedgerError(Exception):
     """The ledger could not be written; ``str()`` is a sentence for the player."""
 
 
-@dataclass(frozen=True)
-class GameRecord:
-    """One finished game, seen from one person's seat.
+class GameRecord(NamedTuple):
+    """One finished game, seen from one person's seat (a named tuple: thousands are read at
+    once, and a tuple is made several times faster than a frozen dataclass).
 
     ``seat``/``side`` are None when several people shared the keyboard (nobody's game in
     particular: counted apart, not in the figures). ``opponents``: each seat not on the
@@ -148,72 +148,64 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, data: object) -> GameRecord:
-        """Raises ValueError with the reason."""
-        if not isinstance(data, Mapping):
+        """Raises ValueError with the reason. (Quick: the statistics screen reads thousands.)"""
+        if type(data) is not dict:
             raise ValueError("not a JSON object")
         if data.get("v") != RECORD_VERSION:
             raise ValueError(f"unknown record version {data.get('v')!r}"[:80])
-
-        def text(key: str) -> str:
-            v = data.get(key)
-            if not isinstance(v, str) or not v or len(v) > 200:
+        game, ended_text, preset = data.get("game"), data.get("ended"), data.get("preset")
+        for key, v in (("game", game), ("ended", ended_text), ("preset", preset)):
+            if type(v) is not str or not v or len(v) > 200:
                 raise ValueError(f"{key!r} must be text")
-            return v
-
-        def whole(key: str, *, optional: bool = False) -> int | None:
+        assert isinstance(game, str) and isinstance(ended_text, str) \
+            and isinstance(preset, str)
+        lists: list[tuple[int, ...]] = []
+        for key in ("rounds", "sweeps", "scores"):
             v = data.get(key)
-            if v is None and optional:
-                return None
-            if not isinstance(v, int) or isinstance(v, bool):
-                raise ValueError(f"{key!r} must be a whole number")
-            return v
-
-        def numbers(key: str) -> tuple[int, ...]:
-            v = data.get(key)
-            if not isinstance(v, list) or not all(
-                    isinstance(x, int) and not isinstance(x, bool) for x in v):
+            if type(v) is not list or not set(map(type, v)) <= _INTS:
                 raise ValueError(f"{key!r} must be a list of whole numbers")
-            return tuple(v)
-
-        try:
-            ended = datetime.fromisoformat(text("ended"))
-        except ValueError:
-            raise ValueError("'ended' is not a time") from None
-        if ended.tzinfo is None:
-            ended = ended.replace(tzinfo=UTC)
-        opponents = data.get("opponents")
-        if not isinstance(opponents, list) or not all(
-                isinstance(o, str) and 0 < len(o) <= 20 for o in opponents):
-            raise ValueError("'opponents' must be a list of levels")
+            lists.append(tuple(v))
+        rounds, sweeps, scores = lists
+        players, seat, side = data.get("players"), data.get("seat"), data.get("side")
+        if type(players) is not int or not 1 <= players <= 12:
+            raise ValueError("'players' must be a whole number from 1 to 12")
+        if seat is not None and type(seat) is not int:
+            raise ValueError("'seat' must be a whole number")
+        if side is not None and (type(side) is not int or not 0 <= side < len(scores)):
+            raise ValueError("'side' is not one of the scores")
         result = data.get("result")
         if result is not None and result not in RESULTS:
             raise ValueError(f"unknown result {result!r}"[:80])
+        if (side is None) != (result is None):
+            raise ValueError("'side' and 'result' go together")
+        opponents = data.get("opponents")
+        if type(opponents) is not list or not all(
+                type(o) is str and 0 < len(o) <= 20 for o in opponents):
+            raise ValueError("'opponents' must be a list of levels")
         undo = data.get("undo", False)
-        if not isinstance(undo, bool):
+        if type(undo) is not bool:
             raise ValueError("'undo' must be true or false")
+        try:
+            ended = datetime.fromisoformat(ended_text)
+        except ValueError:
+            raise ValueError("'ended' is not a time") from None
+        ended = ended.astimezone(UTC) if ended.tzinfo is not None \
+            else ended.replace(tzinfo=UTC)
         daily_text = data.get("daily")
         daily: date | None = None
         if daily_text is not None:
-            if not isinstance(daily_text, str):
+            if type(daily_text) is not str:
                 raise ValueError("'daily' must be a date")
             try:
                 daily = date.fromisoformat(daily_text)
             except ValueError:
                 raise ValueError("'daily' is not a date") from None
-        players = whole("players")
-        seat = whole("seat", optional=True)
-        side = whole("side", optional=True)
-        scores = numbers("scores")
-        if players is None or not 1 <= players <= 12:
-            raise ValueError("'players' is out of range")
-        if side is not None and not 0 <= side < len(scores):
-            raise ValueError("'side' is not one of the scores")
-        if (side is None) != (result is None):
-            raise ValueError("'side' and 'result' go together")
-        return cls(game=text("game"), ended=ended.astimezone(UTC), preset=text("preset"),
-                   players=players, opponents=tuple(opponents), seat=seat, side=side,
-                   result=result, rounds=numbers("rounds"), sweeps=numbers("sweeps"),
-                   scores=scores, undo=undo, daily=daily)
+        return cls(game=game, ended=ended, preset=preset, players=players,
+                   opponents=tuple(opponents), seat=seat, side=side, result=result,
+                   rounds=rounds, sweeps=sweeps, scores=scores, undo=undo, daily=daily)
+
+
+_INTS = frozenset({int})
 
 
 def record_from_game(state: State, seats: Sequence[Seat], *, game: str, ended: datetime,
@@ -403,8 +395,19 @@ class Ledger:
 
 def parse_ledger(raw: bytes) -> LedgerRead:
     """The records of a ledger's bytes; damaged lines are listed (1-based), not fatal."""
+    lines = raw.split(b"\n")
+    kept = [line for line in lines if line.strip()]
+    try:  # every line good (the usual case): one JSON array, read at once
+        if max(map(len, kept), default=0) > MAX_LINE:
+            raise ValueError("a line is too long")
+        parsed = json.loads(b"[" + b",".join(kept) + b"]")
+        if len(parsed) != len(kept):
+            raise ValueError("a line holds more than one value")
+        return LedgerRead(records=[GameRecord.from_json(d) for d in parsed])
+    except (ValueError, RecursionError):
+        pass
     out = LedgerRead()
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         if len(line) > MAX_LINE:
@@ -414,8 +417,7 @@ def parse_ledger(raw: bytes) -> LedgerRead:
             out.records.append(GameRecord.from_json(json.loads(line)))
         except (ValueError, RecursionError) as e:
             bad_json = isinstance(e, json.JSONDecodeError | UnicodeDecodeError)
-            why = "not JSON" if bad_json else str(e)
-            out.damaged.append((number, why))
+            out.damaged.append((number, "not JSON" if bad_json else str(e)))
     return out
 
 
