@@ -455,6 +455,7 @@ class CasinoApp(App[None]):
         """A game ended: add it to the player's ledger (once; a game opened read-only is
         recorded by the window that plays it). A problem is shown, never fatal."""
         from casino_tui.stats import Ledger, LedgerError, record_from_game
+        from casino_tui.stats.cache import ledger_figures
         from casino_tui.stats.daily import utc_now
 
         if slot is None or not state.is_game_over or len(slot.seats) != state.num_players:
@@ -462,13 +463,14 @@ class CasinoApp(App[None]):
         record = record_from_game(state, slot.seats, game=slot.game_id,
                                   ended=utc_now(self.clock), created=slot.created)
         try:
-            found = Ledger(self.data_dir).record(record, self.store)
+            Ledger(self.data_dir).record(record, self.store)
         except LedgerError as err:
             self.notify(str(err), severity="warning", timeout=10, markup=False)
             return
-        report = found.report()
-        if report and found.damaged:
-            self.notify(report, severity="warning", timeout=10, markup=False)
+        # the figures kept up to date (the screen opens quickly); damage found is reported
+        found = ledger_figures(self.data_dir, self.store)
+        if found.report:
+            self.notify(found.report, severity="warning", timeout=10, markup=False)
 
     def show_stats(self) -> None:
         from casino_tui.stats.cache import ledger_figures

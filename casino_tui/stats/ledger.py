@@ -380,17 +380,30 @@ class Ledger:
         found.rebuilt = True
         return found
 
-    def record(self, record: GameRecord, store: SaveStore | None = None) -> LedgerRead:
-        """Add a finished game unless the ledger has it (a finished game opened again); the
-        ledger is rebuilt first if it is missing or damaged. Raises :class:`LedgerError`."""
-        found = self.load(store, skip=frozenset({record.game}))
-        if found.problem is not None and found.missing:
-            raise LedgerError(found.problem)
-        if any(r.game == record.game for r in found.records):
-            return found
+    def record(self, record: GameRecord, store: SaveStore | None = None) -> bool:
+        """Add a finished game unless the ledger has it (a finished game opened again: its
+        id is looked for in the lines, which this module writes); False when it had it. A
+        missing ledger is first rebuilt from the finished games of ``store`` (this one
+        aside); damaged lines are left for the next reading to report and rebuild. Raises
+        :class:`LedgerError`."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            found = self.load(store, skip=frozenset({record.game}))
+            if found.problem is not None:
+                raise LedgerError(found.problem) from None
+        except OSError as e:
+            raise _error(e, self.path) from e
+        else:
+            if _id_field(record.game) in raw:
+                return False
         self.append(record)
-        found.records.append(record)
-        return found
+        return True
+
+
+def _id_field(game: str) -> bytes:
+    """How a record's line holds its game's id (see GameRecord.to_line)."""
+    return b'"game":' + json.dumps(game, ensure_ascii=True).encode("ascii") + b","
 
 
 def parse_ledger(raw: bytes) -> LedgerRead:
