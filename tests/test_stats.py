@@ -353,3 +353,15 @@ def test_statistics_screen_benchmark_prints_its_figures(
     assert out["games"] == 50 and out["ledger_bytes"] > 0
     for key in ("figures_ms_median", "screen_first_ms_median", "screen_ms_median"):
         assert out[key] > 0, key
+
+
+def test_daily_flag_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from casino_tui.cli import build_parser
+
+    assert build_parser().parse_args(["--daily"]).daily
+    assert not build_parser().parse_args([]).daily
+    for other in (["--seed", "3"], ["--preset", "royal"], ["--continue"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["--daily", *other])
+        assert exc.value.code == 2
+    assert "--daily" in capsys.readouterr().err

@@ -231,3 +231,19 @@ def test_statistics_snapshot(snap_compare: Any, size: tuple[int, int]) -> None:
         await settle(pilot)
 
     assert snap_compare(make_app(), terminal_size=size, run_before=before)
+
+
+@asynctest
+async def test_the_chart_in_ascii() -> None:
+    ledger = Ledger(data_dir())
+    for n in range(12):
+        ledger.append(fixed_record(n))
+    app = make_app(ascii_only=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("t")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StatsScreen)
+        shown = text_of(screen, "#stats-chart").strip()
+        assert shown == "".join("#" if r == "win" else "_" for r in screen.figures.results)
+        assert shown.isascii() and len(shown) == 12
