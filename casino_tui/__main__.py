@@ -20,7 +20,7 @@ from .cli import build_parser, list_presets, preset_short_names
 if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
 
-SUBCOMMANDS = ("arena", "serve")
+SUBCOMMANDS = ("arena", "serve", "stats")
 # A message for the player at start-up, from ``casino-tui serve`` (its player files could not
 # be written): shown like the notes of --continue. The server's casino_tui.serve.pty_session
 # sets it under the same name.
@@ -52,8 +52,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from casino_tui.serve import main as serve_main
 
         return int(serve_main(args_list[1:]) or 0)
+    if args_list and args_list[0] == "stats":
+        from casino_tui.stats.command import main as stats_main
+
+        return stats_main(args_list[1:])
     parser = build_parser()
     args = parser.parse_args(args_list)
+    if args.daily and any(v is not None for v in (args.preset, args.players, args.seed,
+                                                  args.target)):
+        parser.error("--daily plays the day's deal (classic, against Hard): it takes no "
+                     "--preset, --players, --seed or --target")
     if args.list_presets:
         print(list_presets())
         return 0
@@ -95,7 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     app = CasinoApp(config=config, ascii_only=ascii_only, store=store, resume=resumed,
                     notice=notice, handle_signals=True,
-                    tables=link_from_environment(os.environ) is not None, join=args.join)
+                    tables=link_from_environment(os.environ) is not None, join=args.join,
+                    daily=args.daily)
     try:
         app.run()
     finally:

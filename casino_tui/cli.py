@@ -71,8 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "rule presets against computer opponents and/or other people at the same "
                     "keyboard.",
         epilog="Subcommands: 'casino-tui arena --help' pits computer players against each "
-               "other; 'casino-tui serve --help' serves the game over SSH. In the game, press ? "
-               "or F1 for every key.",
+               "other; 'casino-tui serve --help' serves the game over SSH; 'casino-tui stats' "
+               "prints your statistics. In the game, press ? or F1 for every key.",
     )
     parser.add_argument("--version", action="version", version=f"casino-tui {__version__}")
     parser.add_argument("--preset", type=_preset, metavar="NAME",
@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--load", metavar="FILE",
                         help="open a saved game file (a file from elsewhere is copied into "
                              "your saved games; the file itself is never changed)")
+    resume.add_argument("--daily", action="store_true",
+                        help="play the daily deal: the same cards for everyone on a UTC date "
+                             "(classic, against the Hard computer)")
     resume.add_argument("--join", type=_join_code, metavar="CODE",
                         help="join the table with this code on a casino-tui server (what "
                              "'ssh -t -p PORT HOST join CODE' runs)")

@@ -23,10 +23,13 @@ from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .styles import css
 
 if TYPE_CHECKING:  # pragma: no cover
+    from datetime import datetime
+    from pathlib import Path
+
     from textual.filter import LineFilter
 
     from casino_tui.engine import Rules, State
-    from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
+    from casino_tui.saves import LoadedGame, SaveEntry, SaveSlot, SaveStore
     from casino_tui.table import GameConfig
     from casino_tui.table.hub import Person, TableHub
 
@@ -77,10 +80,13 @@ class CasinoApp(App[None]):
                  resume: LoadedGame | None = None, notice: str | None = None,
                  handle_signals: bool = False, tables: bool = False,
                  join: str | None = None, hub: TableHub | None = None,
-                 person: Person | None = None) -> None:
+                 person: Person | None = None, daily: bool = False,
+                 clock: Callable[[], datetime] | None = None) -> None:
         super().__init__()
         self.hub = hub
         self.person = person
+        self.start_daily = daily
+        self.clock = clock
         self.tables = tables or hub is not None
         self.join_code = join
         self.handle_signals = handle_signals
@@ -190,6 +196,8 @@ class CasinoApp(App[None]):
             self.start_loaded(game)
         elif self.start_state is not None:
             self.start_game(self.start_config, self.start_state)
+        elif self.start_daily:
+            self.play_daily()
         self._check_size(self.size.width, self.size.height)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -451,7 +459,6 @@ class CasinoApp(App[None]):
         """Go to the table: a new game (``state`` None), a set-up position (tests) or a
         loaded game (``loaded``, whose slot, None when read-only, receives the autosaves)."""
         from casino_tui.engine.notation import format_position
-        from casino_tui.saves import SaveSlot
         from casino_tui.table import GameConfig as _GameConfig
         from casino_tui.table import save_seats
 
@@ -492,3 +499,79 @@ class CasinoApp(App[None]):
         self.close_games()  # before the title screen lists the saves
         while len(self.screen_stack) > 1:
             self.pop_screen()
+
+    # ------------------------------------------------------------------ statistics, daily deal
+    @property
+    def data_dir(self) -> Path:
+        """The player's data directory (the saved games are in its ``games`` folder)."""
+        return self.store.root.parent
+
+    def record_game(self, slot: SaveSlot | None, state: State) -> None:
+        """A game ended: add it to the player's ledger (once; a game opened read-only is
+        recorded by the window that plays it). A problem is shown, never fatal."""
+        from casino_tui.stats import Ledger, LedgerError, record_from_game
+        from casino_tui.stats.cache import ledger_figures
+        from casino_tui.stats.daily import utc_now
+
+        if slot is None or not state.is_game_over or len(slot.seats) != state.num_players:
+            return
+        record = record_from_game(state, slot.seats, game=slot.game_id,
+                                  ended=utc_now(self.clock), created=slot.created)
+        try:
+            Ledger(self.data_dir).record(record, self.store)
+        except LedgerError as err:
+            self.notify(str(err), severity="warning", timeout=10, markup=False)
+            return
+        # the figures kept up to date (the screen opens quickly); damage found is reported
+        found = ledger_figures(self.data_dir, self.store)
+        if found.report:
+            self.notify(found.report, severity="warning", timeout=10, markup=False)
+
+    def show_stats(self) -> None:
+        from casino_tui.stats.cache import ledger_figures
+
+        from .screens.stats import StatsScreen
+
+        found = ledger_figures(self.data_dir, self.store)
+        self.push_screen(StatsScreen(found.figures, problem=found.report,
+                                     ascii=self.force_ascii))
+
+    def show_daily(self) -> None:
+        """The daily deal's screen: the player's result of the day and, under a server, every
+        player's; Enter there plays the deal."""
+        import os
+
+        from casino_tui.stats import Ledger
+        from casino_tui.stats.daily import (
+            daily_ranking,
+            daily_result,
+            players_dir_from_environment,
+            utc_today,
+        )
+
+        from .screens.daily import DailyScreen
+
+        day = utc_today(self.clock)
+        found = Ledger(self.data_dir).load(self.store)
+        players = players_dir_from_environment(os.environ)
+        rows = daily_ranking(players, day, me=self.data_dir) if players is not None else None
+        problem = found.report() if found.damaged else None
+
+        def chosen(play: bool | None) -> None:
+            if play:
+                self.play_daily()
+
+        self.push_screen(DailyScreen(day, daily_result(found.records, day), rows,
+                                     problem=problem), chosen)
+
+    def play_daily(self) -> None:
+        """Start the day's deal: classic, a person against Hard, the date's seed."""
+        from casino_tui.stats import DAILY_LEVEL, DAILY_PRESET, daily_seed
+        from casino_tui.stats.daily import utc_today
+        from casino_tui.table import GameConfig as _GameConfig
+        from casino_tui.table import default_seats
+
+        config = _GameConfig(preset=DAILY_PRESET, players=2,
+                             seats=default_seats(2, 1, DAILY_LEVEL),
+                             seed=daily_seed(utc_today(self.clock)))
+        self.start_game(config, None)

@@ -60,6 +60,9 @@ _MAX_ENV_VALUE = 64
 # A message for the player, shown by the game at start (the game reads the same name:
 # casino_tui.__main__.NOTICE_ENV): set when the player's files could not be written.
 NOTICE_ENV = "CASINO_TUI_NOTICE"
+# Where every player's directory is (the daily deal's ranking reads their ledgers; the game
+# reads the same name: casino_tui.stats.daily.PLAYERS_ENV).
+PLAYERS_ENV = "CASINO_TUI_PLAYERS_DIR"
 
 
 def set_winsize(fd: int, cols: int, rows: int, xpixels: int = 0, ypixels: int = 0) -> None:
@@ -92,8 +95,10 @@ def client_wants_ascii(client_env: Mapping[str, str]) -> bool:
 
 def child_environment(term: str, client_env: Mapping[str, str], home: Path, data_dir: Path,
                       config_dir: Path,
-                      server_env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The game's environment: built afresh, never the server's whole environment."""
+                      server_env: Mapping[str, str] | None = None, *,
+                      players_dir: Path | None = None) -> dict[str, str]:
+    """The game's environment: built afresh, never the server's whole environment.
+    ``players_dir``: the directory of every player's files (for the daily deal's ranking)."""
     server_env = os.environ if server_env is None else server_env
     env = {k: server_env[k] for k in _SERVER_ENV_KEEP if k in server_env}
     for k in _CLIENT_ENV_KEEP:
@@ -109,6 +114,8 @@ def child_environment(term: str, client_env: Mapping[str, str], home: Path, data
         "CASINO_TUI_DATA_DIR": str(data_dir),
         "CASINO_TUI_CONFIG_DIR": str(config_dir),
     })
+    if players_dir is not None:
+        env[PLAYERS_ENV] = str(players_dir)
     return env
 
 
@@ -427,6 +434,7 @@ def _signal_name(number: int) -> str:
 
 __all__ = [
     "NOTICE_ENV",
+    "PLAYERS_ENV",
     "TERMINAL_RESET",
     "PtyGame",
     "SessionEnd",

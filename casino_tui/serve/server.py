@@ -503,7 +503,8 @@ class GameServer:
                         True)
                 return
             cols, rows, pw, ph = process.get_terminal_size()
-            env = child_environment(term, client_env, dirs.root, dirs.data, dirs.config)
+            env = child_environment(term, client_env, dirs.root, dirs.data, dirs.config,
+                                    players_dir=dirs.root.parent)
             if problem is not None:
                 env[NOTICE_ENV] = problem
             secret = self._table_secret(number, owner.fingerprint, env)

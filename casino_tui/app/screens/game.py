@@ -475,6 +475,7 @@ class GameScreen(Screen[None]):
         session = self.session
         st = self.state
         self._finished = True
+        self.casino.record_game(self.slot, st)  # the player's statistics
         data = GameOverData(
             winner=None if st.winner is None else session.side_names[st.winner],
             sides=tuple(session.side_names), scores=tuple(st.scores), target=st.target,

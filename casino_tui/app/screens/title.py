@@ -1,5 +1,5 @@
-"""The title screen: New game, Tables (on a server with tables), Continue, Load, Rules,
-Settings, Quit."""
+"""The title screen: New game, Tables (on a server with tables), Continue, Load, Daily deal,
+Statistics, Rules, Settings, Quit."""
 
 from __future__ import annotations
 
@@ -53,6 +53,8 @@ class TitleScreen(Screen[None]):
         Binding("t", "menu('tables')", "Tables", show=False, id="title.tables"),
         Binding("c", "menu('continue')", "Continue", show=False, id="title.continue"),
         Binding("l", "menu('load')", "Load", show=False, id="title.load"),
+        Binding("d", "menu('daily')", "Daily deal", show=False, id="title.daily"),
+        Binding("i", "menu('stats')", "Statistics", show=False, id="title.stats"),
         Binding("r", "menu('rules')", "Rules", show=False, id="title.rules"),
         Binding("s", "menu('settings')", "Settings", show=False, id="title.settings"),
         Binding("q,escape", "menu('quit')", "Quit", show=False, id="title.quit"),
@@ -71,6 +73,8 @@ class TitleScreen(Screen[None]):
             ("n", "new game"), *tables,
             ("c", "continue the saved game (when there is one)"),
             ("l", "load a saved game (when there are saves)"),
+            ("d", "the daily deal: the same cards for everyone today"),
+            ("i", "statistics of your finished games"),
             ("r", "rules of every preset"), ("s", "settings"), ("q / Esc", "quit"),
         ])]
 
@@ -114,6 +118,8 @@ class TitleScreen(Screen[None]):
                    disabled=saved is None),
             Option(entry("Load game", "l", "" if can_load else "no saves yet"), id="load",
                    disabled=not can_load),
+            Option(entry("Daily deal", "d"), id="daily"),
+            Option(entry("Statistics", "i"), id="stats"),
             Option(entry("Rules", "r"), id="rules"),
             Option(entry("Settings", "s"), id="settings"),
             Option(entry("Quit", "q"), id="quit"),
@@ -138,6 +144,10 @@ class TitleScreen(Screen[None]):
                 app.show_load()
             else:
                 self.notify("There are no saved games to load.", severity="warning")
+        elif what == "daily":
+            app.show_daily()
+        elif what == "stats":
+            app.show_stats()
         elif what == "rules":
             app.show_rules(None, None)
         elif what == "settings":
