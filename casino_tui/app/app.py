@@ -6,6 +6,7 @@ parts and the computer players' worker process are imported when first needed.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import PurePath
@@ -28,6 +29,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.engine import Rules, State
     from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
     from casino_tui.table import GameConfig
+    from casino_tui.table.client import TableChoice
+    from casino_tui.table.hub import Person, TableHub
 
     from .glyphs import AsciiFilter
     from .players import Chooser
@@ -48,7 +51,8 @@ class CasinoApp(App[None]):
     when the app starts; ``handle_signals``: SIGTERM and SIGHUP save and quit (the real
     program; see :mod:`casino_tui.app.signals`); ``tables``: the app runs under a server with
     tables (its Settings offer the display name); ``join``: the code of a table to join
-    (``ssh -t HOST join CODE``, a valid code).
+    (``ssh -t HOST join CODE``, a valid code); ``hub``: the tables of the server the app runs
+    under (see :mod:`casino_tui.table.hub`); ``person``: who the app is at those tables.
     """
 
     TITLE = "casino-tui"
@@ -69,8 +73,12 @@ class CasinoApp(App[None]):
                  store: SaveStore | None = None,
                  resume: LoadedGame | None = None, notice: str | None = None,
                  handle_signals: bool = False, tables: bool = False,
-                 join: str | None = None) -> None:
+                 join: str | None = None, hub: TableHub | None = None,
+                 person: Person | None = None) -> None:
         super().__init__()
+        self.hub = hub
+        self.person = person
+        self.table_clock: Callable[[], float] = time.time  # the hub's clock (away times)
         self.tables = tables
         self.join_code = join
         self.handle_signals = handle_signals
@@ -421,6 +429,42 @@ class CasinoApp(App[None]):
             slot = self.store.new_game(save_seats(cfg, session.num_players),
                                        start_position=start)
         self.push_screen(GameScreen(session, self.chooser(), self.store, slot))
+
+    # ------------------------------------------------------------------ tables
+    def open_table(self, choice: TableChoice) -> None:
+        """Go to the game at a hub's table: ``choice.seat`` is the player's seat, None when
+        they watch. Takes the table's view for them, follows its events and shows its game
+        screen (a refusal, such as a table that closed, is told)."""
+        hub, person = self.hub, self.person
+        if hub is None or person is None:
+            self.notify("There are no tables to play at here.", severity="warning",
+                        markup=False)
+            return
+        self.run_worker(self._open_table(hub, person, choice), group="open-table",
+                        exclusive=True, exit_on_error=False)
+
+    async def _open_table(self, hub: TableHub, person: Person, choice: TableChoice) -> None:
+        from casino_tui.table.client import SeatClient
+        from casino_tui.table.hub import HubError
+
+        from .netsession import NetSession
+        from .screens.tablegame import TableGameScreen
+
+        client = SeatClient(hub, choice.table_id, person, watch=choice.seat is None)
+        try:
+            update = await client.open()
+            seat = client.seat
+            if seat is not None:
+                info = client.view.seats[seat]
+                if info.away_since is not None or info.stand_in:  # back at the seat
+                    await hub.come_back(choice.table_id, person)
+        except HubError as err:
+            client.close()
+            self.notify(err.reason, title="Table", severity="error", timeout=10, markup=False)
+            return
+        session = NetSession(client, clock=self.table_clock)
+        session.take(update, self.painter)
+        self.push_screen(TableGameScreen(session, self.chooser()))
 
     def game_over_choice(self, choice: GameOverChoice | None) -> None:
         if choice == "quit":

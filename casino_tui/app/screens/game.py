@@ -265,12 +265,16 @@ class GameScreen(Screen[None]):
         self.query_one("#table-box").border_title = "Table"
         self.query_one("#score").border_title = "Score"
         self.query_one("#log").border_title = "Log"
+        self._start()
+        self.refresh_all()
+
+    def _start(self) -> None:
+        """The game begins on screen: the log of the deal, the computers, the first save."""
         self.local.sync(self.painter)  # a new game: the first deal's lines
         if any(not self.session.is_human(s) for s in range(self.session.num_players)):
             self.chooser.start()
         if self.slot is not None and not self.slot.saved:
             self.autosave()  # a new game: saved right after the deal
-        self.refresh_all()
 
     def on_screen_resume(self) -> None:
         self.refresh_all()
