@@ -111,16 +111,19 @@ class SeatClient:
 
     async def _take(self, batch: Iterable[TableEvent]) -> TableUpdate:
         new: list[TableEvent] = []
+        behind = self.view.number < self.number  # the last view was older than its events
+        again = False  # an event numbered as one taken before
         for event in batch:
             if event.number <= self.number:
-                continue  # taken already (from the hub's answer to a gap)
+                again = True  # taken already (from the hub's answer to a gap), or numbered
+                continue  # anew (a table restored after a restart: the view tells)
             if event.number != self.number + 1:  # a gap: ask for what is missing
                 new.extend(await self._missing())
                 continue
             new.append(event)
             self.number = event.number
         view = self.view
-        if any(e.kind not in QUIET_KINDS for e in new) or view.number < self.number:
+        if again or behind or any(e.kind not in QUIET_KINDS for e in new):
             view = await self.hub.snapshot(self.table_id, self.person)
             if view.epoch != self.view.epoch:
                 return await self._fresh()
