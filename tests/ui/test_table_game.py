@@ -11,12 +11,14 @@ from collections.abc import Callable
 from typing import Any
 
 from table_support import SeededThinker, cards_in
+from textual.binding import Binding
 from textual.pilot import Pilot
 
 from casino_tui.app.app import CasinoApp
 from casino_tui.app.netsession import away_for, printable
 from casino_tui.app.screens.chat import ChatScreen
 from casino_tui.app.screens.gameover import GameOverScreen
+from casino_tui.app.screens.help import HelpScreen
 from casino_tui.app.screens.summary import RoundSummaryScreen
 from casino_tui.app.screens.tablegame import TableGameScreen
 from casino_tui.app.widgets.table import (
@@ -215,6 +217,13 @@ async def test_chat_is_shown_literally_and_its_refusals_are_told() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         tid = await new_table(hub)
         screen = await sit_at(pilot, hub, tid, 0)
+        await pilot.press("question_mark")  # the help names the chat key
+        assert isinstance(app.screen, HelpScreen)
+        keys = [k for _title, entries in app.screen.sections for k, _what in entries]
+        assert "/" in keys and "Ctrl+S" not in keys and "s" not in keys
+        await pilot.press("escape")
+        assert any(b.id == "game.chat" and b.key == "slash"
+                   for b in TableGameScreen.BINDINGS if isinstance(b, Binding))
         await pilot.press("slash")
         assert isinstance(app.screen, ChatScreen)
         for key in "[b]hi[/b]":
