@@ -85,6 +85,10 @@ class SeatClient:
             await self.hub.spectate(self.table_id, self.person)
         return await self._fresh()
 
+    async def reopen(self) -> TableUpdate:
+        """The table shown afresh (after a connection to the hub broke)."""
+        return await self._fresh()
+
     async def _fresh(self) -> TableUpdate:
         self.close()
         view = await self.hub.snapshot(self.table_id, self.person)

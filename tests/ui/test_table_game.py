@@ -495,3 +495,65 @@ async def test_the_app_never_holds_another_seats_cards() -> None:
                 leaked = cards_in(value) & hidden
                 assert not leaked, f"{person.name} received hidden cards {leaked}: {value}"
             assert any(cards_in(v) for v, _ in rec.received)  # the scan does find cards
+
+
+class BreakingHub(LocalHub):
+    """A hub whose channel breaks once (``broken``): the next event wait fails."""
+
+    broken = False
+
+    async def subscribe(self, table_id: str, person: Person, after: int) -> Subscription:
+        return Breaking(self, await super().subscribe(table_id, person, after))
+
+
+class Breaking:
+    def __init__(self, hub: BreakingHub, sub: Subscription) -> None:
+        self.hub = hub
+        self.sub = sub
+
+    @property
+    def lost(self) -> bool:
+        return self.sub.lost
+
+    async def next(self) -> TableEvent:
+        event = await self.sub.next()
+        if self.hub.broken:
+            self.hub.broken = False
+            raise ConnectionResetError("the server went away")
+        return event
+
+    def ready(self) -> list[TableEvent]:
+        return self.sub.ready()
+
+    def close(self) -> None:
+        self.sub.close()
+
+
+@asynctest
+async def test_a_broken_connection_is_told_and_the_table_taken_afresh() -> None:
+    hub = BreakingHub(SeededThinker(), clock=Clock())
+    app = table_app(hub)
+    TableGameScreen.RETRY_AFTER = 0.3
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            tid = await new_table(hub)
+            screen = await sit_at(pilot, hub, tid, 0)
+            await pilot.press("enter")
+            await settle_table(pilot, hub, tid)
+            hub.broken = True
+            await plays(hub, tid, BOB)  # its event is lost with the connection
+            told = False
+            for _ in range(100):
+                await pilot.pause(0.01)
+                told = told or line(screen, "#message-line").startswith(
+                    "The connection to the table broke (the server went away)")
+                if told:
+                    break
+            assert told
+            await pilot.pause(0.5)
+            await settle_table(pilot, hub, tid)
+            assert screen.awaiting_human and line(screen, "#message-line") == "Your turn"
+            assert screen.net.view.number == hub.controller(tid).number
+            assert log_texts(screen)[-1].startswith("Bob ")  # the log taken afresh has it
+    finally:
+        TableGameScreen.RETRY_AFTER = 2.0

@@ -16,6 +16,7 @@ log, literally); someone watching sees no hand and has no move keys.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import zlib
 from collections.abc import Coroutine
@@ -64,6 +65,7 @@ class TableGameScreen(GameScreen):
     HELP_TITLE = "Game table"
     SKIP_NOTE: ClassVar[str] = ""
     AWAY_REFRESH: ClassVar[float] = 10.0  # seconds between updates of "away 2m"
+    RETRY_AFTER: ClassVar[float] = 2.0  # seconds before a broken connection is tried again
 
     def __init__(self, session: NetSession, chooser: Chooser) -> None:
         super().__init__(session, chooser)  # the person's seat is on screen (watching: 0)
@@ -97,13 +99,28 @@ class TableGameScreen(GameScreen):
         self.net.client.close()
 
     async def _follow(self) -> None:
-        """Take the table's updates as they come, until the screen goes."""
+        """Take the table's updates as they come, until the screen goes. A connection that
+        fails is tried again (the table shown afresh); a table the hub no longer has ends it."""
+        lost = False
         while True:
             try:
-                update = await self.net.client.next_update()
+                if lost:
+                    update = await self.net.client.reopen()
+                    lost = False
+                    self._message = LineData("")
+                else:
+                    update = await self.net.client.next_update()
             except HubError as err:
                 self._table_gone(err.reason)
                 return
+            except Exception as err:  # the channel to the server broke: try again
+                if not lost:
+                    self._message = LineData(f"The connection to the table broke ({err}): "
+                                             "trying again…", "error")
+                    self.refresh_all()
+                lost = True
+                await asyncio.sleep(self.RETRY_AFTER)
+                continue
             self._updating = True
             try:
                 self._take_update(update)
