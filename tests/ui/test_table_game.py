@@ -557,3 +557,36 @@ async def test_a_broken_connection_is_told_and_the_table_taken_afresh() -> None:
             assert log_texts(screen)[-1].startswith("Bob ")  # the log taken afresh has it
     finally:
         TableGameScreen.RETRY_AFTER = 2.0
+
+
+@asynctest
+async def test_a_partnership_table_of_two_people_and_two_computers() -> None:
+    hub = LocalHub(SeededThinker(), clock=Clock())
+    app = table_app(hub)
+    seats = (SeatConfig("South", True), SeatConfig("West", False, "easy"),
+             SeatConfig("North", True), SeatConfig("East", False, "easy"))
+    config = GameConfig(preset="classic", players=4, seats=seats, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tid = await new_table(hub, config)
+        ctl = hub.controller(tid)
+        assert [s.name for s in ctl.seats] == ["Ann", "West", "Bob", "East"]
+        screen = await sit_at(pilot, hub, tid, 0)
+        for _ in range(3):  # Ann, then West (a computer in the hub), then Bob's turn
+            while ctl.to_move != 0:
+                if ctl.to_move == 2:
+                    assert line(screen, "#move-line") == "Waiting for Bob"
+                    boxes = [screen.query_one(f"#seat-{i}", SeatBox).data for i in range(3)]
+                    assert [b.name for b in boxes if b is not None] == ["West", "Bob", "East"]
+                    assert boxes[1] is not None and boxes[1].partner
+                    await plays(hub, tid, BOB)
+                    await settle_table(pilot, hub, tid)
+            assert screen.awaiting_human
+            before = len(ctl.state.history)
+            await pilot.press("enter")
+            await settle_table(pilot, hub, tid)
+            assert len(ctl.state.history) > before
+        moved = [e.seat for e in ctl.events if e.kind == "move"]
+        assert {1, 2, 3} <= set(moved)
+        logged = log_texts(screen)
+        assert any(t.startswith("West ") for t in logged)
+        assert any(t.startswith("East ") for t in logged)
