@@ -49,10 +49,11 @@ class CasinoApp(App[None]):
     games (default: ``open_store()``, which honours ``$CASINO_TUI_DATA_DIR``); ``resume``: a
     loaded game to open at once (``--continue``, ``--load``); ``notice``: a message to show
     when the app starts; ``handle_signals``: SIGTERM and SIGHUP save and quit (the real
-    program; see :mod:`casino_tui.app.signals`); ``tables``: the app runs under a server with
-    tables (its Settings offer the display name); ``join``: the code of a table to join
-    (``ssh -t HOST join CODE``, a valid code); ``hub``: the tables of the server the app runs
-    under (see :mod:`casino_tui.table.hub`); ``person``: who the app is at those tables.
+    program; see :mod:`casino_tui.app.signals`); ``hub``: the tables of the server the app
+    runs under (see :mod:`casino_tui.table.hub`; :meth:`open_table` shows one); ``person``:
+    who the app is at those tables; ``tables``: the app runs under a server with tables (its
+    Settings offer the display name; implied by ``hub``); ``join``: the code of a table to
+    join (``ssh -t HOST join CODE``, a valid code).
     """
 
     TITLE = "casino-tui"
@@ -65,6 +66,8 @@ class CasinoApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit"),
     ]
     ENABLE_COMMAND_PALETTE = False
+    # The hub's clock, for how long a person at a table has been away (tests fix it).
+    table_clock: Callable[[], float] = time.time
 
     def __init__(self, *, config: GameConfig | None = None, state: State | None = None,
                  chooser_factory: Callable[[], Chooser] | None = None,
@@ -78,8 +81,7 @@ class CasinoApp(App[None]):
         super().__init__()
         self.hub = hub
         self.person = person
-        self.table_clock: Callable[[], float] = time.time  # the hub's clock (away times)
-        self.tables = tables
+        self.tables = tables or hub is not None
         self.join_code = join
         self.handle_signals = handle_signals
         self.exit_signal: int | None = None  # the signal that ended the app
