@@ -2,6 +2,10 @@
 autosave; :mod:`casino_tui.table`) and what the screen shows of it: the move log, in the
 player's card style, and the running counts of the score panel.
 
+:class:`SessionBase` is what the game screen reads (names, sides, a seat's view, the log);
+:class:`GameSession` holds the game in this process (solo and hot-seat games); a seat at a
+hub's table is :class:`~casino_tui.app.netsession.NetSession`, which holds only that seat's view.
+
 Pure Python (no Textual): the screens drive it, tests can use it directly (the kill test plays
 and saves through it).
 """
