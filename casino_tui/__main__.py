@@ -103,7 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     app = CasinoApp(config=config, ascii_only=ascii_only, store=store, resume=resumed,
                     notice=notice, handle_signals=True,
-                    tables=link_from_environment(os.environ) is not None, join=args.join,
+                    tables_link=os.environ if link_from_environment(os.environ) else None,
+                    join=args.join,
                     daily=args.daily)
     try:
         app.run()

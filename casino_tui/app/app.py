@@ -6,7 +6,8 @@ parts and the computer players' worker process are imported when first needed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import PurePath
 from typing import TYPE_CHECKING, ClassVar
@@ -31,12 +32,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.engine import Rules, State
     from casino_tui.saves import LoadedGame, SaveEntry, SaveSlot, SaveStore
     from casino_tui.table import GameConfig
+    from casino_tui.table.client import TableChoice
     from casino_tui.table.hub import Person, TableHub
 
     from .glyphs import AsciiFilter
     from .players import Chooser
     from .screens.gameover import GameOverChoice
-    from .screens.waiting import TableChoice
 
 
 class CasinoApp(App[None]):
@@ -54,9 +55,10 @@ class CasinoApp(App[None]):
     program; see :mod:`casino_tui.app.signals`); ``hub``: the tables of the server the app
     runs under (the title screen offers Tables; see :mod:`casino_tui.table.hub`); ``person``:
     who the app is at those tables (its name is the player's display name, asked for once);
-    ``tables``: the app runs under a server with tables (its Settings offer the display name;
-    implied by ``hub``); ``join``: the code of a table to join (``ssh -t HOST join CODE``, a
-    valid code), at once when there is a hub.
+    ``tables_link``: the environment naming the server's table channel (the app connects to
+    it at start, then offers Tables); ``tables``: the app runs under a server with tables (its
+    Settings offer the display name; implied by ``hub`` or ``tables_link``); ``join``: the
+    code of a table to join (``ssh -t HOST join CODE``, a valid code), once there is a hub.
     """
 
     TITLE = "casino-tui"
@@ -71,6 +73,8 @@ class CasinoApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
     # Seconds between refreshes of the list of tables (None: only on its refresh key; tests).
     tables_refresh: float | None = 5.0
+    # The hub's clock, for how long a person at a table has been away (tests fix it).
+    table_clock: Callable[[], float] = time.time
 
     def __init__(self, *, config: GameConfig | None = None, state: State | None = None,
                  chooser_factory: Callable[[], Chooser] | None = None,
@@ -80,6 +84,7 @@ class CasinoApp(App[None]):
                  resume: LoadedGame | None = None, notice: str | None = None,
                  handle_signals: bool = False, tables: bool = False,
                  join: str | None = None, hub: TableHub | None = None,
+                 tables_link: Mapping[str, str] | None = None,
                  person: Person | None = None, daily: bool = False,
                  clock: Callable[[], datetime] | None = None) -> None:
         super().__init__()
@@ -87,7 +92,8 @@ class CasinoApp(App[None]):
         self.person = person
         self.start_daily = daily
         self.clock = clock
-        self.tables = tables or hub is not None
+        self.tables_link = tables_link  # the environment naming the server's table channel
+        self.tables = tables or hub is not None or tables_link is not None
         self.join_code = join
         self.handle_signals = handle_signals
         self.exit_signal: int | None = None  # the signal that ended the app
@@ -184,7 +190,10 @@ class CasinoApp(App[None]):
             self.theme = self.settings.theme
         if self.start_notice:
             self.notify(self.start_notice, markup=False, timeout=10)
-        if self.join_code is not None and self.hub is not None:
+        if self.hub is None and self.tables_link is not None:
+            # Under `casino-tui serve`: the server's tables, over the table channel.
+            self.run_worker(self._connect_tables(), group="tables", exit_on_error=False)
+        elif self.join_code is not None and self.hub is not None:
             code, self.join_code = self.join_code, None
             self.show_tables(join=code)
         elif self.join_code is not None:  # a server without tables: nothing to join
@@ -356,6 +365,61 @@ class CasinoApp(App[None]):
         self.start_game(config, game.state, loaded=game)
 
     # ------------------------------------------------------------------ tables
+    async def _connect_tables(self) -> None:
+        """Reach the server's tables (the channel its environment names): the title screen then
+        offers Tables, and a ``join CODE`` from the shell goes on. A channel that cannot be
+        used is told; the solo game goes on."""
+        from casino_tui.table.hub import HubError
+        from casino_tui.table.hub import Person as _Person
+        from casino_tui.table.remote import hub_from_environment
+
+        link = self.tables_link
+        try:
+            hub = await hub_from_environment(link)
+        except HubError as err:
+            self.notify(f"{err.reason}. Solo games work as usual.", title="Tables",
+                        severity="warning", timeout=15, markup=False)
+            return
+        if hub is None:
+            return
+        self.hub = hub
+        if self.person is None:
+            self.person = _Person(hub.player, self.settings.display_name or "")
+        from .screens.title import TitleScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, TitleScreen):
+                screen.refresh_menu()
+        if self.join_code is not None:
+            code, self.join_code = self.join_code, None
+            self.show_tables(join=code)
+            return
+        await self._back_to_table(hub, self.person)
+
+    async def _back_to_table(self, hub: TableHub, person: Person) -> None:
+        """A player who holds a seat at a game in progress (they dropped, or the server
+        restarted) is taken back to it at once from the title screen; with several such
+        tables, the list of tables shows them."""
+        from casino_tui.table.client import TableChoice
+        from casino_tui.table.hub import HubError
+
+        from .screens.title import TitleScreen
+
+        try:
+            tables = await hub.list_tables(person)
+        except (HubError, OSError):
+            return
+        mine = [t for t in tables
+                if t.your_seat is not None and t.started and not t.finished]
+        if not mine or not isinstance(self.screen, TitleScreen):
+            return
+        if len(mine) > 1:
+            self.show_tables()
+            return
+        self.notify(f"Back at the table {mine[0].code}.", title="Tables", timeout=6,
+                    markup=False)
+        self.open_table(TableChoice(mine[0].table_id, mine[0].your_seat))
+
     def with_person(self, then: Callable[[Person], None]) -> None:
         """Call ``then`` with who the player is at the hub's tables: ``person`` (or, without
         one, an identity of this app alone) under their display name, which is asked for
@@ -388,15 +452,6 @@ class CasinoApp(App[None]):
                                           refresh_every=self.tables_refresh))
 
         self.with_person(listed)
-
-    def open_table(self, choice: TableChoice) -> None:
-        """Go to the game at a hub's table: ``choice.seat`` is the player's seat, None when
-        they watch. The game screen of a hub's table is connected here; until then this only
-        says where the player is."""
-        what = ("watching" if choice.seat is None
-                else f"at seat {choice.seat + 1}")
-        self.notify(f"The game has started: you are {what}. The table's screen is not "
-                    "connected yet.", title="Table", timeout=10, markup=False)
 
     # ------------------------------------------------------------------ navigation
     def action_help(self) -> None:
@@ -483,6 +538,42 @@ class CasinoApp(App[None]):
             slot = self.store.new_game(save_seats(cfg, session.num_players),
                                        start_position=start)
         self.push_screen(GameScreen(session, self.chooser(), self.store, slot))
+
+    # ------------------------------------------------------------------ tables
+    def open_table(self, choice: TableChoice) -> None:
+        """Go to the game at a hub's table: ``choice.seat`` is the player's seat, None when
+        they watch. Takes the table's view for them, follows its events and shows its game
+        screen (a refusal, such as a table that closed, is told)."""
+        hub, person = self.hub, self.person
+        if hub is None or person is None:
+            self.notify("There are no tables to play at here.", severity="warning",
+                        markup=False)
+            return
+        self.run_worker(self._open_table(hub, person, choice), group="open-table",
+                        exclusive=True, exit_on_error=False)
+
+    async def _open_table(self, hub: TableHub, person: Person, choice: TableChoice) -> None:
+        from casino_tui.table.client import SeatClient
+        from casino_tui.table.hub import HubError
+
+        from .netsession import NetSession
+        from .screens.tablegame import TableGameScreen
+
+        client = SeatClient(hub, choice.table_id, person, watch=choice.seat is None)
+        try:
+            update = await client.open()
+            seat = client.seat
+            if seat is not None:
+                info = client.view.seats[seat]
+                if info.away_since is not None or info.stand_in:  # back at the seat
+                    await hub.come_back(choice.table_id, person)
+        except HubError as err:
+            client.close()
+            self.notify(err.reason, title="Table", severity="error", timeout=10, markup=False)
+            return
+        session = NetSession(client, clock=self.table_clock)
+        session.take(update, self.painter)
+        self.push_screen(TableGameScreen(session, self.chooser()))
 
     def game_over_choice(self, choice: GameOverChoice | None) -> None:
         if choice == "quit":

@@ -2,6 +2,10 @@
 autosave; :mod:`casino_tui.table`) and what the screen shows of it: the move log, in the
 player's card style, and the running counts of the score panel.
 
+:class:`SessionBase` is what the game screen reads (names, sides, a seat's view, the log);
+:class:`GameSession` holds the game in this process (solo and hot-seat games); a seat at a
+hub's table is :class:`~casino_tui.app.netsession.NetSession`, which holds only that seat's view.
+
 Pure Python (no Textual): the screens drive it, tests can use it directly (the kill test plays
 and saves through it).
 """
@@ -25,7 +29,7 @@ from casino_tui.engine import (
     resolve_preset_name,
 )
 from casino_tui.engine.cards import ACE, rank_of
-from casino_tui.table import GameConfig, TableController, TableEvent
+from casino_tui.table import GameConfig, TableController, TableEvent, TableView
 from casino_tui.table.controller import ComputerTurn
 
 from .cardfmt import CardPainter
@@ -89,7 +93,139 @@ class SideCounts:
     sweeps: int
 
 
-class GameSession:
+class SessionBase:
+    """What the game screen shows of a game, wherever the game is held: names, sides, the log
+    in the player's card style and the score panel's running counts.
+
+    Subclasses give the game's :attr:`names`, :attr:`rules`, :attr:`num_players`,
+    :attr:`sides`, :attr:`round_no`, who plays each seat and :meth:`view_for` (a seat's view,
+    which is all the screen draws from). :class:`GameSession` holds the game itself (solo and
+    hot-seat games); :class:`~casino_tui.app.netsession.NetSession` holds one seat's view of a
+    game at a hub's table."""
+
+    log: list[LogEntry]
+    summaries_shown: int  # round summaries already shown (the round number of the last one)
+    _painter: CardPainter
+
+    # ------------------------------------------------------------------ given by subclasses
+    @property
+    def names(self) -> list[str]:
+        raise NotImplementedError
+
+    @property
+    def rules(self) -> Rules:
+        raise NotImplementedError
+
+    @property
+    def num_players(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def sides(self) -> Sequence[Sequence[int]]:
+        raise NotImplementedError
+
+    @property
+    def round_no(self) -> int:
+        raise NotImplementedError
+
+    def is_human(self, seat: int) -> bool:
+        raise NotImplementedError
+
+    @property
+    def human_seats(self) -> list[int]:
+        raise NotImplementedError
+
+    def level(self, seat: int) -> str:
+        raise NotImplementedError
+
+    def view_for(self, seat: int) -> TableView:
+        """The table as ``seat`` sees it (its own hand; of the others only their sizes)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def hot_seat(self) -> bool:
+        """Two or more people share the keyboard: hands are hidden between their turns."""
+        return len(self.human_seats) >= 2
+
+    @property
+    def side_names(self) -> list[str]:
+        return [" & ".join(self.names[s] for s in side) for side in self.sides]
+
+    @property
+    def side_labels(self) -> list[str]:
+        """Short labels of the sides for narrow score columns: ``S``, ``NW``, ``S+N``."""
+        labels = seat_labels(self.names)
+        return ["+".join(labels[s] for s in side) for side in self.sides]
+
+    def side_of(self, seat: int) -> int:
+        """The side ``seat`` plays for."""
+        return next(i for i, side in enumerate(self.sides) if seat in side)
+
+    @property
+    def sweeps_score(self) -> bool:
+        """The rules score sweeps: only then are sweeps shown (log, seats, score panel)."""
+        return self.rules.sweep_points > 0
+
+    def partner_of(self, seat: int) -> int | None:
+        side = self.sides[self.side_of(seat)]
+        others = [s for s in side if s != seat]
+        return others[0] if others else None
+
+    def add_note(self, text: str) -> None:
+        """A note in this screen's log only (not an event of the table)."""
+        self.log.append(LogEntry(text, None, self.round_no))
+
+    # ------------------------------------------------------------------ the log
+    def _log_event(self, event: TableEvent, *, rebuilding: bool) -> None:
+        names = self.names
+        data: dict[str, Any] = dict(event.data)
+        r = event.round_no
+        if event.kind == "round_start":
+            if rebuilding and self.log:  # live, the summary screen writes this line
+                self.log.append(LogEntry(f"Round {r - 1} over", None, r - 1))
+            self.log.append(LogEntry(f"Round {r}: {names[data['dealer']]} deals", None, r))
+            grant = data.get("grant")
+            if grant is not None:
+                seat, cards = grant
+                self.log.append(LogEntry(f"{names[seat]} took the {len(cards)} paired table "
+                                         "cards", None, r))
+        elif event.kind == "move" and event.move is not None:
+            self.log.append(LogEntry(
+                move_log_line(event.table_before, event.move, names, self.side_names,
+                              self._painter, sweeps=self.sweeps_score), event.move.seat, r))
+        elif event.kind == "deal":
+            note = "New deal" + (": the last one" if data.get("last") else "")
+            if data.get("changed"):
+                note += f" ({data['deal_no']} of {data['deals']})"
+            self.log.append(LogEntry(note, None, r))
+        elif event.kind == "note":
+            self.log.append(LogEntry(event.text, None, r))
+        elif event.kind == "chat":
+            self.log.append(LogEntry(f"{data.get('who', '?')}: {event.text}", None, r))
+
+    # ------------------------------------------------------------------ counts
+    def side_counts(self, view: SeatView | TableView) -> list[SideCounts]:
+        rules = self.rules
+        suit = 2 if rules.diamond_scoring else rules.majority_suit_index
+        out = []
+        for side in view.sides:
+            cards = [c for s in side for c in view.captured[s]]
+            out.append(SideCounts(
+                cards=len(cards),
+                suit=sum(1 for c in cards if c & 3 == suit),
+                aces=sum(1 for c in cards if rank_of(c) == ACE),
+                casinos=tuple(c for c in (rules.big_casino, rules.little_casino) if c in cards),
+                sweeps=sum(view.sweeps[s] for s in side),
+            ))
+        return out
+
+    @property
+    def majority_suit(self) -> int:
+        return 2 if self.rules.diamond_scoring else self.rules.majority_suit_index
+
+
+class GameSession(SessionBase):
     """The table's controller of one game in the UI, and its log in the player's card style.
 
     Every change goes through :attr:`table` (a :class:`TableController`); the log follows its
@@ -129,6 +265,14 @@ class GameSession:
     def num_players(self) -> int:
         return self.table.num_players
 
+    @property
+    def sides(self) -> Sequence[Sequence[int]]:
+        return self.state.sides
+
+    @property
+    def round_no(self) -> int:
+        return self.state.round_no
+
     def is_human(self, seat: int) -> bool:
         return self.table.is_human(seat)
 
@@ -136,33 +280,11 @@ class GameSession:
     def human_seats(self) -> list[int]:
         return self.table.human_seats
 
-    @property
-    def hot_seat(self) -> bool:
-        """Two or more people share the keyboard: hands are hidden between their turns."""
-        return len(self.human_seats) >= 2
-
     def level(self, seat: int) -> str:
         return self.table.level(seat)
 
-    @property
-    def side_names(self) -> list[str]:
-        return [" & ".join(self.names[s] for s in side) for side in self.state.sides]
-
-    @property
-    def side_labels(self) -> list[str]:
-        """Short labels of the sides for narrow score columns: ``S``, ``NW``, ``S+N``."""
-        labels = seat_labels(self.names)
-        return ["+".join(labels[s] for s in side) for side in self.state.sides]
-
-    @property
-    def sweeps_score(self) -> bool:
-        """The rules score sweeps: only then are sweeps shown (log, seats, score panel)."""
-        return self.rules.sweep_points > 0
-
-    def partner_of(self, seat: int) -> int | None:
-        side = self.state.sides[self.state.side_of[seat]]
-        others = [s for s in side if s != seat]
-        return others[0] if others else None
+    def view_for(self, seat: int) -> TableView:
+        return self.table.view_for(seat)
 
     # ------------------------------------------------------------------ playing
     def ai_seed(self) -> int:
@@ -196,10 +318,6 @@ class GameSession:
         assert ev.move is not None
         return ev.move, list(ev.table_before)
 
-    def add_note(self, text: str) -> None:
-        """A note in this screen's log only (not an event of the table)."""
-        self.log.append(LogEntry(text, None, self.state.round_no))
-
     def next_round(self) -> None:
         self.table.next_round()
         self.sync()
@@ -230,52 +348,6 @@ class GameSession:
             self._log_event(event, rebuilding=True)
         self._synced = len(self.table.events)
 
-    def _log_event(self, event: TableEvent, *, rebuilding: bool) -> None:
-        names = self.names
-        data: dict[str, Any] = dict(event.data)
-        r = event.round_no
-        if event.kind == "round_start":
-            if rebuilding and self.log:  # live, the summary screen writes this line
-                self.log.append(LogEntry(f"Round {r - 1} over", None, r - 1))
-            self.log.append(LogEntry(f"Round {r}: {names[data['dealer']]} deals", None, r))
-            grant = data.get("grant")
-            if grant is not None:
-                seat, cards = grant
-                self.log.append(LogEntry(f"{names[seat]} took the {len(cards)} paired table "
-                                         "cards", None, r))
-        elif event.kind == "move" and event.move is not None:
-            self.log.append(LogEntry(
-                move_log_line(event.table_before, event.move, names, self.side_names,
-                              self._painter, sweeps=self.sweeps_score), event.move.seat, r))
-        elif event.kind == "deal":
-            note = "New deal" + (": the last one" if data.get("last") else "")
-            if data.get("changed"):
-                note += f" ({data['deal_no']} of {data['deals']})"
-            self.log.append(LogEntry(note, None, r))
-        elif event.kind == "note":
-            self.log.append(LogEntry(event.text, None, r))
-        elif event.kind == "chat":
-            self.log.append(LogEntry(f"{data.get('who', '?')}: {event.text}", None, r))
-
-    # ------------------------------------------------------------------ counts
-    def side_counts(self, view: SeatView) -> list[SideCounts]:
-        rules = self.rules
-        suit = 2 if rules.diamond_scoring else rules.majority_suit_index
-        out = []
-        for side in view.sides:
-            cards = [c for s in side for c in view.captured[s]]
-            out.append(SideCounts(
-                cards=len(cards),
-                suit=sum(1 for c in cards if c & 3 == suit),
-                aces=sum(1 for c in cards if rank_of(c) == ACE),
-                casinos=tuple(c for c in (rules.big_casino, rules.little_casino) if c in cards),
-                sweeps=sum(view.sweeps[s] for s in side),
-            ))
-        return out
-
-    @property
-    def majority_suit(self) -> int:
-        return 2 if self.rules.diamond_scoring else self.rules.majority_suit_index
 
 
 def pile_index_of(table: Sequence[Pile], card: Card) -> int | None:

@@ -96,9 +96,18 @@ class SeatStatus:
                    bool(value.get("stand_in", False)))
 
 
+def _opt_seat(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 6:
+        raise ValueError("a seat must be a number from 0 to 5")
+    return value
+
+
 @dataclass(frozen=True)
 class TableInfo:
-    """A table as the list of tables shows it."""
+    """A table as the list of tables shows it to one person: ``your_seat`` is their seat at it
+    (None: they hold none), ``yours``: they created it."""
 
     table_id: str
     code: str
@@ -112,6 +121,8 @@ class TableInfo:
     spectators: int
     round_no: int
     scores: tuple[int, ...]
+    your_seat: int | None = None
+    yours: bool = False
 
     @property
     def open_seats(self) -> int:
@@ -123,7 +134,7 @@ class TableInfo:
                 "num_players": self.num_players, "seats": [s.to_json() for s in self.seats],
                 "started": self.started, "finished": self.finished,
                 "spectators": self.spectators, "round": self.round_no,
-                "scores": list(self.scores)}
+                "scores": list(self.scores), "your_seat": self.your_seat, "yours": self.yours}
 
     @classmethod
     def from_json(cls, value: object) -> TableInfo:
@@ -141,7 +152,8 @@ class TableInfo:
                        Rules.from_dict(dict(v["rules"])), int(v["num_players"]),
                        tuple(SeatStatus.from_json(s) for s in v["seats"]),
                        bool(v["started"]), bool(v["finished"]), int(v["spectators"]),
-                       int(v["round"]), tuple(int(n) for n in v["scores"]))
+                       int(v["round"]), tuple(int(n) for n in v["scores"]),
+                       _opt_seat(v.get("your_seat")), bool(v.get("yours", False)))
         except (KeyError, TypeError) as e:
             raise ValueError(f"a table is missing or has a damaged field ({e})") from None
         except ValueError:
@@ -396,7 +408,7 @@ class LocalHub:
             controller.store = self.store
             controller.slot = self.store.new_game(self._save_seats(table))
         self._save(table)
-        return self._info(table)
+        return self._info(table, creator)
 
     def _watch(self, table: _Table) -> None:
         def deliver(event: TableEvent) -> None:
@@ -406,7 +418,7 @@ class LocalHub:
         table.controller.listeners.append(deliver)
 
     async def list_tables(self, person: Person) -> list[TableInfo]:
-        return [self._info(t) for t in self._tables.values() if not t.closed and (
+        return [self._info(t, person) for t in self._tables.values() if not t.closed and (
             (t.public and not t.controller.game_over) or t.seat_of(person.id) is not None)]
 
     async def find(self, code: str) -> TableInfo:
@@ -587,7 +599,7 @@ class LocalHub:
         else:
             table.spectators[person.id] = person
             table.empty_since = None
-        return self._info(table)
+        return self._info(table, person)
 
     # ------------------------------------------------------------------ talking and playing
     async def chat(self, table_id: str, person: Person, text: str) -> TableEvent:
@@ -695,7 +707,8 @@ class LocalHub:
         table.subscribers.append(sub)
         return sub
 
-    def _info(self, table: _Table) -> TableInfo:
+    def _info(self, table: _Table, person: Person | None = None) -> TableInfo:
+        """``table`` as ``person`` sees it in a listing (their seat, whether it is theirs)."""
         ctl = table.controller
         seats = []
         for i, s in enumerate(ctl.seats):
@@ -708,7 +721,9 @@ class LocalHub:
         return TableInfo(table.table_id, table.code, table.public, table.creator.name,
                          ctl.rules, ctl.num_players, tuple(seats), table.started,
                          st.is_game_over, len(table.spectators), st.round_no,
-                         tuple(st.scores))
+                         tuple(st.scores),
+                         None if person is None else table.seat_of(person.id),
+                         person is not None and person.id == table.creator.id)
 
     # ------------------------------------------------------------------ saving and closing
     def _save_seats(self, table: _Table) -> list[Seat]:

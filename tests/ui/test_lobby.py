@@ -401,13 +401,29 @@ async def test_join_without_tables_on_the_server_says_so() -> None:
 
 
 @asynctest
-async def test_the_open_table_notice_until_the_game_screen_is_connected() -> None:
-    app = lobby_app(make_hub())
-    async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        app.open_table(TableChoice("t1", None))
-        app.open_table(TableChoice("t1", 2))
+async def test_from_the_lobby_to_the_tables_game_screen() -> None:
+    """Create a table, Bob sits down through the hub, start: Ann's app shows the table's game
+    screen for her seat, holding her hand only."""
+    from casino_tui.app.screens.tablegame import TableGameScreen
+
+    hub = make_hub()
+    app = lobby_app(hub)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_tables(pilot)
+        await pilot.press("n")
         await pilot.pause()
-        assert shows(app, "you are watching") and shows(app, "you are at seat 3")
+        await pilot.press("enter")
+        waiting(app)
+        table = (await hub.find("KAMIRO")).table_id
+        await hub.take_seat(table, BOB)
+        await until(pilot, lambda: shows(app, "Bob"))
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, TableGameScreen), limit=200)
+        screen = app.screen
+        assert isinstance(screen, TableGameScreen)
+        view = await hub.snapshot(table, ANN)
+        assert view.seat == 0 and len(view.hand) > 0
+        assert screen.session.client.view.hand == view.hand
 
 
 # ---------------------------------------------------------------------- watching

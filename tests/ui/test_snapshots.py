@@ -280,3 +280,31 @@ async def _ann_waits(hub: LocalHub) -> None:
 def test_table_waiting(snap_compare: Any, size: tuple[int, int]) -> None:
     """Ann created a table for four: Bob has joined, a seat is open, a computer plays one."""
     assert lobby(snap_compare, size, _ann_waits, "t", "enter")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_table_person_away(snap_compare: Any, size: tuple[int, int]) -> None:
+    """A table on a server (an in-process hub, a seeded deal, a fixed clock): Ann has played,
+    Bob trailed and then went away two minutes ago; Ann is to move."""
+    from table_support import SeededThinker
+
+    from casino_tui.table.hub import LocalHub
+
+    from .test_table_game import ANN, BOB, Clock, new_table, plays, settle_table, sit_at
+
+    clock = Clock()
+    hub = LocalHub(SeededThinker(), clock=clock)
+    app = make_app(hub=hub, person=ANN)
+    app.table_clock = clock
+
+    async def before(pilot: Pilot[None]) -> None:
+        tid = await new_table(hub)
+        await sit_at(pilot, hub, tid, 0)
+        await pilot.press("enter")
+        await settle_table(pilot, hub, tid)
+        await plays(hub, tid, BOB, "trail")
+        await hub.mark_away(tid, BOB)
+        clock.now += 125
+        await settle_table(pilot, hub, tid)
+
+    assert snap_compare(app, terminal_size=size, run_before=before)

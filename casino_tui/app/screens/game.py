@@ -33,12 +33,13 @@ from casino_tui.engine import (
     State,
 )
 from casino_tui.table import ComputerTurn
+from casino_tui.table import TableView as Seen
 
 from ..cardfmt import CardPainter
 from ..describe import move_preview
 from ..players import Chooser
 from ..saveproblems import failure_message, save_status
-from ..session import GameSession, pile_index_of, seat_labels
+from ..session import GameSession, SessionBase, pile_index_of, seat_labels
 from ..styles import css
 from ..widgets.table import (
     HandData,
@@ -144,21 +145,23 @@ class GameScreen(Screen[None]):
     ]
 
     HELP_TITLE = "Game table"
+    SKIP_NOTE: ClassVar[str] = " (s skips ahead)"  # how not to wait for the computers
     SAVED_AGAIN_SECONDS: ClassVar[float] = 6.0  # "Saved again" stays this long
     # the five- and six-player table lists the other players in one column when tall enough
     # (Textual annotates it `ClassVar[...] | None`, which mypy reads as an instance variable)
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [  # type: ignore[misc]
         (0, "-short"), (34, "-tall")]
 
-    def __init__(self, session: GameSession, chooser: Chooser, store: SaveStore | None = None,
+    def __init__(self, session: SessionBase, chooser: Chooser, store: SaveStore | None = None,
                  slot: SaveSlot | None = None) -> None:
         super().__init__()
         self.session = session
         self.chooser = chooser
         self.store = store
         self.slot = slot  # None: not saved (read-only, or no store)
-        session.table.store = store  # the table autosaves after the deal and every move
-        session.table.slot = slot
+        if isinstance(session, GameSession):
+            session.table.store = store  # the table autosaves after the deal and every move
+            session.table.slot = slot
         self._hinting: int | None = None  # the position key a hint is being computed for
         humans = session.human_seats
         self._perspective = humans[0] if humans else 0
@@ -196,8 +199,21 @@ class GameScreen(Screen[None]):
         return self.casino.painter
 
     @property
+    def local(self) -> GameSession:
+        """The game held in this process (a solo or hot-seat game; the game of a hub's table
+        is held by the hub, and its screen only ever has its seat's view)."""
+        session = self.session
+        if not isinstance(session, GameSession):
+            raise TypeError("the game of this screen is held by a table hub")
+        return session
+
+    @property
     def state(self) -> State:
-        return self.session.state
+        return self.local.state
+
+    def _seen(self) -> Seen:
+        """The table as the seat on screen sees it: all the table's drawing reads."""
+        return self.session.view_for(self._perspective)
 
     @property
     def awaiting_human(self) -> bool:
@@ -249,12 +265,16 @@ class GameScreen(Screen[None]):
         self.query_one("#table-box").border_title = "Table"
         self.query_one("#score").border_title = "Score"
         self.query_one("#log").border_title = "Log"
-        self.session.sync(self.painter)  # a new game: the first deal's lines
+        self._start()
+        self.refresh_all()
+
+    def _start(self) -> None:
+        """The game begins on screen: the log of the deal, the computers, the first save."""
+        self.local.sync(self.painter)  # a new game: the first deal's lines
         if any(not self.session.is_human(s) for s in range(self.session.num_players)):
             self.chooser.start()
         if self.slot is not None and not self.slot.saved:
             self.autosave()  # a new game: saved right after the deal
-        self.refresh_all()
 
     def on_screen_resume(self) -> None:
         self.refresh_all()
@@ -290,7 +310,7 @@ class GameScreen(Screen[None]):
         to_play = st.current_player
         if to_play is None:  # pragma: no cover - only in the phases handled above
             return
-        if not session.table.computer_plays(to_play):
+        if not self.local.table.computer_plays(to_play):
             self._begin_human_turn(to_play)
         else:
             self._begin_computer_turn(to_play)
@@ -310,7 +330,7 @@ class GameScreen(Screen[None]):
         self._moves_cache = None
         self._clamp_card()
         self._move_i = 0
-        if self.state.phase == Phase.PLAY and not self._choices():
+        if self._seen().phase == Phase.PLAY and not self._choices():
             playable = {m.card for m in self._human_moves()}
             hand = self._hand()
             self._card_i = next((i for i, c in enumerate(hand) if c in playable), self._card_i)
@@ -321,7 +341,7 @@ class GameScreen(Screen[None]):
         self._revealed = seat
 
     def _begin_computer_turn(self, seat: int) -> None:
-        turn = self.session.table.computer_turn()
+        turn = self.local.table.computer_turn()
         if turn is None:  # pragma: no cover - _advance saw a computer to move
             return
         self._thinking = seat
@@ -346,14 +366,14 @@ class GameScreen(Screen[None]):
         try:
             return self.chooser.choose_now(turn.view, turn.level, turn.seed)
         except Exception as err:  # a broken computer player must not stop the game
-            move = self.session.table.fallback_move(turn.view, turn.seed, err)
-            self.session.sync(self.painter)  # the note saying so
+            move = self.local.table.fallback_move(turn.view, turn.seed, err)
+            self.local.sync(self.painter)  # the note saying so
             return move
 
     async def _think(self, token: int, turn: ComputerTurn) -> None:
         started = time.monotonic()
-        move = await self.session.table.think(turn, self.chooser)  # a failure: a random move
-        self.session.sync(self.painter)
+        move = await self.local.table.think(turn, self.chooser)  # a failure: a random move
+        self.local.sync(self.painter)
         remaining = self.casino.settings.delay - (time.monotonic() - started)
         if remaining > 0 and not self._skip:
             with contextlib.suppress(TimeoutError):
@@ -377,7 +397,7 @@ class GameScreen(Screen[None]):
         self._message = LineData("")  # no longer "… is thinking"
         start = len(self.session.log)
         # an illegal move (a computer bug) is replaced by a random legal one: never a stall
-        played = self.session.play_computer(turn, move, self.painter)
+        played = self.local.play_computer(turn, move, self.painter)
         if played is None:  # pragma: no cover - the token guards against a stale answer
             self.call_later(self._advance)
             return
@@ -385,11 +405,12 @@ class GameScreen(Screen[None]):
         self._note_recent(ev, start)
         self._after_move()
 
-    def _note_recent(self, ev: MoveEvent, start: int) -> None:
+    def _note_recent(self, ev: MoveEvent, start: int, end: int | None = None) -> None:
         """Remember a play (and the notes it caused, such as a new deal: the log from
-        ``start``) for every seat but the person who made it, whose list starts again."""
+        ``start`` to ``end``) for every seat but the person who made it, whose list starts
+        again."""
         session = self.session
-        entries = [(e.seat is None, e.text) for e in session.log[start:]]
+        entries = [(e.seat is None, e.text) for e in session.log[start:end]]
         notes = [e for e in entries if e[0]]
         card = ev.move.card if ev.move.kind in ("trail", "build") and ev.move.card >= 0 \
             else None
@@ -450,7 +471,7 @@ class GameScreen(Screen[None]):
             self.query_one("#keys", KeyBar).set_data(self._keys())
 
     def _show_summary(self) -> None:
-        session = self.session
+        session = self.local
         st = self.state
         summary = st.round_summaries[-1]
         session.summaries_shown = len(st.round_summaries)
@@ -472,7 +493,7 @@ class GameScreen(Screen[None]):
             ("Enter", "see the result" if data.game_over else "next round"), ("?", "help")))
 
     def _show_game_over(self) -> None:
-        session = self.session
+        session = self.local
         st = self.state
         self._finished = True
         self.casino.record_game(self.slot, st)  # the player's statistics
@@ -486,16 +507,24 @@ class GameScreen(Screen[None]):
 
     # ------------------------------------------------------------------ person's moves
     def _human_moves(self) -> list[Move]:
-        st = self.state
-        key = len(st.history) * 1000 + st.round_no
+        key = self._moves_key()
         if self._moves_cache is None or self._moves_cache[0] != key:
-            table = st.table
-            moves = sorted(st.legal_moves(), key=lambda m: _move_order(table, m))
+            table = self._seen().table
+            moves = sorted(self._legal_moves(), key=lambda m: _move_order(table, m))
             self._moves_cache = (key, moves)
         return self._moves_cache[1]
 
+    def _moves_key(self) -> int:
+        """Changes with every move and round (the legal moves are kept until it does)."""
+        st = self.state
+        return len(st.history) * 1000 + st.round_no
+
+    def _legal_moves(self) -> list[Move]:
+        """The legal moves of the person to move (the engine's order)."""
+        return self.state.legal_moves()
+
     def _hand(self) -> tuple[Card, ...]:
-        return tuple(self.state.hands[self._perspective])
+        return self._seen().hand
 
     def _clamp_card(self) -> None:
         n = len(self._hand())
@@ -510,7 +539,7 @@ class GameScreen(Screen[None]):
         if not self._awaiting:
             return []
         moves = self._human_moves()
-        if self.state.phase == Phase.PLUCK:
+        if self._seen().phase == Phase.PLUCK:
             return list(moves)
         card = self._card()
         out = [m for m in moves if m.card == card and m.kind in ("trail", "capture", "build")]
@@ -536,7 +565,7 @@ class GameScreen(Screen[None]):
         seat = st.current_player
         start = len(self.session.log)
         try:  # the table checks the move with the engine and refuses it with a reason
-            ev, _before = self.session.play(-1 if seat is None else seat, move, self.painter)
+            ev, _before = self.local.play(-1 if seat is None else seat, move, self.painter)
         except IllegalMoveError as err:
             self._error(str(err))
             return
@@ -556,10 +585,9 @@ class GameScreen(Screen[None]):
     def _not_your_turn(self) -> bool:
         if self._awaiting:
             return False
-        st = self.state
-        seat = st.current_player
+        seat = self._seen().to_move
         who = self.session.names[seat] if seat is not None else "nobody"
-        self._error(f"It is {who}'s turn: wait for your turn (s skips ahead)")
+        self._error(f"It is {who}'s turn: wait for your turn{self.SKIP_NOTE}")
         return True
 
     # ------------------------------------------------------------------ actions
@@ -596,9 +624,9 @@ class GameScreen(Screen[None]):
             self._apply_human(move)
             return
         card = self._card()
-        if self._selection and card is not None and self.state.phase == Phase.PLAY:
+        if self._selection and card is not None and self._seen().phase == Phase.PLAY:
             try:
-                self.state.check_capture(card, sorted(self._selection))
+                self._check_capture(card, sorted(self._selection))
             except IllegalMoveError as err:
                 self._error(str(err))
                 return
@@ -606,8 +634,12 @@ class GameScreen(Screen[None]):
             return
         self._error("there is no move to play")
 
+    def _check_capture(self, card: Card, piles: list[int]) -> Move:
+        """The capture of ``piles`` with ``card`` (raises IllegalMoveError saying why not)."""
+        return self.state.check_capture(card, piles)
+
     def action_cursor(self, delta: int) -> None:
-        n = len(self.state.table)
+        n = len(self._seen().table)
         if not n:
             self._cursor = None
             return
@@ -616,7 +648,7 @@ class GameScreen(Screen[None]):
         self._refresh_table()
 
     def action_toggle_pile(self) -> None:
-        n = len(self.state.table)
+        n = len(self._seen().table)
         if not n:
             self._error("the table is empty")
             return
@@ -642,7 +674,7 @@ class GameScreen(Screen[None]):
         if self._not_your_turn():
             return
         card = self._card()
-        if card is None or self.state.phase != Phase.PLAY:
+        if card is None or self._seen().phase != Phase.PLAY:
             self._error("you have no card to trail now")
             return
         self._apply_human(Move.trail(card))
@@ -650,13 +682,13 @@ class GameScreen(Screen[None]):
     def action_pluck(self) -> None:
         if self._not_your_turn():
             return
-        if not self.state.rules.pluck:
+        if not self.session.rules.pluck:
             self._error("plucking is not part of these rules")
             return
         if self._cursor is None:
             self._error("put the cursor on a loose table card first (Tab), then press p")
             return
-        pile = self.state.table[self._cursor]
+        pile = self._seen().table[self._cursor]
         if isinstance(pile, Build):
             self._error("only a loose card can be plucked, never a build")
             return
@@ -665,10 +697,10 @@ class GameScreen(Screen[None]):
     def action_claim(self) -> None:
         if self._not_your_turn():
             return
-        if self.state.rules.game_end != "claim":
+        if self.session.rules.game_end != "claim":
             self._error("claiming is not part of these rules")
             return
-        target = self.state.target
+        target = self._seen().target
 
         def decided(yes: bool | None) -> None:
             if yes:
@@ -682,7 +714,7 @@ class GameScreen(Screen[None]):
         if self._not_your_turn():
             return
         moves = self._human_moves()
-        table = tuple(self.state.table)
+        table = self._seen().table
         sweeps = self.session.sweeps_score
         items = [(m, move_preview(table, m, self.painter, sweeps=sweeps)) for m in moves]
 
@@ -703,7 +735,7 @@ class GameScreen(Screen[None]):
             self._computer_done(*args)
 
     def action_rules(self) -> None:
-        self.casino.show_rules(self.state.rules, self.session.num_players)
+        self.casino.show_rules(self.session.rules, self.session.num_players)
 
     def action_settings(self) -> None:
         self.casino.show_settings()
@@ -730,13 +762,13 @@ class GameScreen(Screen[None]):
         """Save the game into its file now (a new game right after the deal; the table saves
         after every move and every new round). A problem is shown once (until a save succeeds
         again) and stays on the save line under the messages; play always continues."""
-        self.session.table.save_now()
+        self.local.table.save_now()
         self._save_notice()
 
     def _save_notice(self) -> None:
         """Tell the player about the table's last autosave, if there is something to say, and
         keep the save line under the messages up to date."""
-        notice = self.session.table.take_notice()
+        notice = self.local.table.take_notice()
         self._show_save_line(recovered=notice is not None and not notice.error)
         if notice is None:
             return
@@ -789,9 +821,9 @@ class GameScreen(Screen[None]):
             return
         slot = self.slot
         if slot is None:  # read-only: the copy is a new game with the same seats
-            seats = [Seat(n, "human") if self.session.is_human(i)
-                     else Seat(n, "computer", self.session.level(i))
-                     for i, n in enumerate(self.session.names)]
+            seats = [Seat(n, "human") if self.local.is_human(i)
+                     else Seat(n, "computer", self.local.level(i))
+                     for i, n in enumerate(self.local.names)]
             slot = store.new_game(seats)
 
         def named(name: str | None) -> None:
@@ -823,8 +855,8 @@ class GameScreen(Screen[None]):
             return
         key = self._position_key()
         self._hinting = key
-        view = self.state.view(self._perspective)
-        seed = self.session.ai_seed()
+        view = self._seat_view()
+        seed = self._hint_seed()
         self._message = LineData("Hard is thinking about a hint…", "thinking")
         self._refresh_status()
         if self.chooser.in_process:
@@ -837,6 +869,13 @@ class GameScreen(Screen[None]):
         else:
             self.run_worker(self._think_hint(key, view, seed), group="hint", exclusive=True,
                             exit_on_error=False)
+
+    def _seat_view(self) -> SeatView:
+        """The engine's view of the seat on screen (what a hint may know)."""
+        return self.state.view(self._perspective)
+
+    def _hint_seed(self) -> int:
+        return self.local.ai_seed()
 
     async def _think_hint(self, key: int, view: SeatView, seed: int) -> None:
         try:
@@ -862,7 +901,8 @@ class GameScreen(Screen[None]):
         why = self.painter.text(why)
         self._selection.clear()
         self._cursor = None
-        if self.state.phase == Phase.PLAY and move.kind in ("trail", "capture", "build"):
+        seen = self._seen()
+        if seen.phase == Phase.PLAY and move.kind in ("trail", "capture", "build"):
             hand = self._hand()
             if move.card in hand:
                 self._card_i = hand.index(move.card)
@@ -875,7 +915,7 @@ class GameScreen(Screen[None]):
             self._move_i = same[0]
             self._message = LineData(f"Hint: {why}", "ok")
         else:
-            preview = move_preview(self.state.table, move, self.painter,
+            preview = move_preview(seen.table, move, self.painter,
                                    sweeps=self.session.sweeps_score)
             self._message = LineData(f"Hint: {preview} · {why}", "ok")
         self._refresh_choice()
@@ -911,28 +951,23 @@ class GameScreen(Screen[None]):
         self._refresh_hand()
         self._refresh_status()
 
-    def _view(self) -> SeatView:
-        return self.state.view(self._perspective)
-
     def _refresh_header(self) -> None:
-        st = self.state
-        session = self.session
+        st = self._seen()
         from ..session import preset_title
 
         parts = [preset_title(st.rules.preset_name), f"Round {st.round_no}"]
         if not st.rules.draw_mode:
-            parts.append(f"Deal {st.deal_no} of {len(st.deal_sizes)}")
-        parts.append(f"Stock {len(st.stock)}")
+            parts.append(f"Deal {st.deal_no} of {st.deals}")
+        parts.append(f"Stock {st.stock_size}")
         parts.append(f"to {st.target}")
         if len(parts[0]) > 22:
             parts[0] = parts[0][:21] + "…"
-        badge = "LAST DEAL" if st.is_last_deal and not (st.is_round_over or st.is_game_over) \
+        badge = "LAST DEAL" if st.is_last_deal and st.phase in (Phase.PLAY, Phase.PLUCK) \
             else ""
-        del session
         self.query_one("#game-header", InfoBar).set_data(InfoData(" · ".join(parts), badge))
 
     def _refresh_seats(self) -> None:
-        st = self.state
+        st = self._seen()
         session = self.session
         n = session.num_players
         partner = session.partner_of(self._perspective)
@@ -943,10 +978,11 @@ class GameScreen(Screen[None]):
             detail = "person" if session.is_human(seat) else session.level(seat)
             seats.append(SeatData(
                 name=session.names[seat], detail=detail, partner=seat == partner,
-                hand_size=len(st.hands[seat]), taken=len(st.captured[seat]),
+                hand_size=st.hand_sizes[seat], taken=len(st.captured[seat]),
                 sweeps=st.sweeps[seat] if session.sweeps_score else None,
-                dealer=st.dealer == seat, to_move=st.current_player == seat,
-                thinking=self._thinking == seat, painter=self.painter, label=labels[seat]))
+                dealer=st.dealer == seat, to_move=st.to_move == seat,
+                thinking=self._thinking == seat, painter=self.painter, label=labels[seat],
+                away=self._away(seat)))
         if self.compact_seats:
             self.query_one("#seat-list", SeatList).set_data(
                 SeatListData(tuple(seats), session.names[st.dealer]))
@@ -954,18 +990,21 @@ class GameScreen(Screen[None]):
         for i, data in enumerate(seats):
             self.query_one(f"#seat-{i}", SeatBox).set_data(data)
 
+    def _away(self, seat: int) -> str:
+        """How long a seat's person has been away (nothing in a game in this process)."""
+        return ""
+
     def _refresh_score(self) -> None:
-        st = self.state
+        st = self._seen()
         session = self.session
-        view = self._view()
         suit = session.majority_suit
         self.query_one("#score", ScorePanel).set_data(ScoreData(
             headers=tuple("+".join(session.names[s] for s in side) for side in st.sides),
             labels=tuple(session.side_labels), game=tuple(st.scores),
-            counts=tuple(session.side_counts(view)), suit_label=SUIT_WORDS[suit],
+            counts=tuple(session.side_counts(st)), suit_label=SUIT_WORDS[suit],
             big_casino=st.rules.big_casino, little_casino=st.rules.little_casino,
             painter=self.painter, sweeps=session.sweeps_score,
-            highlight=st.side_of[self._perspective] if session.human_seats else None))
+            highlight=session.side_of(self._perspective) if session.human_seats else None))
 
     def _refresh_log(self) -> None:
         entries = self.session.log[-LOG_LINES:]
@@ -973,7 +1012,7 @@ class GameScreen(Screen[None]):
             LogData(tuple((e.text, e.seat is None) for e in entries)))
 
     def _refresh_table(self) -> None:
-        st = self.state
+        st = self._seen()
         move = self._current()
         highlight: set[int] = set()
         if move is not None:
@@ -994,10 +1033,9 @@ class GameScreen(Screen[None]):
         self.query_one("#recent", RecentPlays).set_data(RecentData(self._recent_lines()))
 
     def _refresh_hand(self) -> None:
-        st = self.state
         seat = self._perspective
         hidden = self.session.hot_seat and self._revealed != seat
-        hand = tuple(st.hands[seat])
+        hand = self._hand()
         self._clamp_card()
         box = self.query_one("#hand", HandView)
         name = self.session.names[seat]
@@ -1019,7 +1057,7 @@ class GameScreen(Screen[None]):
     def _refresh_status(self) -> None:
         move_line = self.query_one("#move-line", StatusLine)
         msg_line = self.query_one("#message-line", StatusLine)
-        st = self.state
+        st = self._seen()
         p = self.painter
         sym = p.symbols
         ud = "↑↓" if sym else "up/down"
@@ -1043,18 +1081,20 @@ class GameScreen(Screen[None]):
                 what = p.label(card) if card is not None else "this card"
                 move_line.set_data(LineData(f"{what} has no legal move here", "info"))
         else:
-            seat = st.current_player
-            if seat is None:
-                move_line.set_data(LineData(""))
-            else:
-                move_line.set_data(LineData(f"Waiting for {self.session.names[seat]}", "info"))
+            move_line.set_data(self._waiting_line(st.to_move))
         msg = self._message
         if not msg.text and self._awaiting:
             msg = self._turn_message()
         msg_line.set_data(msg)
 
+    def _waiting_line(self, seat: int | None) -> LineData:
+        """The move line while the seat on screen is not to move: who is."""
+        if seat is None:
+            return LineData("")
+        return LineData(f"Waiting for {self.session.names[seat]}", "info")
+
     def _turn_message(self) -> LineData:
-        st = self.state
+        st = self._seen()
         if st.phase == Phase.PLUCK:
             return LineData("You may pluck a loose table card now, or pass", "ok")
         who = "Your turn" if not self.session.hot_seat else \

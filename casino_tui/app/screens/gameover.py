@@ -31,7 +31,9 @@ class GameOverData:
 
 
 class GameOverScreen(ModalScreen[GameOverChoice]):
-    """Dismisses with "new" (n or Enter), "menu" (t or Esc) or "quit" (q)."""
+    """Dismisses with "new" (n or Enter), "menu" (t or Esc) or "quit" (q). ``new_game``
+    False (a table on a server, whose games the table starts): no new game, n and Enter go to
+    the title screen ("menu")."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
@@ -42,11 +44,14 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
     ]
     HELP_TITLE = "Game over"
 
-    def __init__(self, data: GameOverData) -> None:
+    def __init__(self, data: GameOverData, *, new_game: bool = True) -> None:
         super().__init__()
         self.data = data
+        self.new_game = new_game
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        if not self.new_game:
+            return [(self.HELP_TITLE, [("Enter / t / Esc", "title screen"), ("q", "quit")])]
         return [(self.HELP_TITLE, [("n / Enter", "new game"), ("t / Esc", "title screen"),
                                    ("q", "quit")])]
 
@@ -66,10 +71,15 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
             yield Static("Game over", classes="dialog-title")
             yield Static(title, id="gameover-winner", markup=False)
             yield Static(table, id="gameover-table")
+            seed = f", seed {d.seed}" if d.seed else ""  # a table's seed stays the server's
             yield Static(f"{d.rounds} round{'s' if d.rounds != 1 else ''} played, target "
-                         f"{d.target}, seed {d.seed}", id="gameover-info", markup=False)
-            yield Static("[b]n[/b] / [b]Enter[/b] new game   [b]t[/b] title screen   "
-                         "[b]q[/b] quit", classes="dialog-keys")
+                         f"{d.target}{seed}", id="gameover-info", markup=False)
+            if self.new_game:
+                yield Static("[b]n[/b] / [b]Enter[/b] new game   [b]t[/b] title screen   "
+                             "[b]q[/b] quit", classes="dialog-keys")
+            else:
+                yield Static("[b]Enter[/b] / [b]t[/b] title screen   [b]q[/b] quit",
+                             classes="dialog-keys")
 
     def action_choose(self, choice: GameOverChoice) -> None:
-        self.dismiss(choice)
+        self.dismiss("menu" if choice == "new" and not self.new_game else choice)

@@ -15,10 +15,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from casino_tui.engine import RoundSummary, Rules
+from casino_tui.engine import Phase, RoundSummary, Rules
 
 from ..cardfmt import CardPainter
-from ..session import GameSession
+from ..session import SessionBase
 from ..styles import css
 
 SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
@@ -84,9 +84,10 @@ class SummaryData:
     game_over: bool
 
 
-def summary_data(session: GameSession, s: RoundSummary, p: CardPainter) -> SummaryData:
+def summary_data(session: SessionBase, s: RoundSummary, p: CardPainter) -> SummaryData:
     rules = session.rules
-    st = session.state
+    st = session.view_for(0)  # the public part: the game's end, its winner and target
+    game_over = st.phase == Phase.GAME_OVER
     items = preset_items(rules)
     for side in s.scores:  # anything the engine scored that the list does not name
         for k in side.items:
@@ -104,7 +105,7 @@ def summary_data(session: GameSession, s: RoundSummary, p: CardPainter) -> Summa
     if s.residue:
         to = session.names[s.residue_to] if s.residue_to is not None else "nobody"
         notes.append(f"Left on the table: {p.labels(s.residue)} went to {to}.")
-    if st.is_game_over:
+    if game_over:
         if st.winner is not None:
             notes.append(f"{session.side_names[st.winner]} won the game!")
     else:
@@ -113,7 +114,7 @@ def summary_data(session: GameSession, s: RoundSummary, p: CardPainter) -> Summa
         round_no=s.round_no, sides=tuple(session.side_names), counts=counts, items=tuple(rows),
         round_totals=tuple(x.total + s.immediate[i] for i, x in enumerate(s.scores)),
         game_totals=tuple(s.game_scores), target=st.target, notes=tuple(notes),
-        game_over=st.is_game_over)
+        game_over=game_over)
 
 
 def summary_table(d: SummaryData) -> Table:

@@ -8,6 +8,7 @@ Names come from other players and are shown literally (rich Text, never markup).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import PurePath
 from typing import TYPE_CHECKING, ClassVar
 
@@ -201,7 +202,7 @@ class TablesScreen(Screen[None]):
         play."""
         try:
             seat = await self.hub.take_seat(info.table_id, self.person)
-            info = await self.hub.find(info.code)
+            info = replace(await self.hub.find(info.code), your_seat=seat, yours=info.yours)
         except HUB_ERRORS as err:
             self._refused(err)
             return
@@ -220,7 +221,7 @@ class TablesScreen(Screen[None]):
         seat: int | None
         try:
             seat = await self.hub.take_seat(info.table_id, self.person)
-            info = await self.hub.find(info.code)
+            info = replace(await self.hub.find(info.code), your_seat=seat, yours=info.yours)
         except HUB_ERRORS as err:
             seat = None
             self.notify(f"You are watching the table {info.code}: {why(err)}.",

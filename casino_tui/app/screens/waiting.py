@@ -8,7 +8,6 @@ Every name comes from other players and is shown literally (rich Text, never mar
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING, ClassVar
 
@@ -21,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker
 
+from casino_tui.table.client import TableChoice
 from casino_tui.table.codes import spoken
 from casino_tui.table.hub import HubError, Person, SeatStatus, TableHub, TableInfo
 
@@ -29,14 +29,6 @@ from ..styles import css
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..app import CasinoApp
-
-
-@dataclass(frozen=True)
-class TableChoice:
-    """Where a player goes when a table's game starts: ``seat``, or None to watch it."""
-
-    table_id: str
-    seat: int | None
 
 
 # What a call to the hub may raise: a refusal, or the server's tables out of reach (a hub over
@@ -132,6 +124,7 @@ class WaitingScreen(Screen[TableChoice | None]):
         self.hub = hub
         self.person = person
         self.info = info
+        self._yours = info.yours  # the listing told the hub's view: this person created it
         self.seat = seat
         self._follower: Worker[None] | None = None
         self._done = False
@@ -139,7 +132,7 @@ class WaitingScreen(Screen[TableChoice | None]):
     @property
     def creator(self) -> bool:
         """The player created this table (only the creator can start it; the hub checks)."""
-        return self.seat is not None and self.info.creator == self.person.name
+        return self.seat is not None and self._yours
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         keys = [("s", "start the game (the table's creator): computers play the open "
@@ -220,6 +213,7 @@ class WaitingScreen(Screen[TableChoice | None]):
     # ------------------------------------------------------------------ drawing
     def show(self, info: TableInfo) -> None:
         self.info = info
+        self._yours = self._yours or info.yours
         code = info.code
         self.query_one("#waiting-code", Static).update(Text(" ".join(code), style="bold"))
         listed = "listed publicly" if info.public else "private: join it by its code"

@@ -191,6 +191,10 @@ class SeatData:
     thinking: bool
     painter: CardPainter
     label: str = ""  # the seat's short label in the score panel (S, NW, ...)
+    away: str = ""  # its person is away (a table on a server): "away 2m", shown literally
+
+
+AWAY_STYLE = "bold #ffaf00"  # a seat whose person is away
 
 
 def _sweeps_text(sweeps: int | None) -> str:
@@ -254,7 +258,9 @@ class SeatBox(DataWidget[SeatData]):
         # the second line: sweeps (when there are any), else the level if the title has no
         # room for it; "dealer" on the right
         extra = Text(_sweeps_text(d.sweeps))
-        if not extra and not self._level_in_title():
+        if d.away:
+            extra = Text.assemble((d.away, AWAY_STYLE), (" · " if extra else "", ""), extra)
+        elif not extra and not self._level_in_title():
             extra = Text.assemble((d.detail, "dim italic"))
         dealer = Text.assemble(("dealer" if d.dealer else "", "italic"))
         if extra.cell_len + dealer.cell_len + 1 > width and d.dealer:
@@ -283,6 +289,8 @@ class SeatList(DataWidget[SeatListData]):
 
     def _row_parts(self, d: SeatData, level: bool) -> tuple[str, str, Text, str, str]:
         name = f"{d.name} · {d.detail}" if level and d.detail else d.name
+        if d.away:
+            name += f" · {d.away}"
         return d.label, name, _backs(d), f"{d.taken} taken", _sweeps_text(d.sweeps)
 
     def render(self) -> Text:

@@ -1,0 +1,176 @@
+"""One person's side of a table at a hub: the :class:`SeatClient`.
+
+A person's app never holds the game: only the latest :class:`~casino_tui.table.events.TableView`
+of their own seat (a spectator's: no hidden card) and the events of the table filtered for them,
+as the hub sends them. The client
+
+- opens the table (:meth:`SeatClient.open`): a snapshot of the seat's view, the events before it
+  that the log shows (at most :data:`HISTORY_EVENTS`) and a subscription to the events after it;
+- takes the subscribed events in order (:meth:`SeatClient.next_update`): an event it already has
+  is skipped; a gap in the numbering is filled by asking the hub for the events after the last
+  one taken; after events that change the position (a move, a deal, a seat changing hands) it
+  takes a fresh view, since no event holds the cards a new deal gives this seat; a view of a new
+  epoch (the table restored after a restart numbers its events anew) or a subscription that fell
+  too far behind starts everything afresh (:attr:`TableUpdate.fresh`);
+- sends the person's intents: a move for their own seat, a chat line, "next round", leaving.
+
+Textual-free: the game screen of a hub's table (:mod:`casino_tui.app.netsession`) draws from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from casino_tui.engine import Move
+
+from .events import TableEvent, TableView
+from .hub import HubError, Person, Subscription, TableHub
+
+HISTORY_EVENTS = 60  # events before the snapshot that a newly opened table's log shows
+QUIET_KINDS = frozenset({"chat", "note"})  # events that do not change the view
+
+
+@dataclass(frozen=True)
+class TableChoice:
+    """Where the lobby sends a person: a hub's table, and their seat there (None: watching)."""
+
+    table_id: str
+    seat: int | None = None
+
+
+@dataclass(frozen=True)
+class TableUpdate:
+    """What changed at the table since the last update: the new ``events`` in order and the
+    ``view`` after them. ``fresh``: the table is shown anew (the table was opened, or restored
+    after a restart): ``events`` are the history to show instead of everything shown before."""
+
+    events: tuple[TableEvent, ...]
+    view: TableView
+    fresh: bool = False
+
+
+class SeatClient:
+    """One person (``person``) at one table (``table_id``) of ``hub``: seated, or watching
+    (``watch``). Call :meth:`open` first, then :meth:`next_update` in a loop."""
+
+    def __init__(self, hub: TableHub, table_id: str, person: Person, *, watch: bool = False,
+                 history: int = HISTORY_EVENTS) -> None:
+        self.hub = hub
+        self.table_id = table_id
+        self.person = person
+        self.watch = watch
+        self.history = history
+        self._view: TableView | None = None
+        self.number = 0  # the last event taken
+        self._sub: Subscription | None = None
+
+    # ------------------------------------------------------------------ what it holds
+    @property
+    def view(self) -> TableView:
+        """The latest view of the table for this person."""
+        if self._view is None:
+            raise HubError("the table is not open")
+        return self._view
+
+    @property
+    def seat(self) -> int | None:
+        """The person's seat (None: watching)."""
+        return self.view.seat
+
+    # ------------------------------------------------------------------ following the table
+    async def open(self) -> TableUpdate:
+        """The table now, and the events before it to show (``fresh``)."""
+        if self.watch:
+            await self.hub.spectate(self.table_id, self.person)
+        return await self._fresh()
+
+    async def reopen(self) -> TableUpdate:
+        """The table shown afresh (after a connection to the hub broke)."""
+        return await self._fresh()
+
+    async def _fresh(self) -> TableUpdate:
+        self.close()
+        view = await self.hub.snapshot(self.table_id, self.person)
+        start = max(0, view.number - self.history)
+        history = [e for e in await self.hub.events_after(self.table_id, self.person, start)
+                   if e.number <= view.number]
+        self._sub = await self.hub.subscribe(self.table_id, self.person, view.number)
+        self._view = view
+        self.number = view.number
+        return TableUpdate(tuple(history), view, fresh=True)
+
+    async def next_update(self) -> TableUpdate:
+        """Wait for the next events of the table; returns them with the view after them."""
+        sub = self._sub
+        if sub is None or self._view is None:
+            raise HubError("the table is not open")
+        if sub.lost:
+            return await self._fresh()
+        first = await sub.next()
+        batch = [first, *sub.ready()]
+        if sub.lost:
+            return await self._fresh()
+        return await self._take(batch)
+
+    async def _take(self, batch: Iterable[TableEvent]) -> TableUpdate:
+        new: list[TableEvent] = []
+        behind = self.view.number < self.number  # the last view was older than its events
+        again = False  # an event numbered as one taken before
+        for event in batch:
+            if event.number <= self.number:
+                again = True  # taken already (from the hub's answer to a gap), or numbered
+                continue  # anew (a table restored after a restart: the view tells)
+            if event.number != self.number + 1:  # a gap: ask for what is missing
+                new.extend(await self._missing())
+                continue
+            new.append(event)
+            self.number = event.number
+        view = self.view
+        if again or behind or any(e.kind not in QUIET_KINDS for e in new):
+            view = await self.hub.snapshot(self.table_id, self.person)
+            if view.epoch != self.view.epoch:
+                return await self._fresh()
+            if view.number > self.number:  # the view is ahead: the events up to it
+                new.extend(await self._missing(upto=view.number))
+        else:
+            view = replace(view, number=self.number)
+        self._view = view
+        return TableUpdate(tuple(new), view)
+
+    async def _missing(self, upto: int | None = None) -> list[TableEvent]:
+        """The events after the last one taken, up to number ``upto`` (taking them)."""
+        out = [e for e in await self.hub.events_after(self.table_id, self.person, self.number)
+               if e.number > self.number and (upto is None or e.number <= upto)]
+        if out:
+            self.number = out[-1].number
+        return out
+
+    def close(self) -> None:
+        """Stop following the table."""
+        if self._sub is not None:
+            self._sub.close()
+            self._sub = None
+
+    # ------------------------------------------------------------------ the person's intents
+    async def submit(self, move: Move) -> None:
+        """Play ``move`` for the person's seat (its events come with the next update).
+        Raises :class:`~casino_tui.table.controller.MoveRefused` with the reason."""
+        seat = self.seat
+        if seat is None:
+            raise HubError("you are watching: you have no seat at this table")
+        await self.hub.submit_move(self.table_id, self.person, seat, move)
+
+    async def chat(self, text: str) -> None:
+        """Say ``text`` to the table (raises :class:`HubError`: too long, too fast)."""
+        await self.hub.chat(self.table_id, self.person, text)
+
+    async def next_round(self) -> None:
+        """The person has seen the round's summary (a spectator's is not waited for)."""
+        if self.seat is not None:
+            await self.hub.next_round(self.table_id, self.person)
+
+    async def leave(self) -> None:
+        """Leave the table: the seat waits for its person (a spectator stops watching)."""
+        self.close()
+        await self.hub.leave(self.table_id, self.person)
