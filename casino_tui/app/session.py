@@ -48,8 +48,10 @@ def seat_labels(names: Sequence[str]) -> list[str]:
     where initials clash (``Ann`` and ``Amy``: An, Am), and initial plus seat number (A2) if
     even those clash."""
     def initials(name: str) -> str:
-        words = name.split()
-        return "".join(w[0] for w in words[:2]).upper() if words else ""
+        # Of the words that hold a letter or digit, their first such character: a display
+        # name such as "[red]Bob" or "~zoë" is labelled B or Z, not "[" or "~".
+        words = [w for w in name.split() if any(c.isalnum() for c in w)]
+        return "".join(next(c for c in w if c.isalnum()) for w in words[:2]).upper()
 
     labels = [SEAT_LABELS.get(n) or initials(n) for n in names]
     steps: tuple[Callable[[int], str], ...] = (

@@ -75,6 +75,8 @@ def test_seat_labels_are_short_and_different() -> None:
     assert seat_labels(seat_names(5)) == ["S", "W", "NW", "NE", "E"]
     assert seat_labels(["Ann", "Amy", "Bob", "Ada Byron"]) == ["An", "Am", "B", "AB"]
     assert seat_labels(["South", "Sam", "Ann", "Ann"]) == ["S", "Sa", "A3", "A4"]
+    # Display names at a server's tables: a letter, not the markup-like or symbol start.
+    assert seat_labels(["(Bob)", "~zoë", "- Max Pux"]) == ["B", "Z", "MP"]
 
 
 def _sweep(preset: str) -> tuple[GameSession, str]:
