@@ -12,6 +12,7 @@ pure Python (see tests/test_movegen.py), they must match exactly.
 from __future__ import annotations
 
 import hashlib
+import pickle
 import random
 
 import pytest
@@ -233,3 +234,46 @@ OPTIONS_PINNED: list[tuple[str, dict[str, object], str]] = [
 def test_seeded_games_with_options_are_unchanged(preset: str, options: dict[str, object],
                                                  digest: str) -> None:
     assert play(preset, 2, 7, options)[2] == digest
+
+
+def _attributes(st: State) -> dict[str, object]:
+    """Every data attribute of a State, compiled (no ``__dict__``) or not."""
+    out = {}
+    for name in dir(st):
+        if name.startswith("__"):
+            continue
+        value = getattr(st, name)
+        if not callable(value):
+            out[name] = value
+    return out
+
+
+def test_clone_copies_every_attribute_and_shares_no_list() -> None:
+    rules = Rules.preset("pluck_cassino")
+    st = State(rules, 3, seed=4)
+    pick = random.Random(4).random
+    for _ in range(20):
+        moves = st.legal_moves()
+        st.apply(moves[int(pick() * len(moves))], validate=False)
+    copy = st.clone()
+    before = _attributes(st)
+    assert _attributes(copy).keys() == before.keys()
+    for name, value in before.items():
+        if name != "_legal":
+            assert getattr(copy, name) == value, name
+    for name in ("hands", "table", "stock", "captured", "sweeps", "scores", "history"):
+        assert getattr(copy, name) is not getattr(st, name), name
+    copy.apply(copy.legal_moves()[0])
+    assert _attributes(st) == before  # the original is untouched
+
+
+def test_views_and_summaries_pickle() -> None:
+    """Views go to the computer players' worker process; a compiled engine must pickle them
+    like the pure-Python one."""
+    st = State(Rules.preset("classic"), 2, seed=9)
+    while not st.is_round_over:
+        st.apply(st.legal_moves()[0])
+    view = st.view(1)
+    assert pickle.loads(pickle.dumps(view)) == view
+    summary = st.round_summaries[-1]
+    assert pickle.loads(pickle.dumps(summary)) == summary
