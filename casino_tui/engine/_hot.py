@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Final, Literal, cast
 
-from .moves import Build, Move
+from .moves import Build, Move, Pile
 
 _BUILD: Final[Literal["build"]] = "build"
 _CAPTURE: Final[Literal["capture"]] = "capture"
@@ -171,7 +171,7 @@ def _keeps(owned_bits: list[int], owned_vals: list[int], hvals: list[int], hi: i
     return True
 
 
-def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int],
+def generate_for(table: list[Pile], hand: list[int], mover: int, pv: list[int],
                  tv1: list[int], maxv: int, table_only: bool, building: bool,
                  owner_rules: bool, multi: MultiValues | None = None) -> list[Move] | None:
     """Legal moves of ``mover`` on an engine table (loose cards, then builds), or None when
@@ -361,8 +361,8 @@ def _with_builds(groups: list[int], bvals: list[int], nl: int, value: int, singl
     return out
 
 
-def play_on_table(table: list[object], move: Move, owner: int,
-                  taken: list[int]) -> tuple[list[object], Build | None]:
+def play_on_table(table: list[Pile], move: Move, owner: int,
+                  taken: list[int]) -> tuple[list[Pile], Build | None]:
     """The table after ``move`` (a trail, capture or build) is played; ``owner``: the owner
     of the build it makes.
 
@@ -383,7 +383,7 @@ def play_on_table(table: list[object], move: Move, owner: int,
         out.insert(i, card)
         return out, None
     piles = move.piles
-    keep: list[object] = []
+    keep: list[Pile] = []
     cards: list[int] = []
     k = 0
     np_ = len(piles)
@@ -394,7 +394,7 @@ def play_on_table(table: list[object], move: Move, owner: int,
             if isinstance(p, int):
                 cards.append(p)
             else:
-                cards.extend(cast(Build, p).cards)
+                cards.extend(p.cards)
         else:
             keep.append(p)
     cards.append(card)
@@ -487,7 +487,7 @@ def _answers(hand: list[int], hi: int, values: list[int], capture: list[list[int
     return True
 
 
-def generate_multi(table: list[object], hand: list[int], mover: int, maxv: int,
+def generate_multi(table: list[Pile], hand: list[int], mover: int, maxv: int,
                    table_only: bool, building: bool, owner_rules: bool,
                    mv: MultiValues) -> list[Move] | None:
     """:func:`generate_for` for positions with cards of several values: the same list as the

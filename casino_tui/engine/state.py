@@ -12,10 +12,10 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from . import fastgen, movegen
-from ._hotpath import hot
+from ._hot import generate_for, play_on_table
 from .cards import RANKS, Card, card_str, cards_str, rank_of
 from .errors import IllegalMoveError, StateError
 from .moves import Build, Move, Pile, normalize_move, pile_cards
@@ -41,15 +41,13 @@ class Phase(StrEnum):
 
 # the phases as plain module constants: hot paths compare them with ``is`` (a phase is always
 # a Phase member; from_position converts what it is given)
-_PLAY = Phase.PLAY
-_PLUCK = Phase.PLUCK
-_ROUND_OVER = Phase.ROUND_OVER
-_GAME_OVER = Phase.GAME_OVER
+_PLAY: Final = Phase.PLAY
+_PLUCK: Final = Phase.PLUCK
+_ROUND_OVER: Final = Phase.ROUND_OVER
+_GAME_OVER: Final = Phase.GAME_OVER
 
-_hot_generate = hot.generate_for
-
-_NO_CARDS: list[Card] = []  # shared empty defaults; MoveEvent replaces them, never mutates
-_NO_ITEMS: dict[int, dict[str, int]] = {}
+_NO_CARDS: Final[list[Card]] = []  # shared empty defaults; MoveEvent replaces them, never mutates
+_NO_ITEMS: Final[dict[int, dict[str, int]]] = {}
 
 
 class MoveEvent:
@@ -314,7 +312,11 @@ class State:
             seat = self.to_move
             hand = self.hands[seat]
             hot_args = self._hot_args  # the compiled hot path first, as fastgen.generate does
-            found = None if hot_args is None else _hot_generate(self.table, hand, seat, *hot_args)
+            found: list[Move] | None = None
+            if hot_args is not None:
+                pv, tv1, maxv, table_only, building, owner_rules, multi = hot_args
+                found = generate_for(self.table, hand, seat, pv, tv1, maxv, table_only,
+                                     building, owner_rules, multi)
             moves = fastgen.generate_general(self.rules, self.table, hand, seat) \
                 if found is None else found
             if self._pluck and not self.pluck_used[seat]:
@@ -519,7 +521,7 @@ class State:
                 owner = self._build_owner(move, seat, hi)
         del hand[hi]
         taken: list[Card] = []
-        self.table, new = hot.play_on_table(self.table, move, owner, taken)
+        self.table, new = play_on_table(self.table, move, owner, taken)
         if kind == "capture":
             self.captured[seat].extend(taken)
             self.last_capturer = seat
