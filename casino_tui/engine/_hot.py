@@ -23,15 +23,27 @@ _TRAIL: Final[Literal["trail"]] = "trail"
 
 
 # Moves are immutable, so equal moves can share one object: interning them saves building a
-# NamedTuple for every candidate of every position. One dict per card, keyed by the pile mask
-# (builds: mask, value, single), so that most keys are small ints that need no allocation.
+# NamedTuple for every candidate of every position. Moves on the first 10 piles of the table
+# (nearly all of them) are looked up by index in a list per card (captures: the pile mask;
+# builds: one list per card and value, mask and kind), which needs neither hashing nor a boxed
+# key; the others in one dict per card (builds: keyed by mask, value and kind).
 _TRAILS: Final[list[Move]] = [Move(_TRAIL, c) for c in range(52)]
+_SMALL: Final = 1 << 10  # masks below this are interned in the lists
+_CAPS_SMALL: Final[list[list[Move | None]]] = [[None] * _SMALL for _ in range(52)]
+_BUILDS_SMALL: Final[list[list[Move | None] | None]] = [None] * (52 * 32)  # card * 32 + value
 _CAPS: Final[list[dict[int, Move]]] = [{} for _ in range(52)]
 _BUILDS: Final[list[dict[int, Move]]] = [{} for _ in range(52)]
-_INTERN_LIMIT: Final = 2_500  # per card and kind: at most some 30 MB of moves
+_INTERN_LIMIT: Final = 2_500  # per card and kind in the dicts: at most some 30 MB of moves
 
 
 def _capture(card: int, mask: int) -> Move:
+    if mask < _SMALL:
+        row = _CAPS_SMALL[card]
+        got = row[mask]
+        if got is None:
+            got = Move(_CAPTURE, card, _mask_tuple(mask))
+            row[mask] = got
+        return got
     cache = _CAPS[card]
     mv = cache.get(mask)
     if mv is None:
@@ -42,6 +54,17 @@ def _capture(card: int, mask: int) -> Move:
 
 
 def _build(card: int, mask: int, value: int, single: bool) -> Move:
+    if mask < _SMALL and value < 32:
+        row = _BUILDS_SMALL[card * 32 + value]
+        if row is None:
+            row = [None] * (2 * _SMALL)
+            _BUILDS_SMALL[card * 32 + value] = row
+        i = mask * 2 + single
+        got = row[i]
+        if got is None:
+            got = Move(_BUILD, card, _mask_tuple(mask), value, single)
+            row[i] = got
+        return got
     key = (mask << 6 | value) << 1 | single
     cache = _BUILDS[card]
     mv = cache.get(key)
@@ -232,6 +255,7 @@ def generate_for(table: list[Pile], hand: list[int], mover: int, pv: list[int],
     owned = len(owned_bits) > 0
     nh = len(hand)
     hvals: list[int] = []
+    held: list[int] = []  # the distinct capture values in hand, ascending
     for c in hand:
         w = pv[c]
         if not w and n and tv1[c] != 0:  # a card of several values (or the table clearer)
@@ -239,6 +263,15 @@ def generate_for(table: list[Pile], hand: list[int], mover: int, pv: list[int],
                                                              table_only, building,
                                                              owner_rules, multi)
         hvals.append(w)
+        if w:  # insert w into held (a few values: no set, no sort)
+            k = len(held)
+            i = 0
+            while i < k and held[i] < w:
+                i += 1
+            if i == k:
+                held.append(w)
+            elif held[i] != w:
+                held.insert(i, w)
     subs: list[list[int] | None] = [None] * (maxv + 1)
     uns: list[list[int] | None] = _NO_UNIONS  # allocated when first needed
     moves: list[Move] = []
@@ -268,17 +301,10 @@ def generate_for(table: list[Pile], hand: list[int], mover: int, pv: list[int],
         # ---- builds
         hv = tv1[card]
         if building and n and hv > 0:
-            last = 0
-            while True:
-                # the next higher value held by another card of the hand
-                target = 0
-                for j in range(nh):
-                    w = hvals[j]
-                    if j != hi and w > last and w >= hv and (target == 0 or w < target):
-                        target = w
-                if target == 0:
-                    break
-                last = target
+            twice = v > 0 and _held_twice(hvals, v)  # another card takes with v too
+            for target in held:  # each value, ascending, held by another card of the hand
+                if target < hv or (target == v and not twice):
+                    continue
                 d = target - hv
                 hg: list[int] = _ZERO
                 if d:
@@ -313,13 +339,9 @@ def generate_for(table: list[Pile], hand: list[int], mover: int, pv: list[int],
                     uns[target] = us_
                 us = us_
                 found: dict[int, bool] = {}
-                for part in (hg, raises):
-                    for h in part:
-                        for u in us:
-                            if not u & h:
-                                m = h | u
-                                if m:
-                                    found[m] = found.get(m, False) or u == 0
+                _join(found, hg, us)
+                if raises:
+                    _join(found, raises, us)
                 keep: list[int] = []
                 for m in found:
                     if not owned or _keeps(owned_bits, owned_vals, hvals, hi, m):
@@ -331,6 +353,28 @@ def generate_for(table: list[Pile], hand: list[int], mover: int, pv: list[int],
     if not moves:  # cannot happen with the retain rule; the general generator decides
         return None
     return moves
+
+
+def _held_twice(hvals: list[int], v: int) -> bool:
+    """Do two cards of the hand capture with value v?"""
+    seen = False
+    for w in hvals:
+        if w == v:
+            if seen:
+                return True
+            seen = True
+    return False
+
+
+def _join(found: dict[int, bool], part: list[int], us: list[int]) -> None:
+    """Build masks: each group of ``part`` with each disjoint union of ``us`` (mask -> whether
+    some decomposition is the group alone, a single build)."""
+    for h in part:
+        for u in us:
+            if not u & h:
+                m = h | u
+                if m:
+                    found[m] = found.get(m, False) or u == 0
 
 
 _ZERO: Final[list[int]] = [0]  # shared, never modified
