@@ -12,14 +12,20 @@ pure Python (see tests/test_movegen.py), they must match exactly.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import pickle
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from casino_tui.engine import Rules, State
 
 ROUNDS = 3
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def play(preset: str, players: int, seed: int,
@@ -277,3 +283,23 @@ def test_views_and_summaries_pickle() -> None:
     assert pickle.loads(pickle.dumps(view)) == view
     summary = st.round_summaries[-1]
     assert pickle.loads(pickle.dumps(summary)) == summary
+
+
+def test_the_pure_python_engine_plays_the_same_games() -> None:
+    """The same pinned games with ``CASINO_TUI_PURE=1``: the engine's sources run as plain
+    Python even where the compiled modules are installed (what a machine without a C compiler
+    runs), and must play exactly the same games."""
+    code = ("import json, sys; sys.path.insert(0, 'tests')\n"
+            "from casino_tui.engine._hotpath import is_compiled\n"
+            "import test_engine_pinned as t\n"
+            "print(json.dumps([is_compiled(), [[*k, t.play(*k)] for k in sorted(t.PINNED)],"
+            " [t.play(p, 2, 7, o)[2] for p, o, _ in t.OPTIONS_PINNED]]))\n")
+    env = {**os.environ, "CASINO_TUI_PURE": "1"}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, cwd=ROOT, timeout=600)
+    assert res.returncode == 0, res.stderr
+    compiled, games, digests = json.loads(res.stdout)
+    assert compiled is False
+    for preset, players, seed, (rounds, scores, digest) in games:
+        assert [rounds, scores, digest] == list(PINNED[(preset, players, seed)]), preset
+    assert digests == [d for _, _, d in OPTIONS_PINNED]

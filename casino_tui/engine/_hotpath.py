@@ -6,7 +6,8 @@ such, with the same results. An editable install keeps the compiled modules next
 sources, where Python would prefer them even after a source is edited; so in a source checkout,
 when any compiled module is older than its source, every one of them is loaded from its source
 instead (with a warning): they call each other directly once compiled, so it is all or nothing.
-An installed wheel is left alone (its file times say nothing).
+An installed wheel is left alone (its file times say nothing). ``CASINO_TUI_PURE=1`` in the
+environment runs the sources even when compiled modules are present (tests compare the two).
 
 ``casino_tui.engine`` imports this module before any of the compiled ones.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -63,8 +65,13 @@ class _SourceFinder:
 
 
 def _prefer_current_sources() -> None:
+    if any(f"{PACKAGE}.{n}" in sys.modules for n in COMPILED):
+        return
+    if os.environ.get("CASINO_TUI_PURE") == "1":  # asked for: the pure-Python engine
+        sys.meta_path.insert(0, _SourceFinder(COMPILED))
+        return
     stale = stale_modules()
-    if not stale or any(f"{PACKAGE}.{n}" in sys.modules for n in COMPILED):
+    if not stale:
         return
     warnings.warn(f"casino_tui/engine/{stale[0]}.py is newer than its compiled build; running "
                   "the slower pure-Python engine (rebuild with: pip install -e .)", stacklevel=3)
