@@ -519,7 +519,7 @@ class State:
             penalty = self._penalty2 and self._breaks_duty(move, seat, hi)
             if kind == "build" and self._set_value_owner:
                 owner = self._build_owner(move, seat, hi)
-        del hand[hi]
+        hand.pop(hi)
         taken: list[Card] = []
         self.table, new = play_on_table(self.table, move, owner, taken)
         if kind == "capture":
