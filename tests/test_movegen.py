@@ -83,6 +83,27 @@ def test_pure_hot_source_matches_the_loaded_hot_path() -> None:
     assert is_compiled() in (True, False)
 
 
+def test_pure_hot_source_matches_the_loaded_hot_path_with_aces_high() -> None:
+    """Royal's aces (1 or 14) take ``generate_multi``: the source agrees with the loaded build,
+    and both with the reference generator."""
+    pure = _hot_source_module()
+    n = 0
+    for preset in ("royal_cassino", "buckeye_cassino"):
+        rules = Rules.preset(preset)
+        args = rules.hot_args
+        assert args is not None
+        m = args[-1]
+        pure_args = (*args[:-1], pure.MultiValues(m.capture, m.table, m.low, m.clearer))
+        for st in random_positions(rules, 2, seed=12, rounds=2):
+            table, hand, seat = st.table, st.hands[st.to_move], st.to_move
+            got = hot.generate_for(table, hand, seat, *args)
+            assert pure.generate_for(table, hand, seat, *pure_args) == got
+            if got is not None:
+                assert got == movegen.generate(rules, table, hand, seat)
+            n += 1
+    assert n > 80
+
+
 # royal's reference generator is slow on big tables (aces count 1 or 14): smaller ones there
 @pytest.mark.parametrize(("preset", "tables", "most"), [("classic", 150, 22),
                                                        ("royal_cassino", 60, 17)])

@@ -39,3 +39,20 @@ def test_the_install_compiled_the_hot_path() -> None:
 
     assert is_compiled(), ("the engine's hot path is not compiled: run `pip install -e .` and "
                            "read its output (mypyc reports type errors in casino_tui/engine)")
+
+
+def test_a_stale_build_loads_every_compiled_module_from_source() -> None:
+    """In a source checkout, an edited engine module must never be shadowed by its older
+    compiled build: the finder the engine installs then serves all of them from source."""
+    from casino_tui.engine import _hotpath
+
+    finder = _hotpath._SourceFinder(_hotpath.COMPILED)
+    for name in _hotpath.COMPILED:
+        spec = finder.find_spec(f"casino_tui.engine.{name}")
+        assert spec is not None and spec.origin is not None
+        assert spec.origin.endswith(f"casino_tui/engine/{name}.py")
+    assert finder.find_spec("casino_tui.engine.rules") is None
+    setup_py = (ROOT / "setup.py").read_text()
+    for name in _hotpath.COMPILED:  # setup.py compiles exactly these
+        assert f'"{name}"' in setup_py, name
+    assert _hotpath.stale_modules() == [], "rebuild the engine: pip install -e ."

@@ -8,6 +8,7 @@ Typical use::
     state.apply(move)
 """
 
+from . import _hotpath  # noqa: F401  (first: it picks compiled modules or their sources)
 from .cards import Card, card_str, cards_str, parse_card, parse_cards
 from .errors import CasinoError, IllegalMoveError, NotationError, RulesError, StateError
 from .moves import Build, Move, Pile, pile_cards

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Final, Literal, cast
 
-from .moves import Build, Move
+from .moves import Build, Move, Pile
 
 _BUILD: Final[Literal["build"]] = "build"
 _CAPTURE: Final[Literal["capture"]] = "capture"
@@ -23,15 +23,27 @@ _TRAIL: Final[Literal["trail"]] = "trail"
 
 
 # Moves are immutable, so equal moves can share one object: interning them saves building a
-# NamedTuple for every candidate of every position. One dict per card, keyed by the pile mask
-# (builds: mask, value, single), so that most keys are small ints that need no allocation.
+# NamedTuple for every candidate of every position. Moves on the first 10 piles of the table
+# (nearly all of them) are looked up by index in a list per card (captures: the pile mask;
+# builds: one list per card and value, mask and kind), which needs neither hashing nor a boxed
+# key; the others in one dict per card (builds: keyed by mask, value and kind).
 _TRAILS: Final[list[Move]] = [Move(_TRAIL, c) for c in range(52)]
+_SMALL: Final = 1 << 10  # masks below this are interned in the lists
+_CAPS_SMALL: Final[list[list[Move | None]]] = [[None] * _SMALL for _ in range(52)]
+_BUILDS_SMALL: Final[list[list[Move | None] | None]] = [None] * (52 * 32)  # card * 32 + value
 _CAPS: Final[list[dict[int, Move]]] = [{} for _ in range(52)]
 _BUILDS: Final[list[dict[int, Move]]] = [{} for _ in range(52)]
-_INTERN_LIMIT: Final = 2_500  # per card and kind: at most some 30 MB of moves
+_INTERN_LIMIT: Final = 2_500  # per card and kind in the dicts: at most some 30 MB of moves
 
 
 def _capture(card: int, mask: int) -> Move:
+    if mask < _SMALL:
+        row = _CAPS_SMALL[card]
+        got = row[mask]
+        if got is None:
+            got = Move(_CAPTURE, card, _mask_tuple(mask))
+            row[mask] = got
+        return got
     cache = _CAPS[card]
     mv = cache.get(mask)
     if mv is None:
@@ -42,6 +54,17 @@ def _capture(card: int, mask: int) -> Move:
 
 
 def _build(card: int, mask: int, value: int, single: bool) -> Move:
+    if mask < _SMALL and value < 32:
+        row = _BUILDS_SMALL[card * 32 + value]
+        if row is None:
+            row = [None] * (2 * _SMALL)
+            _BUILDS_SMALL[card * 32 + value] = row
+        i = mask * 2 + single
+        got = row[i]
+        if got is None:
+            got = Move(_BUILD, card, _mask_tuple(mask), value, single)
+            row[i] = got
+        return got
     key = (mask << 6 | value) << 1 | single
     cache = _BUILDS[card]
     mv = cache.get(key)
@@ -171,9 +194,9 @@ def _keeps(owned_bits: list[int], owned_vals: list[int], hvals: list[int], hi: i
     return True
 
 
-def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int],
+def generate_for(table: list[Pile], hand: list[int], mover: int, pv: list[int],
                  tv1: list[int], maxv: int, table_only: bool, building: bool,
-                 owner_rules: bool) -> list[Move] | None:
+                 owner_rules: bool, multi: MultiValues | None = None) -> list[Move] | None:
     """Legal moves of ``mover`` on an engine table (loose cards, then builds), or None when
     this position needs the general generator.
 
@@ -184,6 +207,9 @@ def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int]
 
     Few allocations per call: builds are looked up in short lists rather than dicts, subset
     lists are cached per value in one list, and the common build shapes skip the union step.
+
+    With ``multi`` (the rules' cards of several values), a position holding such a card is
+    handed to :func:`generate_multi` instead of returning None.
     """
     n = len(table)
     vals: list[int] = []
@@ -197,7 +223,9 @@ def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int]
             break
         v = tv1[p]
         if v < 0:
-            return None
+            return None if multi is None else generate_multi(table, hand, mover, maxv,
+                                                             table_only, building,
+                                                             owner_rules, multi)
         if v:
             vals.append(v)
             pos.append(nl)
@@ -227,11 +255,23 @@ def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int]
     owned = len(owned_bits) > 0
     nh = len(hand)
     hvals: list[int] = []
+    held: list[int] = []  # the distinct capture values in hand, ascending
     for c in hand:
         w = pv[c]
-        if not w and n and tv1[c] != 0:
-            return None  # a card of several values: the general generator
+        if not w and n and tv1[c] != 0:  # a card of several values (or the table clearer)
+            return None if multi is None else generate_multi(table, hand, mover, maxv,
+                                                             table_only, building,
+                                                             owner_rules, multi)
         hvals.append(w)
+        if w:  # insert w into held (a few values: no set, no sort)
+            k = len(held)
+            i = 0
+            while i < k and held[i] < w:
+                i += 1
+            if i == k:
+                held.append(w)
+            elif held[i] != w:
+                held.insert(i, w)
     subs: list[list[int] | None] = [None] * (maxv + 1)
     uns: list[list[int] | None] = _NO_UNIONS  # allocated when first needed
     moves: list[Move] = []
@@ -261,17 +301,10 @@ def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int]
         # ---- builds
         hv = tv1[card]
         if building and n and hv > 0:
-            last = 0
-            while True:
-                # the next higher value held by another card of the hand
-                target = 0
-                for j in range(nh):
-                    w = hvals[j]
-                    if j != hi and w > last and w >= hv and (target == 0 or w < target):
-                        target = w
-                if target == 0:
-                    break
-                last = target
+            twice = v > 0 and _held_twice(hvals, v)  # another card takes with v too
+            for target in held:  # each value, ascending, held by another card of the hand
+                if target < hv or (target == v and not twice):
+                    continue
                 d = target - hv
                 hg: list[int] = _ZERO
                 if d:
@@ -306,13 +339,9 @@ def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int]
                     uns[target] = us_
                 us = us_
                 found: dict[int, bool] = {}
-                for part in (hg, raises):
-                    for h in part:
-                        for u in us:
-                            if not u & h:
-                                m = h | u
-                                if m:
-                                    found[m] = found.get(m, False) or u == 0
+                _join(found, hg, us)
+                if raises:
+                    _join(found, raises, us)
                 keep: list[int] = []
                 for m in found:
                     if not owned or _keeps(owned_bits, owned_vals, hvals, hi, m):
@@ -324,6 +353,28 @@ def generate_for(table: list[object], hand: list[int], mover: int, pv: list[int]
     if not moves:  # cannot happen with the retain rule; the general generator decides
         return None
     return moves
+
+
+def _held_twice(hvals: list[int], v: int) -> bool:
+    """Do two cards of the hand capture with value v?"""
+    seen = False
+    for w in hvals:
+        if w == v:
+            if seen:
+                return True
+            seen = True
+    return False
+
+
+def _join(found: dict[int, bool], part: list[int], us: list[int]) -> None:
+    """Build masks: each group of ``part`` with each disjoint union of ``us`` (mask -> whether
+    some decomposition is the group alone, a single build)."""
+    for h in part:
+        for u in us:
+            if not u & h:
+                m = h | u
+                if m:
+                    found[m] = found.get(m, False) or u == 0
 
 
 _ZERO: Final[list[int]] = [0]  # shared, never modified
@@ -354,8 +405,8 @@ def _with_builds(groups: list[int], bvals: list[int], nl: int, value: int, singl
     return out
 
 
-def play_on_table(table: list[object], move: Move, owner: int,
-                  taken: list[int]) -> tuple[list[object], Build | None]:
+def play_on_table(table: list[Pile], move: Move, owner: int,
+                  taken: list[int]) -> tuple[list[Pile], Build | None]:
     """The table after ``move`` (a trail, capture or build) is played; ``owner``: the owner
     of the build it makes.
 
@@ -376,7 +427,7 @@ def play_on_table(table: list[object], move: Move, owner: int,
         out.insert(i, card)
         return out, None
     piles = move.piles
-    keep: list[object] = []
+    keep: list[Pile] = []
     cards: list[int] = []
     k = 0
     np_ = len(piles)
@@ -387,7 +438,7 @@ def play_on_table(table: list[object], move: Move, owner: int,
             if isinstance(p, int):
                 cards.append(p)
             else:
-                cards.extend(cast(Build, p).cards)
+                cards.extend(p.cards)
         else:
             keep.append(p)
     cards.append(card)
@@ -397,3 +448,251 @@ def play_on_table(table: list[object], move: Move, owner: int,
     new = Build(tuple(cards), move.value or 0, bool(move.single), owner, move.court)
     keep.append(new)
     return keep, new
+
+
+class MultiValues:
+    """The values of every card under rules where some card has several (an ace worth 1 or
+    14, Buckeye's ten of diamonds): what :func:`generate_multi` needs besides the hot path's
+    own arguments. ``capture[c]`` / ``table[c]``: the values of card c as a capturer / as a
+    loose card or build component (``Rules.capturer_values`` / ``table_values``); ``low[c]``
+    its low value (0 for a court card without one); ``clearer`` the table-clearer card or -1.
+    """
+
+    def __init__(self, capture: list[list[int]], table: list[list[int]], low: list[int],
+                 clearer: int) -> None:
+        self.capture = capture
+        self.table = table
+        self.low = low
+        self.clearer = clearer
+
+
+def _subsets_multi(vals: list[list[int]], pos: list[int], target: int) -> list[int]:
+    """Masks of the loose-card subsets that total ``target`` for some choice of each card's
+    value (each mask once, in no particular order)."""
+    out: list[int] = []
+    _subsets_multi_from(vals, pos, 0, 0, target, out)
+    if len(out) < 2:
+        return out
+    seen: set[int] = set()
+    uniq: list[int] = []
+    for m in out:
+        if m not in seen:
+            seen.add(m)
+            uniq.append(m)
+    return uniq
+
+
+def _subsets_multi_from(vals: list[list[int]], pos: list[int], j: int, mask: int, rest: int,
+                        out: list[int]) -> None:
+    for k in range(j, len(vals)):
+        bit = 1 << pos[k]
+        for v in vals[k]:
+            if v == rest:
+                out.append(mask | bit)
+            elif v < rest:
+                _subsets_multi_from(vals, pos, k + 1, mask | bit, rest - v, out)
+
+
+def _answers(hand: list[int], hi: int, values: list[int], capture: list[list[int]]) -> bool:
+    """Can the hand without hand[hi] answer for builds of every value in ``values`` at once,
+    each value with a card of its own (``movegen.answer_gap`` is None)? Hall's condition on
+    the values and the cards that take them."""
+    nbrs: list[int] = []
+    seen: list[int] = []
+    used = 0
+    shared = False
+    for value in values:
+        if value in seen:
+            continue
+        seen.append(value)
+        m = 0
+        for j in range(len(hand)):
+            if j != hi and value in capture[hand[j]]:
+                m |= 1 << j
+        if not m:
+            return False
+        if m & used:
+            shared = True
+        used |= m
+        nbrs.append(m)
+    if not shared:
+        return True
+    k = len(nbrs)
+    for sub in range(3, 1 << k):
+        size = _popcount(sub)
+        if size < 2:
+            continue
+        cards = 0
+        for i in range(k):
+            if sub >> i & 1:
+                cards |= nbrs[i]
+        if _popcount(cards) < size:
+            return False
+    return True
+
+
+def generate_multi(table: list[Pile], hand: list[int], mover: int, maxv: int,
+                   table_only: bool, building: bool, owner_rules: bool,
+                   mv: MultiValues) -> list[Move] | None:
+    """:func:`generate_for` for positions with cards of several values: the same list as the
+    reference generator (``movegen.generate``), or None where the general generator must
+    decide (the table clearer in hand, or owned builds without the default obligations).
+
+    A loose card counts each of its table values in the subset sums; a capturer takes with
+    each of its values (with a value other than its low one, loose cards of its rank pair too),
+    and its capture sets are merged; a hand card of several table values builds with each, its
+    candidates merged by pile set; the retain rule asks that the cards left answer for all the
+    mover's builds at once, each value with a card of its own (``_answers``).
+    """
+    capture = mv.capture
+    tvals = mv.table
+    low = mv.low
+    for c in hand:
+        if c == mv.clearer:
+            return None
+    n = len(table)
+    vals: list[list[int]] = []
+    pos: list[int] = []
+    nl = 0
+    while nl < n:
+        p = table[nl]
+        if not isinstance(p, int):
+            break
+        tv = tvals[p]
+        if tv:
+            vals.append(tv)
+            pos.append(nl)
+        nl += 1
+    nb = n - nl
+    bvals: list[int] = []
+    bsingle: list[bool] = []
+    owned_bits: list[int] = []
+    owned_vals: list[int] = []
+    for j in range(nb):
+        b = cast(Build, table[nl + j])
+        bvals.append(b.value)
+        bsingle.append(b.single)
+        if b.owner == mover:
+            if not owner_rules:
+                return None
+            owned_bits.append(1 << (nl + j))
+            owned_vals.append(b.value)
+    owned = len(owned_bits) > 0
+    subs: list[list[int] | None] = [None] * (maxv + 1)
+    nh = len(hand)
+    moves: list[Move] = []
+    for hi in range(nh):
+        card = hand[hi]
+        # ---- captures
+        if n:
+            cvs = capture[card]
+            if not cvs:  # a court card without a value: one loose card of its rank
+                r = card >> 2
+                for i in range(nl):
+                    q = table[i]
+                    assert isinstance(q, int)
+                    if q >> 2 == r and (not owned or _answers_left(
+                            hand, hi, owned_bits, owned_vals, 1 << i, 0, capture)):
+                        moves.append(_capture(card, 1 << i))
+            else:
+                allm: set[int] = set()
+                for v in cvs:
+                    groups: list[int] = list(_subs_multi(subs, vals, pos, v))
+                    if v != low[card]:  # a high value: loose cards of its rank pair too (G1)
+                        r = card >> 2
+                        for i in range(nl):
+                            q = table[i]
+                            assert isinstance(q, int)
+                            if q >> 2 == r and (1 << i) not in groups:
+                                groups.append(1 << i)
+                    for j in range(nb):
+                        if bvals[j] == v:
+                            groups.append(1 << (nl + j))
+                    for m in _unions(groups):
+                        if m:
+                            allm.add(m)
+                for m in _sort_masks(list(allm)):
+                    if not owned or _answers_left(hand, hi, owned_bits, owned_vals, m, 0,
+                                                  capture):
+                        moves.append(_capture(card, m))
+        # ---- builds
+        comp = tvals[card]
+        if building and n and comp:
+            hv_min = comp[0]
+            for hv in comp:
+                if hv < hv_min:
+                    hv_min = hv
+            holders: list[int] = []
+            for j in range(nh):
+                if j != hi:
+                    for w in capture[hand[j]]:
+                        if w >= hv_min and w not in holders:
+                            holders.append(w)
+            holders.sort()
+            for v in holders:
+                ul0: list[int] = [0]
+                if table_only:
+                    ul0 = _unions(_subs_multi(subs, vals, pos, v))
+                bgs: list[int] = []
+                for j in range(nb):
+                    if bvals[j] == v:
+                        bgs.append(1 << (nl + j))
+                ub0: list[int] = _unions(bgs) if bgs else [0]
+                found: dict[int, bool] = {}
+                for hv in comp:
+                    if hv > v:
+                        continue
+                    d = v - hv
+                    hgroups: list[int] = [0]
+                    if d:
+                        hgroups = list(_subs_multi(subs, vals, pos, d))
+                        for j in range(nb):
+                            if bsingle[j] and bvals[j] == d:
+                                hgroups.append(1 << (nl + j))
+                    for h in hgroups:
+                        for bu in ub0:
+                            if bu & h:
+                                continue
+                            hb = h | bu
+                            for u in ul0:
+                                if u & hb:
+                                    continue
+                                m = hb | u
+                                if m:
+                                    found[m] = found.get(m, False) or (bu == 0 and u == 0)
+                keep: list[int] = []
+                for m in found:
+                    if not owned or _answers_left(hand, hi, owned_bits, owned_vals, m, v,
+                                                  capture):
+                        keep.append(m)
+                for m in _sort_masks(keep):
+                    moves.append(_build(card, m, v, found[m]))
+        if not owned:
+            moves.append(_TRAILS[card])
+    if not moves:
+        return None
+    return moves
+
+
+def _answers_left(hand: list[int], hi: int, owned_bits: list[int], owned_vals: list[int],
+                  mask: int, new_value: int, capture: list[list[int]]) -> bool:
+    """The retain rule after playing hand[hi] on ``mask``: the builds still owned (and a new
+    build of ``new_value``, if not 0) can all be answered for at once."""
+    left: list[int] = []
+    for k in range(len(owned_bits)):
+        if not owned_bits[k] & mask:
+            left.append(owned_vals[k])
+    if new_value:
+        left.append(new_value)
+    return not left or _answers(hand, hi, left, capture)
+
+
+def _subs_multi(subs: list[list[int] | None], vals: list[list[int]], pos: list[int],
+                target: int) -> list[int]:
+    if target > len(subs) - 1:
+        return _NONE
+    g = subs[target]
+    if g is None:
+        g = _subsets_multi(vals, pos, target)
+        subs[target] = g
+    return g

@@ -1,42 +1,90 @@
-"""Load the engine's hot path: the mypyc-compiled ``_hot`` if it is current, else the source.
+"""Load the engine's compiled modules if they are current, else their sources.
 
-``pip install`` compiles ``_hot.py`` (see setup.py). An editable install keeps the compiled
-module next to the source, where Python would prefer it even after ``_hot.py`` is edited; so in
-a source checkout a compiled module older than its source is ignored (with a warning) and the
-source runs instead. An installed wheel is left alone (its file times say nothing).
+``pip install`` compiles :data:`COMPILED` (``_hot``, ``scoring`` and ``state``) with mypyc (see
+setup.py); without a C compiler, or with ``CASINO_TUI_PURE=1``, they stay plain Python and run as
+such, with the same results. An editable install keeps the compiled modules next to their
+sources, where Python would prefer them even after a source is edited; so in a source checkout,
+when any compiled module is older than its source, every one of them is loaded from its source
+instead (with a warning): they call each other directly once compiled, so it is all or nothing.
+An installed wheel is left alone (its file times say nothing). ``CASINO_TUI_PURE=1`` in the
+environment runs the sources even when compiled modules are present (tests compare the two).
+
+``casino_tui.engine`` imports this module before any of the compiled ones.
 """
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
+import os
+import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-
-def _load() -> ModuleType:
-    from . import _hot
-
-    compiled = Path(_hot.__file__ or "")
-    source = Path(__file__).with_name("_hot.py")
-    if compiled.suffix == ".py" or not source.exists():
-        return _hot
-    if not (source.parents[2] / "setup.py").exists():
-        return _hot  # an installed wheel: its files never change after the build
-    if source.stat().st_mtime <= compiled.stat().st_mtime:
-        return _hot
-    warnings.warn("casino_tui/engine/_hot.py is newer than its compiled build; running the "
-                  "slower pure-Python version (rebuild with: pip install -e .)", stacklevel=2)
-    spec = importlib.util.spec_from_file_location("casino_tui.engine._hot_source", source)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+PACKAGE = __name__.rpartition(".")[0]  # casino_tui.engine
+HERE = Path(__file__).parent
+COMPILED = ("_hot", "scoring", "state")  # setup.py compiles these (one mypyc group)
 
 
-hot: ModuleType = _load()
+def _compiled_file(name: str) -> Path | None:
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = HERE / f"{name}{suffix}"
+        if path.exists():
+            return path
+    return None
+
+
+def stale_modules() -> list[str]:
+    """The compiled modules older than their source, in a source checkout (else none)."""
+    if not (HERE.parents[1] / "setup.py").exists():
+        return []  # an installed wheel: its files never change after the build
+    out = []
+    for name in COMPILED:
+        compiled = _compiled_file(name)
+        source = HERE / f"{name}.py"
+        if compiled is not None and source.exists() \
+                and source.stat().st_mtime > compiled.stat().st_mtime:
+            out.append(name)
+    return out
+
+
+class _SourceFinder:
+    """A meta path finder that loads the named engine modules from their ``.py`` sources."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = {f"{PACKAGE}.{n}": HERE / f"{n}.py" for n in names}
+
+    def find_spec(self, fullname: str, path: object = None,
+                  target: object = None) -> importlib.machinery.ModuleSpec | None:
+        source = self.names.get(fullname)
+        if source is None:
+            return None
+        return importlib.util.spec_from_file_location(fullname, source)
+
+
+def _prefer_current_sources() -> None:
+    if any(f"{PACKAGE}.{n}" in sys.modules for n in COMPILED):
+        return
+    if os.environ.get("CASINO_TUI_PURE") == "1":  # asked for: the pure-Python engine
+        sys.meta_path.insert(0, _SourceFinder(COMPILED))
+        return
+    stale = stale_modules()
+    if not stale:
+        return
+    warnings.warn(f"casino_tui/engine/{stale[0]}.py is newer than its compiled build; running "
+                  "the slower pure-Python engine (rebuild with: pip install -e .)", stacklevel=3)
+    sys.meta_path.insert(0, _SourceFinder(COMPILED))
+
+
+_prefer_current_sources()
+
+from . import _hot  # noqa: E402  (after the finder: the source if the build is stale)
+
+hot: ModuleType = _hot
 
 
 def is_compiled() -> bool:
-    """Is move generation running the compiled (mypyc) hot path?"""
+    """Is the engine running its compiled (mypyc) modules?"""
     return not (hot.__file__ or "").endswith(".py")

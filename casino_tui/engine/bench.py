@@ -94,6 +94,24 @@ def time_movegen(rules: Rules, positions: Sequence[tuple[list[Pile], list[int], 
     return out
 
 
+def clone_us(runs: int, seed: int) -> float:
+    """Microseconds per ``State.clone()`` of a classic 2-player game twenty moves into its first
+    round (what a search does before each playout), median over ``runs`` runs of 10,000."""
+    state = State(Rules.preset("classic"), 2, seed=seed)
+    rnd = random.Random(seed).random
+    for _ in range(20):
+        moves = state.legal_moves()
+        state.apply(moves[int(rnd() * len(moves))], validate=False)
+    clone = state.clone
+    times = []
+    for _ in range(runs):
+        t0 = time.process_time()
+        for _ in range(10_000):
+            clone()
+        times.append((time.process_time() - t0) / 10_000 * 1e6)
+    return statistics.median(times)
+
+
 STRESS_TABLE = "AS 2H 3D 4C 5S 6H 7D 8C 9S 10H JD QC KS AH 2D 3C 4S 5H 6D 7C"
 STRESS_HAND = "8S 9H 10D 5C"
 STRESS_CAPTURE = "AS 9S 10H 4C 6H"  # taken with 10D in the stress position
@@ -144,6 +162,7 @@ def run(rounds: int, runs: int, seed: int) -> dict[str, object]:
     result["movegen_us_median"] = round(statistics.median(times), 2)
     result["movegen_us_p99"] = round(times[int(len(times) * 0.99)], 2)
     result["movegen_us_max"] = round(times[-1], 1)
+    result["state_clone_us"] = round(clone_us(runs, seed), 2)
     n_moves, listed, checked = stress_position()
     result["stress_20_card_table_moves"] = n_moves
     result["stress_20_card_table_list_ms"] = round(listed, 1)

@@ -304,12 +304,21 @@ class Rules:
                 and self.raise_own_build and self.ownership == "last_to_add")
 
     @cached_property
-    def hot_args(self) -> tuple[list[int], list[int], int, bool, bool, bool] | None:
-        """The rule arguments of ``_hot.generate_for`` (None when it cannot serve these rules)."""
+    def hot_args(self) -> tuple[list[int], list[int], int, bool, bool, bool, Any] | None:
+        """The rule arguments of ``_hot.generate_for`` (None when it cannot serve these rules).
+
+        The last is the ``_hot.MultiValues`` of these rules: positions with a card of several
+        values (Royal's aces) go to ``_hot.generate_multi``."""
         if not self.hot_path:
             return None
+        from ._hotpath import hot  # here: the hot path imports this module's neighbours
+
+        multi = hot.MultiValues([list(v) for v in self.capturer_values],
+                                [list(v) for v in self.table_values],
+                                [v or 0 for v in self.low_values],
+                                -1 if self.table_clearer is None else self.table_clearer)
         return (self.hot_pv, self.hot_tv1, self.max_value, self.table_only_groups_in_builds,
-                self.building, self.hot_owner_rules)
+                self.building, self.hot_owner_rules, multi)
 
     @cached_property
     def hot_pv(self) -> list[int]:

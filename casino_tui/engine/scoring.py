@@ -88,11 +88,18 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
         side_sweeps = [s - low for s in side_sweeps]
     out: list[SideScore] = []
     for cards in pooled:
-        counts = [0, 0, 0, 0]
+        n0 = n1 = n2 = n3 = 0  # cards of each suit (a card's suit is its low two bits)
         for c in cards:
-            counts[c & 3] += 1
-        out.append(SideScore(cards=len(cards), suit_counts=(counts[0], counts[1], counts[2],
-                                                             counts[3])))
+            suit = c & 3
+            if suit == 0:
+                n0 += 1
+            elif suit == 1:
+                n1 += 1
+            elif suit == 2:
+                n2 += 1
+            else:
+                n3 += 1
+        out.append(SideScore(cards=len(cards), suit_counts=(n0, n1, n2, n3)))
     n_cards = [s.cards for s in out]
     timing = rules.score_timing if skip_immediate else "end_of_round"
     sweeps_now = timing == "end_of_round"
@@ -139,7 +146,7 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
     for i, cards in enumerate(pooled):
         items = out[i].items
         if cards_now:
-            items.update(card_points(rules, cards))
+            items.update(_card_points(rules, cards))
         if sweeps_now and side_sweeps[i] and rules.sweep_points:
             items["sweeps"] = side_sweeps[i] * rules.sweep_points
     if rules.last_capture_points and last_capturer is not None:
@@ -166,13 +173,27 @@ def immediate_points(rules: Rules, cards: Sequence[Card]) -> dict[str, int]:
 
 def card_points(rules: Rules, cards: Sequence[Card]) -> dict[str, int]:
     """The points ``cards`` are worth card by card: casinos, aces and spade-card points."""
+    return _card_points(rules, cards if isinstance(cards, list) else list(cards))
+
+
+def _card_points(rules: Rules, cards: list[Card]) -> dict[str, int]:
+    """:func:`card_points` of a list, in one pass over it."""
+    big = rules.big_casino
+    little = rules.little_casino
+    has_big = has_little = False
+    aces = 0
+    for c in cards:
+        if c == big:
+            has_big = True
+        if c == little:
+            has_little = True
+        if c < 4:  # an ace is rank 0
+            aces += 1
     items: dict[str, int] = {}
-    if rules.big_casino in cards and rules.big_casino_points:
+    if has_big and rules.big_casino_points:
         items["big_casino"] = rules.big_casino_points
-    if (rules.little_casino in cards and rules.little_casino_points
-            and rules.spade_scoring != "hoyle26"):
+    if has_little and rules.little_casino_points and rules.spade_scoring != "hoyle26":
         items["little_casino"] = rules.little_casino_points
-    aces = count_aces(cards)
     if aces and rules.ace_points:
         items["aces"] = aces * rules.ace_points
     if rules.spade_scoring != "none":

@@ -12,10 +12,10 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from . import fastgen, movegen
-from ._hotpath import hot
+from ._hot import generate_for, play_on_table
 from .cards import RANKS, Card, card_str, cards_str, rank_of
 from .errors import IllegalMoveError, StateError
 from .moves import Build, Move, Pile, normalize_move, pile_cards
@@ -41,30 +41,29 @@ class Phase(StrEnum):
 
 # the phases as plain module constants: hot paths compare them with ``is`` (a phase is always
 # a Phase member; from_position converts what it is given)
-_PLAY = Phase.PLAY
-_PLUCK = Phase.PLUCK
-_ROUND_OVER = Phase.ROUND_OVER
-_GAME_OVER = Phase.GAME_OVER
+_PLAY: Final = Phase.PLAY
+_PLUCK: Final = Phase.PLUCK
+_ROUND_OVER: Final = Phase.ROUND_OVER
+_GAME_OVER: Final = Phase.GAME_OVER
 
-_hot_generate = hot.generate_for
-
-_NO_CARDS: list[Card] = []  # shared empty defaults; MoveEvent replaces them, never mutates
-_NO_ITEMS: dict[int, dict[str, int]] = {}
+_NO_CARDS: Final[list[Card]] = []  # shared empty defaults; MoveEvent replaces them, never mutates
+_NO_ITEMS: Final[dict[int, dict[str, int]]] = {}
 
 
 class MoveEvent:
     """What one applied move did (for logs, animations and tests).
 
-    Every field but ``seat`` and ``move`` starts as the class-level default below (one is
-    created per move, so only what a move changes is set on the instance).
+    Every field but ``seat`` and ``move`` starts as the default below (one is created per
+    move, so only what a move changes is set on the instance). ``captured`` and ``immediate``
+    start as shared empty objects: they are replaced, never mutated.
     """
 
-    captured: list[Card] = _NO_CARDS
+    captured: list[Card]
     sweep: bool = False
     build: Build | None = None
     drew: Card | None = None
     penalty: bool = False
-    immediate: dict[int, dict[str, int]] = _NO_ITEMS  # side -> items scored at once
+    immediate: dict[int, dict[str, int]]  # side -> items scored at once
     redeal: bool = False
     round_over: bool = False
     game_over: bool = False
@@ -74,6 +73,8 @@ class MoveEvent:
     def __init__(self, seat: int, move: Move) -> None:
         self.seat = seat
         self.move = move
+        self.captured = _NO_CARDS
+        self.immediate = _NO_ITEMS
 
     def __repr__(self) -> str:
         return (f"MoveEvent(seat={self.seat}, move={self.move}, captured={self.captured}, "
@@ -104,7 +105,12 @@ class State:
 
     # ------------------------------------------------------------------ construction
     def __init__(self, rules: Rules, num_players: int, seed: int | str = 0,
-                 *, deal: bool = True) -> None:
+                 *, deal: bool = True, copy_of: State | None = None) -> None:
+        """A new game (dealt unless ``deal`` is False); with ``copy_of``, an independent copy
+        of that State (what :meth:`clone` does)."""
+        if copy_of is not None:
+            self._copy(copy_of)
+            return
         if num_players not in rules.player_counts:
             allowed = ", ".join(map(str, rules.player_counts)) or "none"
             raise StateError(
@@ -306,7 +312,11 @@ class State:
             seat = self.to_move
             hand = self.hands[seat]
             hot_args = self._hot_args  # the compiled hot path first, as fastgen.generate does
-            found = None if hot_args is None else _hot_generate(self.table, hand, seat, *hot_args)
+            found: list[Move] | None = None
+            if hot_args is not None:
+                pv, tv1, maxv, table_only, building, owner_rules, multi = hot_args
+                found = generate_for(self.table, hand, seat, pv, tv1, maxv, table_only,
+                                     building, owner_rules, multi)
             moves = fastgen.generate_general(self.rules, self.table, hand, seat) \
                 if found is None else found
             if self._pluck and not self.pluck_used[seat]:
@@ -509,9 +519,9 @@ class State:
             penalty = self._penalty2 and self._breaks_duty(move, seat, hi)
             if kind == "build" and self._set_value_owner:
                 owner = self._build_owner(move, seat, hi)
-        del hand[hi]
+        hand.pop(hi)
         taken: list[Card] = []
-        self.table, new = hot.play_on_table(self.table, move, owner, taken)
+        self.table, new = play_on_table(self.table, move, owner, taken)
         if kind == "capture":
             self.captured[seat].extend(taken)
             self.last_capturer = seat
@@ -739,22 +749,51 @@ class State:
         )
 
     def clone(self) -> State:
-        new = State.__new__(State)
-        new.__dict__.update(self.__dict__)
-        new.hands = [list(h) for h in self.hands]
-        new.table = list(self.table)
-        new.stock = list(self.stock)
-        new.captured = [list(c) for c in self.captured]
-        new.sweeps = list(self.sweeps)
-        new.pluck_used = list(self.pluck_used)
-        new.unassigned = list(self.unassigned)
-        new.scores = list(self.scores)
-        new.round_immediate = list(self.round_immediate)
-        new.penalties = list(self.penalties)
-        new.history = list(self.history)
-        new.round_summaries = list(self.round_summaries)
-        new._legal = None
-        return new
+        """An independent copy (the lists are copied; rules, seats and moves are shared)."""
+        return State(self.rules, self.num_players, self.seed, deal=False, copy_of=self)
+
+    def _copy(self, o: State) -> None:
+        """Every attribute of ``o`` (a State may be compiled by mypyc: no ``__dict__``, so each
+        attribute is named here; tests/test_engine_pinned.py checks that none is missed)."""
+        self.rules = o.rules
+        self.num_players = o.num_players
+        self.seed = o.seed
+        self.sides = o.sides
+        self.side_of = o.side_of
+        self.deal_sizes = o.deal_sizes
+        self._penalty2 = o._penalty2
+        self._set_value_owner = o._set_value_owner
+        self._final_not_counted = o._final_not_counted
+        self._all_immediate = o._all_immediate
+        self._draw = o._draw
+        self._pluck = o._pluck
+        self._claim = o._claim
+        self._owner_rules_apply = o._owner_rules_apply
+        self._draw_or_pluck = o._draw_or_pluck
+        self._hot_args = o._hot_args
+        self.scores = list(o.scores)
+        self.target = o.target
+        self.round_no = o.round_no
+        self.dealer = o.dealer
+        self.winner = o.winner
+        self.history = list(o.history)
+        self.round_summaries = list(o.round_summaries)
+        self.phase = o.phase
+        self.hands = [list(h) for h in o.hands]
+        self.table = list(o.table)
+        self.stock = list(o.stock)
+        self.captured = [list(c) for c in o.captured]
+        self.sweeps = list(o.sweeps)
+        self.last_capturer = o.last_capturer
+        self.pluck_used = list(o.pluck_used)
+        self.unassigned = list(o.unassigned)
+        self.deal_no = o.deal_no
+        self.to_move = o.to_move
+        self.round_immediate = list(o.round_immediate)
+        self.penalties = list(o.penalties)
+        self._legal = None
+        self._played_card = o._played_card
+        self.initial_grant = o.initial_grant
 
     # ------------------------------------------------------------------ positions
     @classmethod
@@ -942,6 +981,15 @@ class SeatView:
     target: int
     unassigned: tuple[Card, ...] = ()
     played_card: Card | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled field by field (the computer players' worker process gets views): compiled
+        # by mypyc, a frozen dataclass cannot be restored the default way
+        return (SeatView, (self.rules, self.seat, self.num_players, self.sides, self.hand,
+                           self.table, self.captured, self.hand_sizes, self.stock_size,
+                           self.scores, self.sweeps, self.dealer, self.to_move, self.phase,
+                           self.last_capturer, self.is_last_deal, self.deal_no, self.round_no,
+                           self.pluck_used, self.target, self.unassigned, self.played_card))
 
     def unseen_cards(self) -> list[Card]:
         """Cards this seat cannot see: other hands and the stock."""
