@@ -117,13 +117,15 @@ class NetSession(SessionBase):
         return self.view
 
     def away(self, seat: int) -> str:
-        """``away 2m`` while the seat's person is away (``· computer`` while a computer plays
-        for them); nothing while they are here."""
+        """``away 2m`` while the seat's person is away (``a computer plays for NAME (away
+        2m)`` while a computer plays for them); nothing while they are here."""
         info = self.view.seats[seat]
         if info.away_since is None:
             return ""
         text = f"away {away_for(self.clock() - info.away_since)}"
-        return text + " · computer" if info.stand_in else text
+        if info.stand_in:
+            return f"a computer plays for {printable(info.name)} ({text})"
+        return text
 
     def stand_in(self, seat: int) -> bool:
         """A computer plays the seat of its person, who is away."""
