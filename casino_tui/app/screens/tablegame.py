@@ -340,16 +340,18 @@ class TableGameScreen(GameScreen):
             return self._modal_keys
         if self.watching:
             return (("/", "chat"), ("?", "help"), ("q", "leave"))
+        # the creator's keys, when they apply, come last (whom they concern is in help): the
+        # bar drops what does not fit from its end, and m (in help too) makes room for them
         more: tuple[tuple[str, str], ...] = ()
-        handable, given = self._handable(), self._given()
-        if handable:
-            more += ((HAND_KEY, f"computer for {self.net.names[handable[0]]}"),)
-        if given:
-            more += ((GIVE_KEY, f"seat back to {self.net.names[given[0]]}"),)
+        if self._handable():
+            more += ((HAND_KEY, "computer"),)
+        if self._given():
+            more += ((GIVE_KEY, "seat back"),)
         if self._awaiting:
-            return ((lr, "card"), (ud, "move"), ("Enter", "play"), ("m", "list"),
-                    ("/", "chat"), *more, ("?", "help"), ("q", "leave"))
-        return (("/", "chat"), (lr, "look at your cards"), *more, ("?", "help"), ("q", "leave"))
+            moves = () if more else (("m", "list"),)
+            return ((lr, "card"), (ud, "move"), ("Enter", "play"), *moves,
+                    ("/", "chat"), ("?", "help"), ("q", "leave"), *more)
+        return (("/", "chat"), (lr, "look at your cards"), ("?", "help"), ("q", "leave"), *more)
 
     def _refresh_hand(self) -> None:
         if not self.watching:
