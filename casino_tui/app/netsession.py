@@ -149,6 +149,9 @@ class NetSession(SessionBase):
             self._log_event(event, rebuilding=update.fresh)
             if event.kind in POSITION_KINDS:
                 self.position = event.number
+            if event.kind == "note" and event.data.get("new_game") is not None \
+                    and not update.fresh:
+                self.summaries_shown = 0  # a new game at the table: its rounds are new
             if event.kind == "move" and event.move is not None:
                 moves.append((event.move, start, len(self.log)))
             elif moves and event.kind in ("deal", "round_over", "game_over", "note"):
