@@ -479,3 +479,26 @@ def test_the_creator_starts_a_new_game_at_the_table_with_the_same_seats(
         hub.shutdown()
 
     asyncio.run(second())
+
+
+def test_a_seat_client_reads_the_events_of_one_game(tmp_path: Path) -> None:
+    from casino_tui.table.client import SeatClient
+
+    async def main() -> None:
+        hub = make_hub(tmp_path)
+        tid = await seated_table(hub, two_people(target=11))
+        client = SeatClient(hub, tid, BOB)
+        await client.open()
+        await play_game(hub, tid)
+        over = await hub.snapshot(tid, BOB)
+        first = await client.game_events()
+        assert first == await client.game_events(upto=over.number)
+        assert first[-1].kind == "game_over" and first[0].number == 1
+        await hub.new_game(tid, ANN)
+        second = await client.game_events()
+        assert second[0].data["new_game"] == 2 and second[0].number == over.number + 1
+        assert await client.game_events(upto=over.number) == first  # the finished game's
+        rounds = [e for e in first if e.kind == "round_over"]
+        assert rounds and all(e.round_no == i + 1 for i, e in enumerate(rounds))
+
+    run(main)

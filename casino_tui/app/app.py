@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.saves import LoadedGame, SaveEntry, SaveSlot, SaveStore
     from casino_tui.table import GameConfig
     from casino_tui.table.client import SeatClient, TableChoice
+    from casino_tui.table.events import TableView
     from casino_tui.table.hub import Person, TableHub, TableInfo
 
     from .glyphs import AsciiFilter
@@ -584,14 +585,14 @@ class CasinoApp(App[None]):
         session.take(update, self.painter)
         self.push_screen(TableGameScreen(session, self.chooser()))
 
-    def record_table_game(self, client: SeatClient) -> None:
-        """A game at a hub's table ended at the player's seat: add it to their ledger (built
-        from their seat's view and the game's events, which hold no hidden card; a game is
-        recorded once). A problem is shown, never fatal."""
-        self.run_worker(self._record_table_game(client), group="table-record",
+    def record_table_game(self, client: SeatClient, view: TableView) -> None:
+        """A game at a hub's table ended at the player's seat (``view``: their view of its
+        end): add it to their ledger, built from that view and the game's events, which hold
+        no hidden card (a game is recorded once). A problem is shown, never fatal."""
+        self.run_worker(self._record_table_game(client, view), group="table-record",
                         exit_on_error=False)
 
-    async def _record_table_game(self, client: SeatClient) -> None:
+    async def _record_table_game(self, client: SeatClient, view: TableView) -> None:
         from casino_tui.engine import Phase
         from casino_tui.saves import Seat
         from casino_tui.stats import Ledger, LedgerError, record_from_play
@@ -601,11 +602,10 @@ class CasinoApp(App[None]):
         from casino_tui.table.config import DEFAULT_LEVEL
         from casino_tui.table.hub import HubError
 
-        view = client.view
         if view.seat is None or view.phase != Phase.GAME_OVER or not view.game:
             return
         try:
-            events = await client.game_events()
+            events = await client.game_events(upto=view.number)
         except HubError as err:
             self.notify(f"This game could not be added to your statistics: {err.reason}",
                         severity="warning", timeout=10, markup=False)

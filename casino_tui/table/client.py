@@ -183,10 +183,12 @@ class SeatClient:
         """The creator deals a new game at the table, with the same seats."""
         await self.hub.new_game(self.table_id, self.person)
 
-    async def game_events(self) -> list[TableEvent]:
-        """Every event of the game being played (from its first deal), filtered for the
-        person: the history of a finished game (its rounds' summaries) for their records."""
-        events = await self.hub.events_after(self.table_id, self.person, 0)
+    async def game_events(self, upto: int | None = None) -> list[TableEvent]:
+        """Every event of the game played up to event number ``upto`` (default: the game being
+        played), from its first deal, filtered for the person: the history of a finished game
+        (its rounds' summaries) for their records, even once a new game has begun."""
+        events = [e for e in await self.hub.events_after(self.table_id, self.person, 0)
+                  if upto is None or e.number <= upto]
         starts = [i for i, e in enumerate(events)
                   if e.kind == "note" and e.data.get("new_game") is not None]
         return events[starts[-1]:] if starts else events

@@ -6,6 +6,7 @@ game in the player's statistics, and Continue going to the game at the player's 
 from __future__ import annotations
 
 from table_support import SeededThinker
+from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
@@ -63,6 +64,8 @@ async def test_the_creator_hands_an_away_seat_to_a_computer_after_the_wait_and_b
         tid = await new_table(hub)
         screen = await sit_at(pilot, hub, tid, 0)
         assert screen.creator and "a" not in key_names(screen) and "a" not in help_keys(screen)
+        ids = {b.id: b.key for b in TableGameScreen.BINDINGS if isinstance(b, Binding)}
+        assert ids["game.hand_to_computer"] == "a" and ids["game.give_back"] == "g"
         await pilot.press("enter")  # Ann plays; Bob is to move
         await settle_table(pilot, hub, tid)
         await pilot.press("a")  # nobody is away
@@ -231,7 +234,8 @@ async def test_a_finished_table_game_goes_into_the_players_statistics() -> None:
                                  "draw" if st.winner is None else "loss")
         assert sum(record.rounds) == st.scores[record.side]  # type: ignore[index]
         # seeing the game over again (the table opened afresh) does not count it twice
-        app.record_table_game(table_screen(app).net.client)
+        net = table_screen(app).net
+        app.record_table_game(net.client, net.view)
         for _ in range(20):
             await pilot.pause()
         assert len(Ledger(app.data_dir).load(app.store).records) == 1
@@ -292,3 +296,32 @@ async def test_with_a_solo_save_continue_keeps_it_and_the_tables_list_marks_your
         infos = await hub.list_tables(ANN)
         assert "your seat" in table_option(infos[0]).plain
         assert "your seat" not in table_option((await hub.list_tables(ZED))[0]).plain
+
+
+@asynctest
+async def test_a_game_is_recorded_even_when_the_next_one_begins_during_its_summary() -> None:
+    hub = LocalHub(SeededThinker(), clock=Clock())
+    app = table_app(hub, BOB)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tid = await new_table(hub, short_game())
+        screen = await sit_at(pilot, hub, tid, 1)
+        await play_round_through_hub(hub, tid, pilot)
+        await settle_table(pilot, hub, tid)
+        ctl = hub.controller(tid)
+        final = list(ctl.state.scores)
+        assert isinstance(app.screen, RoundSummaryScreen) and app.screen.data.game_over
+        await hub.new_game(tid, ANN)  # while Bob still reads the last round's summary
+        await hub.idle(tid)
+        await settle_table(pilot, hub, tid)
+        records: list[GameRecord] = []
+        for _ in range(100):
+            await pilot.pause()
+            records = Ledger(app.data_dir).load(app.store).records
+            if records:
+                break
+        assert len(records) == 1 and records[0].scores == tuple(final)
+        assert len(records[0].rounds) == 1 and sum(records[0].rounds) == final[1]
+        await pilot.press("enter")  # the summary seen: the new game goes on
+        await settle_table(pilot, hub, tid)
+        assert app.screen is screen and not screen._finished
+        assert not any(isinstance(s, TableGameOverScreen) for s in app.screen_stack)

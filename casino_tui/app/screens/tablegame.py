@@ -91,6 +91,7 @@ class TableGameScreen(GameScreen):
         self._gone = False  # the table closed
         self._game_over: TableGameOverScreen | None = None  # the game over screen shown
         self._replaced = False  # a new game replaced the game over screen
+        self._recorded: str | None = None  # the game last put in the player's statistics
     @property
     def watching(self) -> bool:
         return self.net.seat is None
@@ -182,7 +183,12 @@ class TableGameScreen(GameScreen):
     def _take_update(self, update: TableUpdate) -> None:
         net = self.net
         moves = net.take(update, self.painter)
-        if self._finished and not self._gone and net.view.phase != Phase.GAME_OVER:
+        view = net.view
+        if view.phase == Phase.GAME_OVER and net.seat is not None \
+                and view.game != self._recorded:  # the player's statistics, once a game
+            self._recorded = view.game
+            self.casino.record_table_game(net.client, view)
+        if self._finished and not self._gone and view.phase != Phase.GAME_OVER:
             self._new_game()
         if update.fresh:
             self._clear_recent()
@@ -403,10 +409,7 @@ class TableGameScreen(GameScreen):
     def _show_game_over(self) -> None:
         net = self.net
         seen = self._seen()
-        first = not self._finished
         self._finished = True
-        if first and net.seat is not None:
-            self.casino.record_table_game(net.client)  # the player's statistics
         data = GameOverData(
             winner=None if seen.winner is None else net.side_names[seen.winner],
             sides=tuple(net.side_names), scores=tuple(seen.scores), target=seen.target,
