@@ -30,6 +30,7 @@ from casino_tui.stats import (
     daily_date,
     daily_seed,
     record_from_game,
+    record_from_play,
 )
 from casino_tui.stats.daily import daily_ranking, ranking_text, utc_today
 from casino_tui.stats.ledger import DAMAGED_FILE
@@ -64,6 +65,27 @@ def test_partnership_and_shared_keyboard_records() -> None:
     assert shared.seat is None and shared.result is None and not shared.counted
     figures = compute([r, shared])
     assert figures.total.played == 1 and figures.shared == 1
+
+
+def test_a_tables_record_from_what_the_seat_saw_is_the_games_record() -> None:
+    """A table's game is recorded from the public things its seat saw (the rounds' summaries,
+    the final scores): the same record as from the game's State, seat by seat."""
+    seats = (Seat.human("S"), Seat.computer("W", "easy"), Seat.human("N"),
+             Seat.computer("E", "hard"))
+    state = play_out(State(Rules.preset("classic"), 4, 2), 2)
+    for seat in (0, 2):
+        from_state = record_from_game(state, seats, game="t", ended=NOW, seat=seat)
+        seen = record_from_play(
+            preset="classic", players=4, sides=state.sides, seats=seats,
+            summaries=list(state.round_summaries), round_no=state.round_no,
+            scores=state.scores, sweeps=state.sweeps, winner=state.winner, game="t",
+            ended=NOW, seat=seat)
+        assert seen == from_state and seen.side == 0 and seen.opponents == ("easy", "hard")
+    other = record_from_play(
+        preset="classic", players=4, sides=state.sides, seats=seats,
+        summaries=list(state.round_summaries), round_no=state.round_no, scores=state.scores,
+        sweeps=state.sweeps, winner=state.winner, game="t", ended=NOW, seat=1)
+    assert other.side == 1 and other.opponents == ("person", "person")
 
 
 def test_append_and_read(tmp_path: Path) -> None:

@@ -417,3 +417,88 @@ def test_a_person_who_comes_back_while_the_computer_thinks_plays_their_own_turn(
         assert ctl.to_move == 0
 
     run(main)
+
+
+async def play_game(hub: LocalHub, tid: str) -> None:
+    """Play the table's game to its end (both people see every round's summary)."""
+    ctl = hub.controller(tid)
+    while not ctl.game_over:
+        if ctl.round_over:
+            await hub.next_round(tid, ANN)
+            await hub.next_round(tid, BOB)
+        else:
+            await play_turn(hub, tid)
+
+
+def test_the_creator_starts_a_new_game_at_the_table_with_the_same_seats(
+        tmp_path: Path) -> None:
+    clock = Clock()
+
+    async def first() -> tuple[str, str]:
+        hub = make_hub(tmp_path, clock)
+        tid = await seated_table(hub, two_people(target=11))
+        ctl = hub.controller(tid)
+        with pytest.raises(HubError, match="not over yet"):
+            await hub.new_game(tid, ANN)
+        await play_game(hub, tid)
+        view = await hub.snapshot(tid, BOB)
+        assert view.creator_seat == 0 and view.game
+        old_slot = ctl.slot
+        assert old_slot is not None
+        with pytest.raises(HubError, match="only the table's creator"):
+            await hub.new_game(tid, BOB)
+        sub = await hub.subscribe(tid, BOB, view.number)
+        await hub.new_game(tid, ANN)
+        assert not ctl.game_over and ctl.state.round_no == 1 and ctl.state.scores == [0, 0]
+        assert ctl.names == ["Ann", "Bob"]
+        events = sub.ready()  # the numbering goes on: a note, then the new deal
+        assert [e.number for e in events] == [view.number + 1, view.number + 2]
+        assert events[0].kind == "note" and events[0].data["new_game"] == 2
+        assert events[1].kind == "round_start"
+        again = await hub.snapshot(tid, BOB)
+        assert again.game != view.game and again.epoch == view.epoch and again.hand
+        info = (await hub.list_tables(BOB))[0]
+        assert info.your_seat == 1 and info.started and not info.finished
+        # the finished game's file is kept, closed; the new game has its own
+        old = json.loads(old_slot.path.read_text())
+        assert old["extra"]["table"]["closed"]
+        assert ctl.slot is not None and ctl.slot.path != old_slot.path
+        await play_turn(hub, tid)
+        hub.shutdown()
+        return tid, again.game
+
+    tid, game = asyncio.run(first())
+
+    async def second() -> None:
+        hub = make_hub(tmp_path, clock)
+        assert hub.restore() == [tid]  # the new game, not the finished one
+        ctl = hub.controller(tid)
+        assert not ctl.game_over and len(ctl.state.history) == 1
+        restored = await hub.snapshot(tid, BOB)
+        assert restored.game == game and restored.creator_seat == 0
+        hub.shutdown()
+
+    asyncio.run(second())
+
+
+def test_a_seat_client_reads_the_events_of_one_game(tmp_path: Path) -> None:
+    from casino_tui.table.client import SeatClient
+
+    async def main() -> None:
+        hub = make_hub(tmp_path)
+        tid = await seated_table(hub, two_people(target=11))
+        client = SeatClient(hub, tid, BOB)
+        await client.open()
+        await play_game(hub, tid)
+        over = await hub.snapshot(tid, BOB)
+        first = await client.game_events()
+        assert first == await client.game_events(upto=over.number)
+        assert first[-1].kind == "game_over" and first[0].number == 1
+        await hub.new_game(tid, ANN)
+        second = await client.game_events()
+        assert second[0].data["new_game"] == 2 and second[0].number == over.number + 1
+        assert await client.game_events(upto=over.number) == first  # the finished game's
+        rounds = [e for e in first if e.kind == "round_over"]
+        assert rounds and all(e.round_no == i + 1 for i, e in enumerate(rounds))
+
+    run(main)

@@ -178,6 +178,44 @@ def test_configs_cross_the_channel_checked() -> None:
 
 
 # ====================================================================== playing
+def test_the_creator_starts_a_new_game_at_the_table_over_the_channel(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Served(tmp_path) as served:
+            ann, bob, info = await seated(served, GameConfig(
+                players=2, seats=(SeatConfig("South", True), SeatConfig("North", True)),
+                seed=13, target=11))
+            tid = info.table_id
+            pa, pb = Person("x", "Ann"), Person("y", "Bob")
+            await ann.start(tid, pa)
+            local = {0: Person(ANN.player, "Ann"), 1: Person(BOB.player, "Bob")}
+            ctl = served.hub.controller(tid)
+            while not ctl.game_over:  # played in the server, by the seats' own people
+                if ctl.round_over:
+                    for person in local.values():
+                        await served.hub.next_round(tid, person)
+                    continue
+                seat = ctl.to_move
+                assert seat is not None
+                view = await served.hub.snapshot(tid, local[seat])
+                await served.hub.submit_move(tid, local[seat], seat,
+                                             view.seat_view().legal_moves()[0])
+            over = await bob.snapshot(tid, pb)
+            assert over.creator_seat == 0 and over.game and over.summary is not None
+            sub = await bob.subscribe(tid, pb, over.number)
+            with pytest.raises(HubError, match="only the table's creator"):
+                await bob.new_game(tid, pb)
+            await ann.new_game(tid, pa)
+            got: list[TableEvent] = []
+            await until(lambda: got.extend(sub.ready()) or len(got) >= 2, "the new deal")
+            assert got[0].kind == "note" and got[0].data["new_game"] == 2
+            assert got[1].kind == "round_start" and got[1].number == over.number + 2
+            fresh = await bob.snapshot(tid, pb)
+            assert fresh.game != over.game and fresh.round_no == 1 and fresh.seat == 1
+            assert fresh.scores == (0, 0) and len(fresh.hand) == 4
+
+    run(main())
+
+
 def test_two_people_play_a_whole_round_over_the_channel(tmp_path: Path) -> None:
     async def main() -> None:
         async with Served(tmp_path) as served:
@@ -417,6 +455,7 @@ def test_malformed_requests_are_refused_and_the_connection_goes_on(tmp_path: Pat
                 {"type": "call", "id": 17, "op": "hand_to_computer",
                  "args": {"table": tid, "seat": 1, "level": "godlike"}},
                 {"type": "call", "id": 18, "op": "list_tables", "args": {"all": True}},
+                {"type": "call", "id": 19, "op": "new_game", "args": {"table": tid, "seat": 0}},
             ]
             for message in bad:
                 reply = await answer(raw, message)

@@ -32,8 +32,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.engine import Rules, State
     from casino_tui.saves import LoadedGame, SaveEntry, SaveSlot, SaveStore
     from casino_tui.table import GameConfig
-    from casino_tui.table.client import TableChoice
-    from casino_tui.table.hub import Person, TableHub
+    from casino_tui.table.client import SeatClient, TableChoice
+    from casino_tui.table.events import TableView
+    from casino_tui.table.hub import Person, TableHub, TableInfo
 
     from .glyphs import AsciiFilter
     from .players import Chooser
@@ -102,6 +103,8 @@ class CasinoApp(App[None]):
         self.start_notice = notice
         self._latest: SaveEntry | None = None
         self._elsewhere = 0  # unfinished games open in other windows (Continue skips them)
+        # a game in progress at a hub's table where the player sits (Continue, without a save)
+        self.table_to_continue: TableInfo | None = None
         self.settings = settings if settings is not None else load_settings()
         self.ascii_only = ascii_only
         self.force_ascii = ascii or ascii_only
@@ -307,6 +310,12 @@ class CasinoApp(App[None]):
 
     def continue_latest(self) -> None:
         entry = self._latest or self.store.latest_unfinished()
+        if entry is None and self.table_to_continue is not None:
+            from casino_tui.table.client import TableChoice
+
+            table = self.table_to_continue
+            self.open_table(TableChoice(table.table_id, table.your_seat))
+            return
         if entry is None:
             from casino_tui.saves import SaveError
 
@@ -411,6 +420,7 @@ class CasinoApp(App[None]):
             return
         mine = [t for t in tables
                 if t.your_seat is not None and t.started and not t.finished]
+        self.table_to_continue = mine[0] if mine else None
         if not mine or not isinstance(self.screen, TitleScreen):
             return
         if len(mine) > 1:
@@ -575,11 +585,60 @@ class CasinoApp(App[None]):
         session.take(update, self.painter)
         self.push_screen(TableGameScreen(session, self.chooser()))
 
-    def game_over_choice(self, choice: GameOverChoice | None) -> None:
+    def record_table_game(self, client: SeatClient, view: TableView) -> None:
+        """A game at a hub's table ended at the player's seat (``view``: their view of its
+        end): add it to their ledger, built from that view and the game's events, which hold
+        no hidden card (a game is recorded once). A problem is shown, never fatal."""
+        self.run_worker(self._record_table_game(client, view), group="table-record",
+                        exit_on_error=False)
+
+    async def _record_table_game(self, client: SeatClient, view: TableView) -> None:
+        from casino_tui.engine import Phase
+        from casino_tui.saves import Seat
+        from casino_tui.stats import Ledger, LedgerError, record_from_play
+        from casino_tui.stats.cache import ledger_figures
+        from casino_tui.stats.daily import utc_now
+        from casino_tui.table.codec import summary_from_json
+        from casino_tui.table.config import DEFAULT_LEVEL
+        from casino_tui.table.hub import HubError
+
+        if view.seat is None or view.phase != Phase.GAME_OVER or not view.game:
+            return
+        try:
+            events = await client.game_events(upto=view.number)
+        except HubError as err:
+            self.notify(f"This game could not be added to your statistics: {err.reason}",
+                        severity="warning", timeout=10, markup=False)
+            return
+        summaries = [summary_from_json(e.data["summary"]) for e in events
+                     if e.kind == "round_over" and "summary" in e.data]
+        seats = [Seat(f"Seat {i + 1}", "human") if s.human
+                 else Seat(f"Seat {i + 1}", "computer", s.level or DEFAULT_LEVEL)
+                 for i, s in enumerate(view.seats)]
+        record = record_from_play(
+            preset=view.rules.preset_name, players=view.num_players, sides=view.sides,
+            seats=seats, summaries=summaries, round_no=view.round_no, scores=view.scores,
+            sweeps=view.sweeps, winner=view.winner, game=f"table-{view.game}",
+            ended=utc_now(self.clock), seat=view.seat)
+        try:
+            Ledger(self.data_dir).record(record, self.store)
+        except LedgerError as err:
+            self.notify(str(err), severity="warning", timeout=10, markup=False)
+            return
+        found = ledger_figures(self.data_dir, self.store)
+        if found.report:
+            self.notify(found.report, severity="warning", timeout=10, markup=False)
+
+    def game_over_choice(self, choice: GameOverChoice | None, *, tables: bool = False) -> None:
+        """After game over: quit, a new game, or back (to the list of tables after a game at
+        a table, with ``tables``)."""
         if choice == "quit":
             self.close_games()
             self.shutdown_chooser()
             self.exit()
+            return
+        if tables:
+            self.back_to_tables()
             return
         self.back_to_title()
         if choice == "new":  # the same settings, but never the same cards again
@@ -590,6 +649,41 @@ class CasinoApp(App[None]):
         self.close_games()  # before the title screen lists the saves
         while len(self.screen_stack) > 1:
             self.pop_screen()
+
+    def back_to_tables(self) -> None:
+        """Leaving a table: back to the list of tables (over the title screen), or to the
+        title screen when there are no tables."""
+        self.back_to_title()
+        if self.hub is not None:
+            self.show_tables()
+
+    # ------------------------------------------------------------------ Continue at a table
+    def refresh_table_to_continue(self) -> None:
+        """Look for a game in progress at a table where the player has a seat (Continue goes
+        there when there is no solo save); the title screen's menu follows."""
+        if self.hub is not None and self.person is not None:
+            self.run_worker(self._find_table_to_continue(self.hub, self.person),
+                            group="table-continue", exclusive=True, exit_on_error=False)
+
+    async def _find_table_to_continue(self, hub: TableHub, person: Person) -> None:
+        from casino_tui.table.hub import HubError
+
+        try:
+            tables = await hub.list_tables(person)
+        except (HubError, OSError):
+            return
+        mine = [t for t in tables if t.your_seat is not None and t.started and not t.finished]
+        found = mine[0] if mine else None
+        if found != self.table_to_continue:
+            self.table_to_continue = found
+            for screen in self.screen_stack:
+                if isinstance(screen, TitleScreen):
+                    screen.refresh_menu(look=False)
+
+    def table_continue_label(self) -> str | None:
+        """Continue's note for the table game in progress at the player's seat, if any."""
+        t = self.table_to_continue
+        return None if t is None else f"table {t.code} · round {t.round_no}"
 
     # ------------------------------------------------------------------ statistics, daily deal
     @property

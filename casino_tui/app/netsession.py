@@ -117,13 +117,15 @@ class NetSession(SessionBase):
         return self.view
 
     def away(self, seat: int) -> str:
-        """``away 2m`` while the seat's person is away (``· computer`` while a computer plays
-        for them); nothing while they are here."""
+        """``away 2m`` while the seat's person is away (``a computer plays for NAME (away
+        2m)`` while a computer plays for them); nothing while they are here."""
         info = self.view.seats[seat]
         if info.away_since is None:
             return ""
         text = f"away {away_for(self.clock() - info.away_since)}"
-        return text + " · computer" if info.stand_in else text
+        if info.stand_in:
+            return f"a computer plays for {printable(info.name)} ({text})"
+        return text
 
     def stand_in(self, seat: int) -> bool:
         """A computer plays the seat of its person, who is away."""
@@ -147,6 +149,9 @@ class NetSession(SessionBase):
             self._log_event(event, rebuilding=update.fresh)
             if event.kind in POSITION_KINDS:
                 self.position = event.number
+            if event.kind == "note" and event.data.get("new_game") is not None \
+                    and not update.fresh:
+                self.summaries_shown = 0  # a new game at the table: its rounds are new
             if event.kind == "move" and event.move is not None:
                 moves.append((event.move, start, len(self.log)))
             elif moves and event.kind in ("deal", "round_over", "game_over", "note"):

@@ -27,6 +27,7 @@ from casino_tui.stats.ledger import (
     daily_seed,
     parse_ledger,
     record_from_game,
+    record_from_play,
 )
 
 __all__ = [
@@ -46,5 +47,6 @@ __all__ = [
     "parse_ledger",
     "preset_label",
     "record_from_game",
+    "record_from_play",
     "text_report",
 ]

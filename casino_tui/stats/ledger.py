@@ -28,7 +28,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from casino_tui.engine import Rules, State
+from casino_tui.engine import RoundSummary, Rules, State
 from casino_tui.saves import SaveError, SaveStore, Seat
 
 LEDGER_FILE = "ledger.jsonl"
@@ -221,33 +221,52 @@ def record_from_game(state: State, seats: Sequence[Seat], *, game: str, ended: d
     if seat is None:
         humans = [i for i, s in enumerate(seats) if s.is_human]
         seat = humans[0] if len(humans) == 1 else None
-    side = state.side_of[seat] if seat is not None else None
+    return record_from_play(
+        preset=state.rules.preset_name, players=state.num_players, sides=state.sides,
+        seats=seats,
+        summaries=state.round_summaries, round_no=state.round_no, scores=state.scores,
+        sweeps=state.sweeps, winner=state.winner, game=game, ended=ended, seat=seat,
+        undo=undo, daily=daily_date(state, seats, created, ended))
+
+
+def record_from_play(*, preset: str, players: int, sides: Sequence[Sequence[int]],
+                     seats: Sequence[Seat], summaries: Sequence[RoundSummary],
+                     round_no: int, scores: Sequence[int],
+                     sweeps: Sequence[int], winner: int | None, game: str, ended: datetime,
+                     seat: int | None, undo: bool = False,
+                     daily: date | None = None) -> GameRecord:
+    """The record of a finished game from what everyone at its table saw (no hidden card):
+    its ``sides`` (seats by side), its ``seats``, the summaries of its finished rounds in
+    order, its last ``round_no``, the final ``scores`` (by side), the seats' ``sweeps`` in its
+    last round and the ``winner`` (a side, None: a draw), seen from ``seat`` (None: nobody's
+    game in particular). A table's game on a server is recorded this way (the player's app
+    never holds the game's State)."""
+    side_of = {s: i for i, members in enumerate(sides) for s in members}
+    side = side_of.get(seat) if seat is not None else None
     rounds: list[int] = []
-    sweeps: list[int] = []
+    swept: list[int] = []
     result: Result | None = None
     opponents: list[str] = []
     if side is not None:
-        members = state.sides[side]
+        members = sides[side]
         before = 0
-        for summary in state.round_summaries:
+        for summary in summaries:
             rounds.append(summary.game_scores[side] - before)
             before = summary.game_scores[side]
-            sweeps.append(sum(summary.sweeps[s] for s in members if s < len(summary.sweeps)))
-        if state.round_no > len(state.round_summaries):  # won in the middle of a round
-            rounds.append(state.scores[side] - before)
-            sweeps.append(sum(state.sweeps[s] for s in members))
-        result = "draw" if state.winner is None else "win" if state.winner == side else "loss"
+            swept.append(sum(summary.sweeps[s] for s in members if s < len(summary.sweeps)))
+        if round_no > len(summaries):  # won in the middle of a round
+            rounds.append(scores[side] - before)
+            swept.append(sum(sweeps[s] for s in members if s < len(sweeps)))
+        result = "draw" if winner is None else "win" if winner == side else "loss"
         for i, s in enumerate(seats):
-            if state.side_of[i] != side:
+            if side_of.get(i) != side:
                 opponents.append(s.level or "computer" if not s.is_human else "person")
     else:
         opponents = [s.level or "computer" for s in seats if not s.is_human]
-    day = daily_date(state, seats, created, ended)
     return GameRecord(game=game, ended=ended.astimezone(UTC).replace(microsecond=0),
-                      preset=state.rules.preset_name,
-                      players=state.num_players, opponents=tuple(opponents), seat=seat,
-                      side=side, result=result, rounds=tuple(rounds), sweeps=tuple(sweeps),
-                      scores=tuple(state.scores), undo=undo, daily=day)
+                      preset=preset, players=players, opponents=tuple(opponents),
+                      seat=seat, side=side, result=result, rounds=tuple(rounds),
+                      sweeps=tuple(swept), scores=tuple(scores), undo=undo, daily=daily)
 
 
 @dataclass

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from casino_tui.engine import Move
 
+from .config import DEFAULT_LEVEL
 from .events import TableEvent, TableView
 from .hub import HubError, Person, Subscription, TableHub
 
@@ -169,6 +170,28 @@ class SeatClient:
         """The person has seen the round's summary (a spectator's is not waited for)."""
         if self.seat is not None:
             await self.hub.next_round(self.table_id, self.person)
+
+    async def hand_to_computer(self, seat: int, level: str = DEFAULT_LEVEL) -> None:
+        """The creator lets a computer play the seat of a person away for a while."""
+        await self.hub.hand_to_computer(self.table_id, self.person, seat, level)
+
+    async def give_back(self, seat: int) -> None:
+        """The creator takes a seat back from its stand-in computer."""
+        await self.hub.give_back(self.table_id, self.person, seat)
+
+    async def new_game(self) -> None:
+        """The creator deals a new game at the table, with the same seats."""
+        await self.hub.new_game(self.table_id, self.person)
+
+    async def game_events(self, upto: int | None = None) -> list[TableEvent]:
+        """Every event of the game played up to event number ``upto`` (default: the game being
+        played), from its first deal, filtered for the person: the history of a finished game
+        (its rounds' summaries) for their records, even once a new game has begun."""
+        events = [e for e in await self.hub.events_after(self.table_id, self.person, 0)
+                  if upto is None or e.number <= upto]
+        starts = [i for i, e in enumerate(events)
+                  if e.kind == "note" and e.data.get("new_game") is not None]
+        return events[starts[-1]:] if starts else events
 
     async def leave(self) -> None:
         """Leave the table: the seat waits for its person (a spectator stops watching)."""

@@ -137,6 +137,8 @@ class TableController:
         self.epoch = secrets.token_hex(4)  # this numbering of the events (see TableView)
         self.listeners: list[EventListener] = []
         self.notice: SaveNotice | None = None  # the latest autosave's notice, until taken
+        self.game_no = 1  # the games played at this table by this controller (see new_game)
+        self.creator_seat: int | None = None  # the seat of the table's creator (a hub's)
         if resumed and state is not None and (state.history or state.round_no > 1):
             self.rebuild_events(start_position)
         else:
@@ -301,6 +303,21 @@ class TableController:
         self._autosave()
         return events
 
+    def new_game(self, seed: int | None = None) -> list[TableEvent]:
+        """Deal a new game with the same seats (after the game is over): a ``note`` event with
+        ``data.new_game`` (the game's number at this table) and the new game's
+        ``round_start``; the events go on with the same numbering. Autosaves."""
+        if not self.game_over:
+            raise MoveRefused("the game is not over")
+        self.seed = seed if seed is not None else random.randrange(1, 10**6)
+        self.state = State(self.rules, self.num_players, self.seed)
+        self.start_position = None
+        self.game_no += 1
+        out = [self._emit("note", text="A new game begins at this table",
+                          data={"new_game": self.game_no}), *self._round_start(self.state)]
+        self._autosave()
+        return out
+
     def add_note(self, text: str) -> TableEvent:
         return self._emit("note", text=text)
 
@@ -403,7 +420,16 @@ class TableController:
         return TableView.of(st.view(0 if seat is None else seat), seat=seat,
                             number=self.number, seats=tuple(self.seats),
                             deals=len(st.deal_sizes), winner=st.winner, summary=summary,
-                            epoch=self.epoch)
+                            epoch=self.epoch, game=self.game_id,
+                            creator_seat=self.creator_seat)
+
+    @property
+    def game_id(self) -> str:
+        """This game's id: its save's (each game at a table has its own), else one made of
+        the table's event numbering and the game's number."""
+        if self.slot is not None:
+            return self.slot.game_id
+        return f"{self.epoch}-{self.game_no}"
 
     # ------------------------------------------------------------------ saving
     def save_now(self) -> SaveNotice | None:

@@ -58,7 +58,8 @@ class TableEvent:
       ``last`` (the last deal), ``changed`` (the deal number moved on);
     - ``round_over``: ``summary`` (the round's scores, see codec.summary_to_json);
     - ``game_over``: ``winner`` (side or null), ``scores``;
-    - ``note``: only ``text``;
+    - ``note``: ``text``; ``data.new_game`` (the game's number at the table) when a new game
+      begins at the table with the same seats (its ``round_start`` follows);
     - ``chat``: ``text`` as typed (to be shown literally) and ``data.who`` (a display name);
     - ``seat``: ``data.change`` (``joined``, ``left``, ``away``, ``back``, ``computer``,
       ``returned``) and ``data.name``; ``seat`` is the seat.
@@ -153,6 +154,9 @@ class TableView:
     ``epoch``: the numbering the events follow (a table restored after a restart numbers its
     events anew, under a new epoch: a client that sees another epoch takes a fresh view).
     ``summary``: the last round's summary while it is being shown (round or game over).
+    ``game``: the id of the game being played (a new game at the table has another);
+    ``creator_seat``: the seat of the person who created the table (None: they hold none; a
+    hub tells the controller).
     """
 
     seat: int | None
@@ -183,11 +187,14 @@ class TableView:
     winner: int | None = None
     summary: RoundSummary | None = None
     epoch: str = ""
+    game: str = ""
+    creator_seat: int | None = None
 
     @classmethod
     def of(cls, view: SeatView, *, seat: int | None, number: int,
            seats: tuple[SeatInfo, ...], deals: int, winner: int | None,
-           summary: RoundSummary | None, epoch: str = "") -> TableView:
+           summary: RoundSummary | None, epoch: str = "", game: str = "",
+           creator_seat: int | None = None) -> TableView:
         """From the engine's view of a seat (for a spectator: any seat's view, whose hand is
         then dropped)."""
         return cls(
@@ -200,7 +207,8 @@ class TableView:
             deal_no=view.deal_no, deals=deals, round_no=view.round_no,
             pluck_used=view.pluck_used, target=view.target, unassigned=view.unassigned,
             played_card=view.played_card,
-            winner=winner, summary=summary, epoch=epoch)
+            winner=winner, summary=summary, epoch=epoch, game=game,
+            creator_seat=creator_seat)
 
     def seat_view(self) -> SeatView:
         """The engine's view of this seat (its legal moves: ``seat_view().legal_moves()``).
@@ -233,7 +241,7 @@ class TableView:
             "played_card": None if self.played_card is None else card_to_json(self.played_card),
             "winner": self.winner,
             "summary": None if self.summary is None else summary_to_json(self.summary),
-            "epoch": self.epoch,
+            "epoch": self.epoch, "game": self.game, "creator_seat": self.creator_seat,
         }
 
     @classmethod
@@ -264,7 +272,8 @@ class TableView:
                 played_card=None if played is None else card_from_json(played),
                 winner=_opt_int(v.get("winner")),
                 summary=None if summary is None else summary_from_json(summary),
-                epoch=str(v.get("epoch", "")))
+                epoch=str(v.get("epoch", "")), game=str(v.get("game", "")),
+                creator_seat=_opt_int(v.get("creator_seat")))
         except (KeyError, TypeError) as e:
             raise ValueError(f"a view is missing or has a damaged field ({e})") from None
         except ValueError:

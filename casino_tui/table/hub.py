@@ -235,6 +235,11 @@ class TableHub(Protocol):
         again (who also takes it back by coming back)."""
         ...
 
+    async def new_game(self, table_id: str, person: Person) -> None:
+        """The creator deals a new game at the table once its game is over: the same seats,
+        people and computers (a computer standing in for someone away goes on doing so)."""
+        ...
+
     async def spectate(self, table_id: str, person: Person) -> TableView:
         """Watch a public table (or one joined by its code): a view with no hidden card."""
         ...
@@ -465,6 +470,7 @@ class LocalHub:
     def _sit(self, table: _Table, person: Person, seat: int) -> None:
         ctl = table.controller
         table.holders[seat] = person.id
+        ctl.creator_seat = table.seat_of(table.creator.id)
         taken = {s.name.casefold() for i, s in enumerate(ctl.seats)
                  if i != seat and (table.holders[i] is not None or not s.human)}
         name = person.name
@@ -506,6 +512,7 @@ class LocalHub:
             return
         ctl = table.controller
         table.holders[seat] = None
+        ctl.creator_seat = table.seat_of(table.creator.id)
         ctl.set_seat(seat, replace(ctl.seats[seat], name=ctl.config.seats[seat].name))
         ctl.add_event("seat", seat=seat, data={"change": "left", "name": person.name})
         self._update_empty(table)
@@ -580,6 +587,26 @@ class LocalHub:
         ctl.add_event("seat", seat=seat, data={"change": "away", "name": info.name})
         self._save(table)
 
+    async def new_game(self, table_id: str, person: Person) -> None:
+        table = self._get(table_id)
+        if person.id != table.creator.id:
+            raise HubError("only the table's creator can start a new game")
+        ctl = table.controller
+        if not table.started or not ctl.game_over:
+            raise HubError("the game at this table is not over yet")
+        if self.store is not None and ctl.slot is not None:
+            # the finished game keeps its file, closed (never restored); the new one has its own
+            self._refresh_record(table)
+            ctl.slot.table = {**table.record(), "closed": True}
+            ctl.save_now()
+            ctl.close()
+            ctl.slot = self.store.new_game(self._save_seats(table))
+            self._refresh_record(table)
+        table.ready.clear()
+        ctl.new_game()  # saved by the controller
+        self._save(table)
+        self._drive(table)
+
     async def spectate(self, table_id: str, person: Person) -> TableView:
         table = self._get(table_id)
         if table.seat_of(person.id) is None:
@@ -587,7 +614,7 @@ class LocalHub:
                 raise HubError("this table is private: join it with its code")
             table.spectators[person.id] = person
             table.empty_since = None
-        return table.controller.view_for(None)
+        return self._view(table, None)
 
     async def join(self, code: str, person: Person) -> TableInfo:
         """Come to the table with this code (private ones too): watching it until taking a
@@ -691,7 +718,11 @@ class LocalHub:
 
     async def snapshot(self, table_id: str, person: Person) -> TableView:
         table = self._get(table_id)
-        return table.controller.view_for(self._seat_for(table, person))
+        return self._view(table, self._seat_for(table, person))
+
+    def _view(self, table: _Table, seat: int | None) -> TableView:
+        """The table as ``seat`` sees it (None: a spectator)."""
+        return table.controller.view_for(seat)
 
     async def events_after(self, table_id: str, person: Person,
                            number: int) -> list[TableEvent]:
@@ -845,6 +876,8 @@ class LocalHub:
                                     else now))
         creator = record.get("creator") or {}
         empty = record.get("empty_since")
+        if str(creator.get("id", "")) in holders:
+            ctl.creator_seat = holders.index(str(creator.get("id", "")))
         return _Table(
             str(record["id"]), codes.normalize_code(str(record.get("code"))) or self._code(),
             bool(record.get("public", True)),

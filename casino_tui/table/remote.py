@@ -386,6 +386,9 @@ class RemoteHub:
     async def give_back(self, table_id: str, person: Person, seat: int) -> None:
         await self._call("give_back", {"table": table_id, "seat": seat}, person.name)
 
+    async def new_game(self, table_id: str, person: Person) -> None:
+        await self._call("new_game", {"table": table_id}, person.name)
+
     async def spectate(self, table_id: str, person: Person) -> TableView:
         return _view(await self._call("spectate", {"table": table_id}, person.name))
 

@@ -427,6 +427,10 @@ class HubService:
         await self.hub.give_back(call.table(), call.person, call.seat() or 0)
         return None
 
+    async def _new_game(self, call: _Call) -> JSON:
+        await self.hub.new_game(call.table(), call.person)
+        return None
+
     async def _spectate(self, call: _Call) -> JSON:
         table = call.table()
         view = await self.hub.spectate(table, call.person)
@@ -507,6 +511,7 @@ OPS: dict[str, _Op] = {
     "come_back": _op(HubService._come_back, "table"),
     "hand_to_computer": _op(HubService._hand_to_computer, "table", "seat", "level"),
     "give_back": _op(HubService._give_back, "table", "seat"),
+    "new_game": _op(HubService._new_game, "table"),
     "spectate": _op(HubService._spectate, "table", named=True),
     "chat": _op(HubService._chat, "table", "text", named=True),
     "submit_move": _op(HubService._submit_move, "table", "seat", "move"),

@@ -381,7 +381,8 @@ async def test_a_person_away_for_how_long_and_a_computer_playing_for_them() -> N
         assert "A computer plays for Bob" in log_texts(screen)
         assert screen.awaiting_human  # the computer played Bob's turn
         box = screen.query_one("#seat-0", SeatBox)
-        assert box.data is not None and box.data.away == "away 2m · computer"
+        assert box.data is not None and box.data.away == "a computer plays for Bob (away 2m)"
+        assert "a computer plays for Bob" in box.render().plain
         await hub.come_back(tid, BOB)
         await settle_table(pilot, hub, tid)
         assert log_texts(screen)[-1] == "Bob is back and plays again"

@@ -30,6 +30,20 @@ class GameOverData:
     seed: str
 
 
+def _score_table(d: GameOverData) -> Table:
+    """The sides and their points, the winner first."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    table.add_column("Side", style="bold")
+    table.add_column("Points", justify="right")
+    order = sorted(range(len(d.sides)), key=lambda i: -d.scores[i])
+    for i in order:
+        won = d.sides[i] == d.winner
+        style = "bold" if won else ""
+        table.add_row(Text(("★ " if won else "  ") + d.sides[i], style=style),
+                      Text(str(d.scores[i]), style=style))
+    return table
+
+
 class GameOverScreen(ModalScreen[GameOverChoice]):
     """Dismisses with "new" (n or Enter), "menu" (t or Esc) or "quit" (q). ``new_game``
     False (a table on a server, whose games the table starts): no new game, n and Enter go to
@@ -58,15 +72,7 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
     def compose(self) -> ComposeResult:
         d = self.data
         title = f"{d.winner} won!" if d.winner else "The game is over"
-        table = Table(box=box.SIMPLE_HEAD, show_edge=False)
-        table.add_column("Side", style="bold")
-        table.add_column("Points", justify="right")
-        order = sorted(range(len(d.sides)), key=lambda i: -d.scores[i])
-        for i in order:
-            won = d.sides[i] == d.winner
-            style = "bold" if won else ""
-            table.add_row(Text(("★ " if won else "  ") + d.sides[i], style=style),
-                          Text(str(d.scores[i]), style=style))
+        table = _score_table(d)
         with Vertical(id="gameover-box", classes="dialog"):
             yield Static("Game over", classes="dialog-title")
             yield Static(title, id="gameover-winner", markup=False)
@@ -83,3 +89,54 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
 
     def action_choose(self, choice: GameOverChoice) -> None:
         self.dismiss("menu" if choice == "new" and not self.new_game else choice)
+
+
+class TableGameOverScreen(GameOverScreen):
+    """Game over at a table on a server. ``starter`` None: this person created the table and
+    may start a new game there with the same seats (n: "new"); else the name of the one who
+    may (``""``: the creator has no seat), whom the others wait for. Enter, t and Esc go back
+    to the tables ("menu"), q quits."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "choose('new')", "New game at this table", id="gameover.table_new"),
+        Binding("enter,t,escape", "choose('menu')", "Back to the tables",
+                id="gameover.table_back"),
+        Binding("q", "choose('quit')", "Quit", id="gameover.quit"),
+    ]
+    inherit_bindings = False
+
+    def __init__(self, data: GameOverData, *, starter: str | None) -> None:
+        super().__init__(data, new_game=False)  # (a solo new game: none at a table)
+        self.starter = starter
+
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        keys = [("n", "new game at this table, with the same seats")] \
+            if self.starter is None else []
+        return [(self.HELP_TITLE, [*keys, ("Enter / t / Esc", "back to the tables"),
+                                   ("q", "quit")])]
+
+    def compose(self) -> ComposeResult:
+        d = self.data
+        with Vertical(id="gameover-box", classes="dialog"):
+            yield Static("Game over", classes="dialog-title")
+            yield Static(f"{d.winner} won!" if d.winner else "The game is over",
+                         id="gameover-winner", markup=False)
+            yield Static(_score_table(d), id="gameover-table")
+            yield Static(f"{d.rounds} round{'s' if d.rounds != 1 else ''} played, target "
+                         f"{d.target}", id="gameover-info", markup=False)
+            if self.starter is not None:
+                who = self.starter or "the table's creator"
+                yield Static(f"Waiting for {who} to start a new game at this table",
+                             id="gameover-waiting", markup=False)
+                yield Static("[b]Enter[/b] / [b]t[/b] back to the tables   [b]q[/b] quit",
+                             classes="dialog-keys")
+            else:
+                yield Static("[b]n[/b] new game at this table   [b]Enter[/b] / [b]t[/b] back "
+                             "to the tables   [b]q[/b] quit", classes="dialog-keys")
+
+    def action_choose(self, choice: GameOverChoice) -> None:
+        if choice == "new" and self.starter is not None:
+            who = self.starter or "the table's creator"
+            self.notify(f"Only {who} can start a new game at this table.", markup=False)
+            return
+        self.dismiss(choice)

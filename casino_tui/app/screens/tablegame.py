@@ -12,6 +12,15 @@ highlights.
 Also: "Waiting for NAME" while another person is to move; a seat whose person is away says for
 how long (and when a computer plays for them); ``/`` says a line to the table (chat, shown in the
 log, literally); someone watching sees no hand and has no move keys.
+
+The table's creator has two more keys, shown (in the key bar and in help) only when they apply:
+``a`` lets a computer play the seat of a person away for longer than
+:data:`~casino_tui.table.hub.AWAY_GRACE` (after a confirmation; the person takes the seat back by
+returning), ``g`` gives such a seat back to its person (it waits for them again). At game over
+the creator may start a new game at the same table with the same seats (``n``); the others see
+who they are waiting for, and the new game replaces the game over screen when it is dealt.
+
+Leaving (``q``, or the game over screen) goes back to the list of tables.
 """
 
 from __future__ import annotations
@@ -27,15 +36,16 @@ from textual.content import Content
 
 from casino_tui.engine import Card, IllegalMoveError, Move, Phase, RoundSummary, SeatView
 from casino_tui.table.client import TableUpdate
-from casino_tui.table.hub import HubError
+from casino_tui.table.config import DEFAULT_LEVEL
+from casino_tui.table.hub import AWAY_GRACE, HubError
 
-from ..netsession import NetSession
+from ..netsession import NetSession, away_for
 from ..players import Chooser
 from ..session import seat_labels
 from ..widgets.table import HandData, HandView, LineData
 from .confirm import ConfirmScreen
 from .game import GAME_KEYS, GameScreen
-from .gameover import GameOverChoice, GameOverData, GameOverScreen
+from .gameover import GameOverChoice, GameOverData, TableGameOverScreen
 from .summary import RoundSummaryScreen, summary_data
 
 CHAT_KEY = ("/", "chat: say a line to the table (shown in everyone's log)")
@@ -45,14 +55,16 @@ SOLO_ONLY = ("Ctrl+S", "s")
 TABLE_KEYS: list[tuple[str, str]] = [
     *[(k, what) for k, what in GAME_KEYS if k not in SOLO_ONLY and k != "q"],
     CHAT_KEY,
-    ("q", "leave the table (your seat waits for you)"),
+    ("q", "leave the table (your seat waits for you) and go back to the tables"),
 ]
+HAND_KEY = "a"  # the creator lets a computer play the seat of someone away for a while
+GIVE_KEY = "g"  # the creator gives such a seat back to its person
 WATCH_KEYS: list[tuple[str, str]] = [
     ("Tab Shift+Tab", "move the cursor over the table piles"),
     CHAT_KEY,
     ("r", "rules of this game"),
     ("o", "settings"),
-    ("q", "stop watching (back to the title screen)"),
+    ("q", "stop watching (back to the tables)"),
 ]
 
 
@@ -61,6 +73,9 @@ class TableGameScreen(GameScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "chat", "Chat", show=False, id="game.chat"),
+        Binding(HAND_KEY, "hand_to_computer", "Computer for someone away", show=False,
+                id="game.hand_to_computer"),
+        Binding(GIVE_KEY, "give_back", "Give a seat back", show=False, id="game.give_back"),
     ]
     HELP_TITLE = "Game table"
     SKIP_NOTE: ClassVar[str] = ""
@@ -74,7 +89,9 @@ class TableGameScreen(GameScreen):
         self._sent: int | None = None  # the position the move was sent in
         self._updating = False  # an update of the table is being taken
         self._gone = False  # the table closed
-
+        self._game_over: TableGameOverScreen | None = None  # the game over screen shown
+        self._replaced = False  # a new game replaced the game over screen
+        self._recorded: str | None = None  # the game last put in the player's statistics
     @property
     def watching(self) -> bool:
         return self.net.seat is None
@@ -87,7 +104,43 @@ class TableGameScreen(GameScreen):
             self._awaiting or self._modal or self._finished or not self._my_turn())
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
-        return [(self.HELP_TITLE, WATCH_KEYS if self.watching else TABLE_KEYS)]
+        if self.watching:
+            return [(self.HELP_TITLE, WATCH_KEYS)]
+        keys = list(TABLE_KEYS)
+        more = []
+        handable, given = self._handable(), self._given()
+        if handable:
+            more.append((HAND_KEY, f"let a computer play for {self.net.names[handable[0]]}, "
+                                   "away for a while (they take their seat back when they "
+                                   "return)"))
+        if given:
+            more.append((GIVE_KEY, f"give {self.net.names[given[0]]}'s seat back (it waits "
+                                   "for them again)"))
+        return [(self.HELP_TITLE, [*keys[:-1], *more, keys[-1]])]
+
+    # ------------------------------------------------------------------ the creator's seats
+    @property
+    def creator(self) -> bool:
+        """This person created the table (they may hand seats to computers, start a new
+        game)."""
+        seat = self.net.seat
+        return seat is not None and self.net.view.creator_seat == seat
+
+    def _handable(self) -> list[int]:
+        """The seats whose person has been away longer than AWAY_GRACE, which the creator may
+        hand to a computer now (none for anyone else)."""
+        if not self.creator or self._finished:
+            return []
+        now = self.net.clock()
+        return [i for i, s in enumerate(self.net.view.seats)
+                if s.human and not s.stand_in and i != self.net.seat
+                and s.away_since is not None and now - s.away_since >= AWAY_GRACE]
+
+    def _given(self) -> list[int]:
+        """The seats a computer plays for their person, which the creator may give back."""
+        if not self.creator or self._finished:
+            return []
+        return [i for i, s in enumerate(self.net.view.seats) if s.human and s.stand_in]
 
     # ------------------------------------------------------------------ following the table
     def _start(self) -> None:
@@ -130,6 +183,13 @@ class TableGameScreen(GameScreen):
     def _take_update(self, update: TableUpdate) -> None:
         net = self.net
         moves = net.take(update, self.painter)
+        view = net.view
+        if view.phase == Phase.GAME_OVER and net.seat is not None \
+                and view.game != self._recorded:  # the player's statistics, once a game
+            self._recorded = view.game
+            self.casino.record_table_game(net.client, view)
+        if self._finished and not self._gone and view.phase != Phase.GAME_OVER:
+            self._new_game()
         if update.fresh:
             self._clear_recent()
             self._awaiting = False
@@ -150,6 +210,24 @@ class TableGameScreen(GameScreen):
         self.refresh_all()
         self.call_later(self._advance)
 
+    def _new_game(self) -> None:
+        """A new game was dealt at the table (the same seats): play on."""
+        self._finished = False
+        self._awaiting = False
+        self._sent = None
+        self._clear_recent()
+        self._card_i = 0
+        self._move_i = 0
+        self._moves_cache = None
+        self._selection.clear()
+        self._cursor = None
+        self._set_modal_keys(None)
+        shown, self._game_over = self._game_over, None
+        if shown is not None and self.app.screen is shown:
+            self._replaced = True
+            shown.dismiss(None)
+        self.notify("A new game begins at this table.", title="Table", timeout=5)
+
     def _table_gone(self, reason: str) -> None:
         self._gone = True
         self._awaiting = False
@@ -161,6 +239,7 @@ class TableGameScreen(GameScreen):
         if self.is_mounted and any(s.away_since is not None for s in self.net.view.seats):
             self._refresh_seats()
             self._refresh_status()
+            self._set_modal_keys(self._modal_keys)  # the creator's keys may apply now
 
     # ------------------------------------------------------------------ the flow of play
     def _my_turn(self) -> bool:
@@ -265,12 +344,20 @@ class TableGameScreen(GameScreen):
         lr, ud = ("←→", "↑↓") if sym else ("<>", "^v")
         if self._modal_keys is not None:
             return self._modal_keys
-        if self._awaiting:
-            return ((lr, "card"), (ud, "move"), ("Enter", "play"), ("m", "list"),
-                    ("/", "chat"), ("?", "help"), ("q", "leave"))
         if self.watching:
             return (("/", "chat"), ("?", "help"), ("q", "leave"))
-        return (("/", "chat"), (lr, "look at your cards"), ("?", "help"), ("q", "leave"))
+        # the creator's keys, when they apply, come last (whom they concern is in help): the
+        # bar drops what does not fit from its end, and m (in help too) makes room for them
+        more: tuple[tuple[str, str], ...] = ()
+        if self._handable():
+            more += ((HAND_KEY, "computer"),)
+        if self._given():
+            more += ((GIVE_KEY, "seat back"),)
+        if self._awaiting:
+            moves = () if more else (("m", "list"),)
+            return ((lr, "card"), (ud, "move"), ("Enter", "play"), *moves,
+                    ("/", "chat"), ("?", "help"), ("q", "leave"), *more)
+        return (("/", "chat"), (lr, "look at your cards"), ("?", "help"), ("q", "leave"), *more)
 
     def _refresh_hand(self) -> None:
         if not self.watching:
@@ -327,12 +414,38 @@ class TableGameScreen(GameScreen):
             winner=None if seen.winner is None else net.side_names[seen.winner],
             sides=tuple(net.side_names), scores=tuple(seen.scores), target=seen.target,
             rounds=seen.round_no, seed="")
-        self._set_modal_keys((("Enter t", "title screen"), ("q", "quit"), ("?", "help")))
-        self.casino.push_screen(GameOverScreen(data, new_game=False), self._game_over_choice)
+        creator = seen.creator_seat
+        starter = None if self.creator else \
+            net.names[creator] if creator is not None and creator < len(net.names) else ""
+        keys = (("n", "new game at this table"),) if self.creator else ()
+        self._set_modal_keys((*keys, ("Enter t", "back to the tables"), ("q", "quit"),
+                              ("?", "help")))
+        self._game_over = TableGameOverScreen(data, starter=starter)
+        self.casino.push_screen(self._game_over, self._game_over_choice)
 
     def _game_over_choice(self, choice: GameOverChoice | None) -> None:
+        self._game_over = None
+        if self._replaced or (choice is None and not self._finished):
+            self._replaced = False  # a new game was dealt: play on
+            self._set_modal_keys(None)
+            self.refresh_all()
+            self.call_later(self._advance)
+            return
+        if choice == "new":
+            self._run(self._start_new_game(), "new-game")
+            return
         self._leave_table()
-        self.casino.game_over_choice("quit" if choice == "quit" else "menu")
+        self.casino.game_over_choice("quit" if choice == "quit" else "menu",
+                                     tables=True)
+
+    async def _start_new_game(self) -> None:
+        """The creator deals a new game at the table (it arrives as the table's update)."""
+        try:
+            await self.net.client.new_game()
+        except HubError as err:
+            self._error(err.reason)
+            if self._finished and self._seen().phase == Phase.GAME_OVER:
+                self._show_game_over()
 
     # ------------------------------------------------------------------ actions
     def _leave_table(self) -> None:
@@ -352,14 +465,68 @@ class TableGameScreen(GameScreen):
                 self._finished = True
                 self._token += 1
                 self._leave_table()
-                self.casino.back_to_title()
+                self.casino.back_to_tables()
 
+        back = "the list of tables" if self.casino.hub is not None else "the title screen"
         if self.watching:
-            question = "Stop watching this table and go back to the title screen?"
+            question = f"Stop watching this table and go back to {back}?"
         else:
-            question = ("Leave the table and go back to the title screen? Your seat waits for "
+            question = (f"Leave the table and go back to {back}? Your seat waits for "
                         "you: the others see you are away until you come back.")
         self._push(ConfirmScreen(question), decided)
+
+    def action_hand_to_computer(self) -> None:
+        """The creator lets a computer play the seat of a person away for a while (after a
+        confirmation); the person takes it back when they return."""
+        if self._modal or self._gone or self.watching:
+            return
+        net = self.net
+        if not self.creator:
+            self._error("only the table's creator can hand a seat to a computer")
+            return
+        seats = self._handable()
+        if not seats:
+            now = net.clock()
+            away = [(i, s) for i, s in enumerate(net.view.seats)
+                    if s.human and not s.stand_in and s.away_since is not None]
+            if self._finished:
+                self._error("the game is over")
+            elif away:
+                i, s = away[0]
+                wait = max(1, int(AWAY_GRACE - (now - (s.away_since or now))) + 1)
+                self._error(f"{net.names[i]} has been away for "
+                            f"{away_for(now - (s.away_since or now))}: wait "
+                            f"{wait} s more before a computer plays for them")
+            else:
+                self._error("nobody is away: only an away player's seat can be handed to a "
+                            "computer")
+            return
+        seat = seats[0]
+        name = net.names[seat]
+        level = DEFAULT_LEVEL  # the table's level for a computer standing in
+        away_since = net.view.seats[seat].away_since or net.clock()
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self._run(self._quietly(net.client.hand_to_computer(seat, level)), "seats")
+
+        self._push(ConfirmScreen(
+            f"{name} has been away for {away_for(net.clock() - away_since)}. Let a computer "
+            f"({level}) play "
+            f"for {name}? {name} takes the seat back by coming back to the table."), decided)
+
+    def action_give_back(self) -> None:
+        """The creator takes a seat back from its computer: it waits for its person again."""
+        if self._modal or self._gone or self.watching:
+            return
+        if not self.creator:
+            self._error("only the table's creator can give a seat back")
+            return
+        seats = self._given()
+        if not seats:
+            self._error("no computer plays for anyone at this table")
+            return
+        self._run(self._quietly(self.net.client.give_back(seats[0])), "seats")
 
     def action_chat(self) -> None:
         if self._modal or self._gone:

@@ -38,6 +38,8 @@ def table_option(info: TableInfo) -> Text:
     line.append(f"  · {state_text(info)}", style="italic")
     if not info.public:
         line.append(" · private", style="italic")
+    if info.your_seat is not None:
+        line.append(" · your seat", style="bold")
     line.append("\n    by ", style="dim")
     line.append(info.creator)
     line.append(" · ", style="dim")

@@ -66,12 +66,14 @@ class TitleScreen(Screen[None]):
         return self.app  # type: ignore[return-value]
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        app = self.casino
         tables = [("t", "tables: play with other people on this server")] \
-            if self.casino.hub is not None else []
+            if app.hub is not None else []
         return [(self.HELP_TITLE, [
             ("↑↓ Enter", "choose an entry"),
             ("n", "new game"), *tables,
-            ("c", "continue the saved game (when there is one)"),
+            ("c", "continue the saved game (when there is one)" if app.hub is None else
+             "continue the saved game, or the game at your seat at a table"),
             ("l", "load a saved game (when there are saves)"),
             ("d", "the daily deal: the same cards for everyone today"),
             ("i", "statistics of your finished games"),
@@ -91,13 +93,18 @@ class TitleScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         self.refresh_menu()
 
-    def refresh_menu(self) -> None:
+    def refresh_menu(self, look: bool = True) -> None:
+        """Show the menu again; ``look``: also ask the server's tables whether the player has
+        a game in progress at one (Continue goes there when there is no solo save)."""
         app = self.casino
+        if look and app.hub is not None:
+            app.refresh_table_to_continue()
         symbols = app.painter.symbols
         logo = Text("\n".join(LOGO if symbols else LOGO_ASCII), style="bold")
         suits = Text("♠ ♥ ♦ ♣" if symbols else "S  H  D  C", style="bold")
         self.query_one("#title-logo", Static).update(Text("\n").join([logo, Text(""), suits]))
         saved = app.saved_game_label()
+        note = saved or app.table_continue_label()
         can_load = app.can_load()
         menu = self.query_one("#title-menu", OptionList)
         highlighted = menu.highlighted
@@ -114,8 +121,8 @@ class TitleScreen(Screen[None]):
         menu.add_options([
             Option(entry("New game", "n"), id="new"),
             *tables,
-            Option(entry("Continue", "c", saved or app.no_continue_note()), id="continue",
-                   disabled=saved is None),
+            Option(entry("Continue", "c", note or app.no_continue_note()), id="continue",
+                   disabled=note is None),
             Option(entry("Load game", "l", "" if can_load else "no saves yet"), id="load",
                    disabled=not can_load),
             Option(entry("Daily deal", "d"), id="daily"),
