@@ -34,11 +34,12 @@ class HandsList(DataWidget[HandsData]):
             return Text()
         width = max(10, self.size.width)
         name_w = min(14, max((len(r.name) for r in d.rows), default=0))
+        detail_w = max((len(r.detail[:6]) for r in d.rows), default=0) + 2
         lines: list[Text] = []
         for row in d.rows:
             line = Text(" ")
             line.append(row.name[:name_w].ljust(name_w), style="bold")
-            line.append(f" {row.detail[:6]:<6} ", style="dim")
+            line.append(f"  {f'({row.detail[:6]})':<{detail_w}}  ", style="dim")
             if row.cards:
                 line.append_text(d.painter.faces(row.cards))
             else:
