@@ -66,7 +66,8 @@ class ReviewScreen(Screen[None]):
     """Steps through the plays of round ``round_no`` of ``session``'s game. ``estimates``:
     Hard's estimates already made for this round, by play number (filled as they arrive)."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = css("game", "review")
+    # the table's panels, and the review's own lines (at the end of game.tcss)
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("game")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "step(-1)", "Previous", show=False, id="review.prev"),
