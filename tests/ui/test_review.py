@@ -156,6 +156,10 @@ async def test_review_steps_through_the_round_with_every_hand() -> None:
         assert set(screen.estimates) == {p.number for p in plays if p.seat == 0}
         await pilot.press("escape")
         assert app.screen is summary
+        await pilot.press("enter")  # and the game goes on: the next round
+        await settle(pilot)
+        assert isinstance(app.screen, GameScreen) and app.screen.awaiting_human
+        assert state.round_no == 2
 
 
 @asynctest
@@ -327,3 +331,33 @@ def test_review_snapshot(snap_compare: Any, size: tuple[int, int]) -> None:
         await pilot.pause()
 
     assert snap_compare(review_app(seeded()), terminal_size=size, run_before=before)
+
+
+@asynctest
+async def test_estimates_come_from_the_worker_process() -> None:
+    """The default chooser: Hard's estimates are made in the AI worker's process."""
+    from casino_tui.app.players import WorkerChooser
+
+    state = last_deal()
+    app = CasinoApp(config=config_for(state, level="random"), state=state,
+                    settings=Settings(speed="instant"), save_settings_to_disk=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(200):
+            await pilot.pause(0.02)
+            screen = app.screen
+            if isinstance(screen, RoundSummaryScreen):
+                break
+            if isinstance(screen, GameScreen) and screen.awaiting_human:
+                await pilot.press("enter")
+        assert isinstance(app.screen, RoundSummaryScreen)
+        assert isinstance(app.chooser(), WorkerChooser)
+        await pilot.press("r")
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        for _ in range(1000):
+            await pilot.pause(0.02)
+            if not screen.pending:
+                break
+        assert not screen.pending
+        assert all(isinstance(screen.estimates[p.number], Estimate) for p in screen.to_review)
+    assert app._chooser is None  # shut down with the app
