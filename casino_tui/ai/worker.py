@@ -8,6 +8,7 @@ without blocking the event loop::
     worker = AIWorker()
     move = await worker.choose(state.view(seat), "hard", seed=7)
     move, why = await worker.hint(state.view(me), seed=8)
+    estimate = await worker.review(state.view(me), played, seed=9)  # a round's review
     worker.shutdown()
 
 The worker process never outlives the process that started it, however that one ends (SIGKILL
@@ -28,9 +29,12 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import Move, SeatView
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .review import Estimate
 
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 PARENT_POLL = 0.25  # seconds between two looks at the worker's parent
@@ -67,6 +71,13 @@ def _hint_job(view: SeatView, seed: int, budget: float | None,
     from . import hint
 
     return hint(view, seed=seed, budget=budget, iterations=iterations)
+
+
+def _review_job(view: SeatView, played: Move, seed: int, budget: float | None,
+                iterations: int | None) -> Estimate:
+    from .review import estimate
+
+    return estimate(view, played, seed=seed, budget=budget, iterations=iterations)
 
 
 def _warm() -> bool:
@@ -121,6 +132,14 @@ class AIWorker:
                    iterations: int | None = None) -> tuple[Move, str]:
         """Hard's suggestion for ``view.seat`` and the reason for it."""
         result: tuple[Move, str] = await self._run(_hint_job, view, seed, budget, iterations)
+        return result
+
+    async def review(self, view: SeatView, played: Move, seed: int, budget: float | None = None,
+                     iterations: int | None = None) -> Estimate:
+        """Hard's opinion of ``played`` in ``view`` (see :func:`casino_tui.ai.review.estimate`).
+        Ask for one play at a time: a call already in the process runs to its end even when
+        its caller is cancelled."""
+        result: Estimate = await self._run(_review_job, view, played, seed, budget, iterations)
         return result
 
     def shutdown(self, wait: bool = False) -> None:

@@ -534,8 +534,11 @@ class CasinoApp(App[None]):
             self._pending_start = (config, state, loaded)
             return
         cfg = config or _GameConfig()
-        session = GameSession(cfg, state, resumed=loaded is not None,
-                              start_position=loaded.start_position if loaded else None)
+        # a set-up position (tests): replays (the save, a round's review) start from it rather
+        # than from the seed
+        start = loaded.start_position if loaded is not None else (
+            format_position(state) if state is not None and not state.history else None)
+        session = GameSession(cfg, state, resumed=loaded is not None, start_position=start)
         slot: SaveSlot | None
         if loaded is not None:
             slot = loaded.slot
@@ -543,8 +546,6 @@ class CasinoApp(App[None]):
             session.add_note("Continued from the saved game"
                              + (" (read-only)" if slot is None else ""))
         else:
-            # a set-up position (tests): replays start from it rather than from the seed
-            start = format_position(state) if state is not None and not state.history else None
             slot = self.store.new_game(save_seats(cfg, session.num_players),
                                        start_position=start)
         self.push_screen(GameScreen(session, self.chooser(), self.store, slot))

@@ -18,11 +18,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from casino_tui.engine import Move, SeatView
 
 if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.ai.review import Estimate
     from casino_tui.ai.worker import AIWorker
 
 ChooseFn = Callable[..., Move]  # (view, level, *, seed) -> Move, like casino_tui.ai.choose_move
 HintFn = Callable[..., tuple[Move, str]]  # (view, *, seed) -> (move, reason), like ai.hint
+ReviewFn = Callable[..., "Estimate"]  # (view, played, *, seed) -> Estimate, like ai.review
 HINT_BUDGET = 1.0  # seconds Hard thinks about a hint
+REVIEW_BUDGET = 0.8  # seconds Hard thinks about each play of a round's review
+REVIEW_ITERATIONS = 40  # the in-process chooser's fixed effort per play (reproducible)
 
 
 class Chooser(Protocol):
@@ -44,6 +48,10 @@ class Chooser(Protocol):
 
     def hint_now(self, view: SeatView, seed: int) -> tuple[Move, str]:
         """The same, synchronously (only for in-process choosers)."""
+
+    async def review(self, view: SeatView, played: Move, seed: int) -> Estimate:
+        """Hard's opinion of ``played`` in ``view`` (the round review): the move it would
+        have made and the points it expects to gain (see :func:`casino_tui.ai.review.estimate`)."""
 
     def shutdown(self) -> None:
         """Stop any worker process."""
@@ -85,6 +93,9 @@ class WorkerChooser:
     def hint_now(self, view: SeatView, seed: int) -> tuple[Move, str]:
         raise RuntimeError("the worker chooser is asynchronous")
 
+    async def review(self, view: SeatView, played: Move, seed: int) -> Estimate:
+        return await self._get().review(view, played, seed, REVIEW_BUDGET)
+
     def shutdown(self) -> None:
         if self._warming is not None:
             self._warming.cancel()
@@ -124,15 +135,18 @@ class InProcessChooser:
     """Deterministic computer moves decided in the UI's process (test hook).
 
     ``fn`` defaults to :func:`casino_tui.ai.choose_move`; ``hint_fn`` (hints) to
-    :func:`casino_tui.ai.hint` with a fixed number of iterations (reproducible).
+    :func:`casino_tui.ai.hint` and ``review_fn`` (the round review's estimates) to
+    :func:`casino_tui.ai.review.estimate`, both with a fixed number of iterations
+    (reproducible).
     """
 
     in_process = True
 
     def __init__(self, fn: ChooseFn | None = None, *, hint_fn: HintFn | None = None,
-                 **kwargs: Any) -> None:
+                 review_fn: ReviewFn | None = None, **kwargs: Any) -> None:
         self._fn = fn
         self._hint_fn = hint_fn
+        self._review_fn = review_fn
         self._kwargs = kwargs
 
     def start(self) -> None:
@@ -158,6 +172,16 @@ class InProcessChooser:
 
     async def hint(self, view: SeatView, seed: int) -> tuple[Move, str]:
         return self.hint_now(view, seed)
+
+    def review_now(self, view: SeatView, played: Move, seed: int) -> Estimate:
+        if self._review_fn is not None:
+            return self._review_fn(view, played, seed=seed)
+        from casino_tui.ai.review import estimate
+
+        return estimate(view, played, seed=seed, iterations=REVIEW_ITERATIONS)
+
+    async def review(self, view: SeatView, played: Move, seed: int) -> Estimate:
+        return self.review_now(view, played, seed)
 
     def shutdown(self) -> None:
         pass

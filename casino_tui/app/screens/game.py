@@ -73,6 +73,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.saves import SaveSlot, SaveStore
 
     from ..app import CasinoApp
+    from .review import Reviewed
 
 ResultT = TypeVar("ResultT")  # what a dialog opened over the table returns
 
@@ -188,6 +189,7 @@ class GameScreen(Screen[None]):
         self._modal = False
         self._finished = False
         self._save_line_timer: Timer | None = None
+        self._reviews: dict[int, dict[int, Reviewed]] = {}  # Hard's estimates, by round
 
     # ------------------------------------------------------------------ app glue
     @property
@@ -489,7 +491,8 @@ class GameScreen(Screen[None]):
                     self._revealed = None
                 self.refresh_all()
 
-        self._push(RoundSummaryScreen(data), after, keys=(
+        review = self._reviewer(summary.round_no)
+        self._push(RoundSummaryScreen(data, review), after, keys=(
             ("Enter", "see the result" if data.game_over else "next round"), ("?", "help")))
 
     def _show_game_over(self) -> None:
@@ -503,7 +506,21 @@ class GameScreen(Screen[None]):
             rounds=st.round_no, seed=str(session.seed))
         self._set_modal_keys((("n Enter", "new game"), ("t", "title screen"), ("q", "quit"),
                               ("?", "help")))
-        self.casino.push_screen(GameOverScreen(data), self.casino.game_over_choice)
+        self.casino.push_screen(GameOverScreen(data, review=self._reviewer(st.round_no)),
+                                self.casino.game_over_choice)
+
+    def _reviewer(self, round_no: int) -> Callable[[], object] | None:
+        """What opens the review of round ``round_no`` (None: no review here)."""
+        if not isinstance(self.session, GameSession):
+            return None
+
+        def open_review() -> None:
+            from .review import ReviewScreen
+
+            estimates = self._reviews.setdefault(round_no, {})
+            self.app.push_screen(ReviewScreen(self.local, self.chooser, round_no, estimates))
+
+        return open_review
 
     # ------------------------------------------------------------------ person's moves
     def _human_moves(self) -> list[Move]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import ClassVar, Literal
@@ -47,7 +48,8 @@ def _score_table(d: GameOverData) -> Table:
 class GameOverScreen(ModalScreen[GameOverChoice]):
     """Dismisses with "new" (n or Enter), "menu" (t or Esc) or "quit" (q). ``new_game``
     False (a table on a server, whose games the table starts): no new game, n and Enter go to
-    the title screen ("menu")."""
+    the title screen ("menu"). ``review``: opens the review of the last round (``r``; None:
+    no review)."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
@@ -55,19 +57,25 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
         Binding("n,enter", "choose('new')", "New game", id="gameover.new"),
         Binding("t,escape", "choose('menu')", "Title screen", id="gameover.menu"),
         Binding("q", "choose('quit')", "Quit", id="gameover.quit"),
+        Binding("r", "review", "Review", show=False, id="gameover.review"),
     ]
     HELP_TITLE = "Game over"
 
-    def __init__(self, data: GameOverData, *, new_game: bool = True) -> None:
+    def __init__(self, data: GameOverData, *, new_game: bool = True,
+                 review: Callable[[], object] | None = None) -> None:
         super().__init__()
         self.data = data
         self.new_game = new_game
+        self.review = review
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        review = [("r", "review the last round: every play with all the hands, and what Hard "
+                        "would have played instead of yours")] if self.review else []
         if not self.new_game:
-            return [(self.HELP_TITLE, [("Enter / t / Esc", "title screen"), ("q", "quit")])]
+            return [(self.HELP_TITLE, [("Enter / t / Esc", "title screen"), ("q", "quit"),
+                                       *review])]
         return [(self.HELP_TITLE, [("n / Enter", "new game"), ("t / Esc", "title screen"),
-                                   ("q", "quit")])]
+                                   ("q", "quit"), *review])]
 
     def compose(self) -> ComposeResult:
         d = self.data
@@ -86,6 +94,10 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
             else:
                 yield Static("[b]Enter[/b] / [b]t[/b] title screen   [b]q[/b] quit",
                              classes="dialog-keys")
+
+    def action_review(self) -> None:
+        if self.review is not None:
+            self.review()
 
     def action_choose(self, choice: GameOverChoice) -> None:
         self.dismiss("menu" if choice == "new" and not self.new_game else choice)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import ClassVar
@@ -133,22 +134,32 @@ def summary_table(d: SummaryData) -> Table:
     return table
 
 
+REVIEW_HELP = ("r", "review the round: every play with all the hands, and what Hard would "
+               "have played instead of yours")
+
+
 class RoundSummaryScreen(ModalScreen[None]):
-    """Shown at the end of every round; Enter continues."""
+    """Shown at the end of every round; Enter continues. ``review``: opens the review of the
+    round (``r``; None: no review, a table on a server)."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space,escape", "close", "Continue", id="summary.continue"),
+        Binding("r", "review", "Review", show=False, id="summary.review"),
     ]
     HELP_TITLE = "Round summary"
 
-    def __init__(self, data: SummaryData) -> None:
+    def __init__(self, data: SummaryData, review: Callable[[], object] | None = None) -> None:
         super().__init__()
         self.data = data
+        self.review = review
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
-        return [(self.HELP_TITLE, [("Enter / Space / Esc", "continue")])]
+        keys = [("Enter / Space / Esc", "continue")]
+        if self.review is not None:
+            keys.append(REVIEW_HELP)
+        return [(self.HELP_TITLE, keys)]
 
     def compose(self) -> ComposeResult:
         d = self.data
@@ -162,3 +173,7 @@ class RoundSummaryScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_review(self) -> None:
+        if self.review is not None:
+            self.review()
