@@ -88,11 +88,12 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
             seed = f", seed {d.seed}" if d.seed else ""  # a table's seed stays the server's
             yield Static(f"{d.rounds} round{'s' if d.rounds != 1 else ''} played, target "
                          f"{d.target}{seed}", id="gameover-info", markup=False)
+            review = "   [b]r[/b] review" if self.review is not None else ""
             if self.new_game:
                 yield Static("[b]n[/b] / [b]Enter[/b] new game   [b]t[/b] title screen   "
-                             "[b]q[/b] quit", classes="dialog-keys")
+                             f"[b]q[/b] quit{review}", classes="dialog-keys")
             else:
-                yield Static("[b]Enter[/b] / [b]t[/b] title screen   [b]q[/b] quit",
+                yield Static(f"[b]Enter[/b] / [b]t[/b] title screen   [b]q[/b] quit{review}",
                              classes="dialog-keys")
 
     def action_review(self) -> None:

@@ -168,8 +168,9 @@ class RoundSummaryScreen(ModalScreen[None]):
             with VerticalScroll(id="summary-scroll"):
                 yield Static(summary_table(d), id="summary-table")
                 yield Static("\n".join(d.notes), id="summary-notes", markup=False)
-            yield Static("Enter: " + ("see the result" if d.game_over else "next round"),
-                         classes="dialog-keys")
+            review = "   r: review the round" if self.review is not None else ""
+            yield Static("Enter: " + ("see the result" if d.game_over else "next round")
+                         + review, classes="dialog-keys")
 
     def action_close(self) -> None:
         self.dismiss(None)
