@@ -1,0 +1,413 @@
+"""Tables over SSH end to end (issue 12): real ``ssh`` clients in tmux against a real
+``casino-tui serve``. People create and join tables with the keys a person uses, play whole
+rounds against each other, drop and come back, see the server restart, watch, chat, and try to
+play for someone else. Each screen is checked against the hub's own record of the game: the
+table's save in DATA/tables/games (the save format, written after every move)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from serve_support import (
+    Key,
+    Server,
+    Tmux,
+    make_key,
+    needs_ssh_tmux,
+    ssh_argv,
+    wait_until,
+)
+
+from casino_tui.app.cardfmt import CardPainter
+from casino_tui.engine import Phase, State
+from casino_tui.serve.server import TABLES_DIR
+
+pytestmark = needs_ssh_tmux
+
+WIDTH, HEIGHT = 120, 40  # wide enough that no log line or move is cut
+TITLE_WITH_TABLES = "play with people here"  # the title's Tables entry: the hub is reached
+YOUR_TURN = "✓ Your turn"
+MOVE_VERBS = "trailed|took|raised|added|built|plucked|did not pluck"
+CARD = r"(?:10|[2-9AJQK])[♠♥♦♣]"
+NO_MOVE = "has no legal move here"
+SUMMARY = re.compile(r"Round \d+ summary")
+PAINTER = CardPainter()
+
+
+# ---------------------------------------------------------------------- fixtures
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    t = Tmux(tmp_path)
+    yield t
+    t.close()
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[list[Server]]:
+    started: list[Server] = []
+    yield started
+    for s in started:
+        s.stop()
+    for s in started:
+        assert "Traceback" not in s.log(), s.log()
+
+
+def serve(servers: list[Server], data: Path, *args: str) -> Server:
+    server = Server(data, "--rate-limit", "0", *args, log_name=f"server{len(servers)}.log")
+    servers.append(server)
+    return server
+
+
+# ---------------------------------------------------------------------- what a screen shows
+def box_lines(screen: str, title: str) -> list[str]:
+    """The inside of the box titled ``title`` (``╭─ Log``), line by line."""
+    lines = screen.splitlines()
+    for i, line in enumerate(lines):
+        col = line.find(f"╭─ {title}")
+        if col == -1:
+            continue
+        end = line.find("╮", col)
+        inside = []
+        for row in lines[i + 1:]:
+            if row[col:col + 1] == "╰":
+                break
+            inside.append(row[col + 1:end].strip())
+        return inside
+    return []
+
+
+def log_entries(screen: str) -> list[str]:
+    """The lines of the game's log, oldest first (as far as the box shows them)."""
+    return [line for line in box_lines(screen, "Log") if line]
+
+
+def move_line(screen: str) -> str:
+    """The line under the hand: the previewed move, or why there is none, or who is waited
+    for."""
+    lines = screen.splitlines()
+    for i, line in enumerate(lines):
+        if "Your hand" in line or "'s hand" in line:
+            for row in lines[i + 1:]:
+                if row.startswith("╰"):
+                    index = lines.index(row)
+                    return lines[index + 1] if index + 1 < len(lines) else ""
+    return ""
+
+
+def hand_shown(screen: str) -> list[str]:
+    """The cards in the "Your hand" box (in order of rank), nothing else."""
+    return sorted(re.findall(CARD, "\n".join(box_lines(screen, "Your hand"))))
+
+
+def last_play(screen: str, name: str) -> str | None:
+    """The latest play of ``name`` that the table box recalls (``Ann took 9♠ with 9♥``, after
+    what came before it such as ``New deal (2 of 6) · ``)."""
+    found = re.search(rf"▸ [^│]*?({re.escape(name)} (?:{MOVE_VERBS})[^│]*)", screen)
+    return found.group(1).strip() if found else None
+
+
+def without_score(screen: str) -> str:
+    """The screen without the score box (whose rows name 10♦ and 2♠ whoever holds them)."""
+    lines = screen.splitlines()
+    out = []
+    col = None
+    for line in lines:
+        if col is None and "╭─ Score" in line:
+            col = line.index("╭─ Score")
+            out.append(line[:col])
+            continue
+        if col is not None:
+            out.append(line[:col])
+            if line[col:col + 1] == "╰":
+                col = -1  # done: the lines below are whole again
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def cards_shown(screen: str) -> set[str]:
+    """Every card drawn on the screen outside the score box."""
+    return set(re.findall(CARD, without_score(screen)))
+
+
+def labels(cards: object) -> list[str]:
+    return sorted(PAINTER.label(c) for c in cards)  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------------- the hub's record
+def saved_state(data: Path, scratch: Path) -> State:
+    """The game of the server's one table as it saved it last (read from a copy: the hub's
+    folder is never touched)."""
+    from casino_tui.saves import SaveStore, games_dir
+
+    files = [p for p in games_dir(data / TABLES_DIR).glob("*.json") if not p.name.startswith(".")]
+    assert len(files) == 1, files
+    scratch.mkdir(exist_ok=True)
+    copy = scratch / files[0].name
+    copy.write_bytes(files[0].read_bytes())
+    return SaveStore(scratch).load(copy, read_only=True).state
+
+
+# ---------------------------------------------------------------------- people at terminals
+@dataclass
+class Player:
+    """A person at a terminal: ``ssh`` in a tmux window of its own."""
+
+    tmux: Tmux
+    key: Key
+    name: str
+    seat: int | None = None
+    panes: int = 0
+    recalled: str | None = field(default=None, repr=False)  # the last play of another seen
+
+    @property
+    def pane(self) -> str:
+        return f"{self.name.lower()}{self.panes}"
+
+    def connect(self, port: int, *command: str) -> None:
+        self.panes += 1
+        self.tmux.start(self.pane, ssh_argv(port, self.key, "-t", command=command),
+                        WIDTH, HEIGHT)
+
+    def screen(self) -> str:
+        return self.tmux.screen(self.pane)
+
+    def wait_for(self, text: str, timeout: float = 20) -> str:
+        return self.tmux.wait_for(self.pane, text, timeout)
+
+    def wait_match(self, pattern: str, timeout: float = 20) -> re.Match[str]:
+        return self.tmux.wait_match(self.pane, pattern, timeout)
+
+    def wait_gone(self, text: str, timeout: float = 10) -> str:
+        return self.tmux.wait_gone(self.pane, text, timeout)
+
+    def send(self, *keys: str) -> None:
+        self.tmux.send(self.pane, *keys)
+
+    def type(self, text: str) -> None:
+        self.tmux.send(self.pane, "-l", text)
+
+    def hand(self) -> list[str]:
+        return hand_shown(self.screen())
+
+    def name_once(self) -> None:
+        """The display name, asked the first time the player goes to the tables."""
+        self.wait_for("Your display name")
+        self.type(self.name)
+        self.send("Enter")
+
+    def to_tables(self, port: int) -> None:
+        """Connect, go to the tables (naming oneself) and wait for the list."""
+        self.connect(port)
+        self.wait_for(TITLE_WITH_TABLES, timeout=30)
+        self.send("t")
+        self.name_once()
+        self.wait_for(f"You are {self.name} at these tables")
+
+
+def create_table(ann: Player, port: int, players: int = 2) -> str:
+    """Ann connects, creates a public classic table for ``players`` and waits at it: its
+    code."""
+    ann.to_tables(port)
+    ann.send("n")
+    ann.wait_for("New table")
+    if players != 2:
+        ann.send("Down")  # from Preset to Players
+        for _ in range(players - 2):
+            ann.send("Right")
+        ann.wait_match(rf"Players\s+◂\s+{players}\s+▸")
+    ann.send("Enter")
+    code = ann.wait_match(r"say “([a-z]{2}-[a-z]{2}-[a-z]{2})”").group(1)
+    ann.seat = 0
+    return code.replace("-", "").upper()
+
+
+def join_by_code(bob: Player, port: int, code: str, seat: int) -> None:
+    """Bob comes straight from his shell: ``ssh -t HOST join CODE``."""
+    bob.connect(port, "join", code)
+    bob.name_once()
+    bob.wait_match(rf"Seat {seat + 1}\s+{re.escape(bob.name)}\s+person \(you\)")
+    bob.seat = seat
+
+
+def start(ann: Player, *others: Player) -> None:
+    for other in others:
+        ann.wait_match(rf"Seat {other.seat + 1}\s+{re.escape(other.name)}\s+person")  # type: ignore[operator]
+    ann.send("s")
+    for p in (ann, *others):
+        p.wait_for("Your hand")
+
+
+def two_at_a_table(tmux: Tmux, tmp_path: Path, server: Server) -> tuple[Player, Player, str]:
+    ann = Player(tmux, make_key(tmp_path, "ann"), "Ann")
+    bob = Player(tmux, make_key(tmp_path, "bob"), "Bob")
+    code = create_table(ann, server.port)
+    join_by_code(bob, server.port, code, seat=1)
+    start(ann, bob)
+    return ann, bob, code
+
+
+# ---------------------------------------------------------------------- playing
+def whose_turn(players: list[Player]) -> Player | None:
+    """The person whose screen says it is their turn (None: the round is over)."""
+    def find() -> Player | str | None:
+        for p in players:
+            screen = p.screen()
+            if SUMMARY.search(screen):
+                return "over"
+            if YOUR_TURN in screen:
+                return p
+        return None
+
+    found = wait_until(find, 20, "someone's turn",
+                       detail=lambda: "\n".join(p.screen() for p in players))
+    return found if isinstance(found, Player) else None
+
+
+def play_a_move(mover: Player) -> None:
+    """The previewed move (Enter); when the card under the cursor has none, the first of the
+    list of all moves (m, Enter), as a person does."""
+    screen = mover.wait_for(YOUR_TURN)
+    if NO_MOVE in move_line(screen):
+        mover.send("m")
+        mover.wait_for("All legal moves")
+    mover.send("Enter")
+
+
+def wait_other_sees(other: Player, mover: Player, held: list[str]) -> str:
+    """Until the other person's table recalls a new play of ``mover``, made with one of the
+    cards mover held: the play."""
+    def seen() -> str | None:
+        screen = other.screen()
+        if SUMMARY.search(screen):
+            return "summary"  # the round's last play: its summary covers the table
+        play = last_play(screen, mover.name)
+        if play is not None and play != other.recalled and not re.search("[─│╭╮╰╯]", play):
+            return play
+        return None
+
+    play = wait_until(seen, 15, f"{mover.name}'s play on {other.name}'s screen",
+                      detail=other.screen)
+    assert isinstance(play, str)
+    if play == "summary":
+        return play
+    other.recalled = play
+    assert set(re.findall(CARD, play)) & set(held), (play, held)
+    return play
+
+
+def check_hands(players: list[Player], data: Path, scratch: Path) -> State:
+    """Each person's screen shows their own hand as the hub has it, and no card of any other
+    hand or of the stock anywhere."""
+    def matching() -> State | None:
+        state = saved_state(data, scratch)
+        screens = {p.name: p.screen() for p in players}
+        for p in players:
+            assert p.seat is not None
+            if hand_shown(screens[p.name]) != labels(state.hands[p.seat]):
+                return None
+        return state
+
+    def detail() -> str:
+        state = saved_state(data, scratch)
+        return f"saved hands {[labels(h) for h in state.hands]} after {len(state.history)} " \
+            "moves\n" + "\n".join(p.screen() for p in players)
+
+    state = wait_until(matching, 10, "the hands the hub saved on the screens", detail=detail)
+    assert isinstance(state, State)
+    for p in players:
+        assert p.seat is not None
+        hidden = {PAINTER.label(c) for c in state.stock}
+        for seat, hand in enumerate(state.hands):
+            if seat != p.seat:
+                hidden |= {PAINTER.label(c) for c in hand}
+        shown = cards_shown(p.screen())
+        assert not shown & hidden, (p.name, shown & hidden, p.screen())
+    return state
+
+
+def play_turns(players: list[Player], data: Path, scratch: Path, moves: int) -> int:
+    """Up to ``moves`` moves of the people (stopping at the round's end), each checked on every
+    screen; the number played."""
+    played = 0
+    while played < moves:
+        mover = whose_turn(players)
+        if mover is None:
+            break
+        others = [p for p in players if p is not mover]
+        for other in others:
+            other.wait_for(f"Waiting for {mover.name}")
+        check_hands(players, data, scratch)
+        held = mover.hand()
+        play_a_move(mover)
+        played += 1
+        for other in others:
+            wait_other_sees(other, mover, held)
+    return played
+
+
+# ====================================================================== the tests
+def test_two_people_play_a_whole_round(tmux: Tmux, tmp_path: Path,
+                                       servers: list[Server]) -> None:
+    """Ann creates a table (naming herself, n, Enter) and reads its code; Bob joins from his
+    shell with ``ssh -t HOST join CODE``; Ann starts; they play every move of the round with the
+    keys, each screen showing its own hand only, the other's moves as they happen and who is
+    waited for; both see the round's summary."""
+    server = serve(servers, tmp_path / "data")
+    ann, bob, code = two_at_a_table(tmux, tmp_path, server)
+    assert re.fullmatch(r"[A-Z]{6}", code)
+    scratch = tmp_path / "copy"
+    played = play_turns([ann, bob], server.data_dir, scratch, moves=1000)
+    state = saved_state(server.data_dir, scratch)
+    assert state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
+    assert played == len(state.history), (played, len(state.history))
+    totals = []
+    for p in (ann, bob):
+        screen = p.wait_for("Round 1 summary")
+        assert "Enter: next round" in screen or "Enter: see the result" in screen
+        totals.append(re.search(r"Round total\s+(\d+)\s+(\d+)", screen))
+    assert totals[0] and totals[1] and totals[0].groups() == totals[1].groups()
+    assert [int(t) for t in totals[0].groups()] == list(state.scores)
+    # Everyone has seen the summary: the next round is dealt at the same table.
+    ann.send("Enter")
+    bob.send("Enter")
+    for p in (ann, bob):
+        p.wait_match(r"Round 2 · Deal 1 of 6")
+    whose_turn([ann, bob])
+
+
+def test_a_partnership_table_of_two_people_and_two_computers(tmux: Tmux, tmp_path: Path,
+                                                             servers: list[Server]) -> None:
+    """Four players in two partnerships: Ann creates the table for four, Bob sits at it from
+    the list of tables (Enter), Ann starts and computers play the two seats still open. Both
+    people play; both screens show every move of the computers."""
+    server = serve(servers, tmp_path / "data")
+    ann = Player(tmux, make_key(tmp_path, "ann"), "Ann")
+    bob = Player(tmux, make_key(tmp_path, "bob"), "Bob")
+    create_table(ann, server.port, players=4)
+    ann.wait_for("Seat 4  open")
+    bob.to_tables(server.port)
+    bob.wait_match(r"by Ann · Ann, open, open, open")
+    bob.send("Enter")
+    bob.wait_match(r"Seat 2\s+Bob\s+person \(you\)")
+    bob.seat = 1
+    start(ann, bob)
+    scratch = tmp_path / "copy"
+    state = saved_state(server.data_dir, scratch)
+    assert state.num_players == 4 and state.sides == [[0, 2], [1, 3]]
+    screen = ann.screen()
+    computers = re.findall(r"╭─ (\w+) · (?!person)\w+", screen)  # North · medium
+    assert len(computers) == 2, screen
+    assert re.search(rf"Ann\+{computers[0]}\s+Bob\+{computers[1]}", screen), screen
+    play_turns([ann, bob], server.data_dir, scratch, moves=4)
+    state = check_hands([ann, bob], server.data_dir, scratch)
+    assert len(state.history) >= 6  # in turn: the computers played between
+    logs = [log_entries(p.screen()) for p in (ann, bob)]
+    for name in computers:
+        plays = [[e for e in log if re.match(rf"{name} (?:{MOVE_VERBS})", e)] for log in logs]
+        assert plays[0] and plays[0] == plays[1], (name, logs)
