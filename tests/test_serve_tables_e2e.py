@@ -7,7 +7,9 @@ table's save in DATA/tables/games (the save format, written after every move).""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import signal
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -411,3 +413,69 @@ def test_a_partnership_table_of_two_people_and_two_computers(tmux: Tmux, tmp_pat
     for name in computers:
         plays = [[e for e in log if re.match(rf"{name} (?:{MOVE_VERBS})", e)] for log in logs]
         assert plays[0] and plays[0] == plays[1], (name, logs)
+
+
+def kill_client(player: Player) -> None:
+    """The player's ssh client dies at once (no goodbye to the server): SIGKILL."""
+    os.kill(player.tmux.client_pid(player.pane), signal.SIGKILL)
+    player.tmux.wait_exit(player.pane)
+
+
+def back_at_the_table(player: Player, port: int, hand: list[str]) -> None:
+    """The player connects again with the same key and is at once back at their seat, with
+    the same hand."""
+    player.connect(port)
+    player.wait_for("Your hand", timeout=30)
+    wait_until(lambda: player.hand() == hand, 10, f"{player.name}'s hand {hand}",
+               detail=player.screen)
+
+
+def test_a_client_killed_mid_turn_comes_back_to_the_same_position(
+        tmux: Tmux, tmp_path: Path, servers: list[Server]) -> None:
+    server = serve(servers, tmp_path / "data")
+    ann, bob, _ = two_at_a_table(tmux, tmp_path, server)
+    scratch = tmp_path / "copy"
+    play_turns([ann, bob], server.data_dir, scratch, moves=2)
+    mover = whose_turn([ann, bob])
+    assert mover is not None
+    other = bob if mover is ann else ann
+    before = check_hands([ann, bob], server.data_dir, scratch)
+    hand = mover.hand()
+    kill_client(mover)
+    # The other person sees that the mover is away, and for how long.
+    other.wait_match(rf"Waiting for {mover.name} \(away \d+s\)")
+    server.wait_log(rf"session \d+ end: player {re.escape(mover.key.fingerprint)}")
+    back_at_the_table(mover, server.port, hand)
+    mover.wait_for(YOUR_TURN)
+    screen = other.wait_match(rf"Waiting for {mover.name}\s*│").string
+    assert f"{mover.name} is back" in "\n".join(log_entries(screen))
+    after = check_hands([ann, bob], server.data_dir, scratch)
+    assert after.history == before.history
+    # Play goes on from there.
+    assert play_turns([ann, bob], server.data_dir, scratch, moves=2) == 2
+    assert len(saved_state(server.data_dir, scratch).history) == len(before.history) + 2
+
+
+def test_the_server_restarts_mid_game_and_both_players_continue(
+        tmux: Tmux, tmp_path: Path, servers: list[Server]) -> None:
+    server = serve(servers, tmp_path / "data")
+    ann, bob, code = two_at_a_table(tmux, tmp_path, server)
+    scratch = tmp_path / "copy"
+    play_turns([ann, bob], server.data_dir, scratch, moves=3)
+    before = check_hands([ann, bob], server.data_dir, scratch)
+    hands = {p.name: p.hand() for p in (ann, bob)}
+    mover = whose_turn([ann, bob])
+    assert server.stop() == 0  # SIGTERM: every game is hung up, the table stays saved
+    for p in (ann, bob):
+        p.tmux.wait_exit(p.pane)
+    again = serve(servers, server.data_dir, "--port", str(server.port))
+    assert again.port == server.port
+    again.wait_log(r"tables: 1 restored")
+    for p in (ann, bob):
+        back_at_the_table(p, again.port, hands[p.name])
+        p.wait_for(f"Back at the table {code}")
+    assert mover is not None
+    mover.wait_for(YOUR_TURN)
+    after = check_hands([ann, bob], again.data_dir, scratch)
+    assert after.history == before.history and after.to_move == before.to_move
+    assert play_turns([ann, bob], again.data_dir, scratch, moves=2) == 2
