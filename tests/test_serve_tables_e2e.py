@@ -10,7 +10,7 @@ import asyncio
 import os
 import re
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +26,7 @@ from serve_support import (
 )
 
 from casino_tui.app.cardfmt import CardPainter
-from casino_tui.engine import Phase, State
+from casino_tui.engine import Card, Phase, State
 from casino_tui.serve.server import TABLES_DIR
 
 pytestmark = needs_ssh_tmux
@@ -88,6 +88,18 @@ def log_entries(screen: str) -> list[str]:
     return [line for line in box_lines(screen, "Log") if line]
 
 
+def wait_in_log(player: Player, pattern: str) -> str:
+    """Until the log shows ``pattern`` (its lines joined by spaces, as wrapped): the screen."""
+    def found() -> str | None:
+        screen = player.screen()
+        return screen if re.search(pattern, " ".join(log_entries(screen))) else None
+
+    screen = wait_until(found, 15, f"{pattern!r} in {player.name}'s log",
+                        detail=player.screen)
+    assert isinstance(screen, str)
+    return screen
+
+
 def move_line(screen: str) -> str:
     """The line under the hand: the previewed move, or why there is none, or who is waited
     for."""
@@ -108,8 +120,8 @@ def hand_shown(screen: str) -> list[str]:
 
 def last_play(screen: str, name: str) -> str | None:
     """The latest play of ``name`` that the table box recalls (``Ann took 9♠ with 9♥``, after
-    what came before it such as ``New deal (2 of 6) · ``)."""
-    found = re.search(rf"▸ [^│]*?({re.escape(name)} (?:{MOVE_VERBS})[^│]*)", screen)
+    what came before or after it such as ``New deal (2 of 6) · ``)."""
+    found = re.search(rf"▸ [^│]*?({re.escape(name)} (?:{MOVE_VERBS})[^│·]*)", screen)
     return found.group(1).strip() if found else None
 
 
@@ -137,8 +149,9 @@ def cards_shown(screen: str) -> set[str]:
     return set(re.findall(CARD, without_score(screen)))
 
 
-def labels(cards: object) -> list[str]:
-    return sorted(PAINTER.label(c) for c in cards)  # type: ignore[attr-defined]
+def labels(cards: Iterable[Card]) -> list[str]:
+    """Cards as the screens draw them, in the order of :func:`hand_shown`."""
+    return sorted(PAINTER.label(c) for c in cards)
 
 
 # ---------------------------------------------------------------------- the hub's record
@@ -203,9 +216,11 @@ class Player:
         self.type(self.name)
         self.send("Enter")
 
-    def to_tables(self, port: int) -> None:
-        """Connect, go to the tables (naming oneself) and wait for the list."""
-        self.connect(port)
+    def to_tables(self, port: int | None) -> None:
+        """Connect (unless ``port`` is None: connected already), go to the tables (naming
+        oneself) and wait for the list."""
+        if port is not None:
+            self.connect(port)
         self.wait_for(TITLE_WITH_TABLES, timeout=30)
         self.send("t")
         self.name_once()
@@ -239,7 +254,8 @@ def join_by_code(bob: Player, port: int, code: str, seat: int) -> None:
 
 def start(ann: Player, *others: Player) -> None:
     for other in others:
-        ann.wait_match(rf"Seat {other.seat + 1}\s+{re.escape(other.name)}\s+person")  # type: ignore[operator]
+        assert other.seat is not None
+        ann.wait_match(rf"Seat {other.seat + 1}\s+{re.escape(other.name)}\s+person")
     ann.send("s")
     for p in (ann, *others):
         p.wait_for("Your hand")
@@ -304,14 +320,12 @@ def wait_other_sees(other: Player, mover: Player, held: list[str]) -> str:
 
 
 def check_hands(players: list[Player], data: Path, scratch: Path) -> State:
-    """Each person's screen shows their own hand as the hub has it, and no card of any other
-    hand or of the stock anywhere."""
+    """Each person's screen shows their own hand as the hub has it (someone watching: none),
+    and no card of any other hand or of the stock anywhere."""
     def matching() -> State | None:
         state = saved_state(data, scratch)
-        screens = {p.name: p.screen() for p in players}
         for p in players:
-            assert p.seat is not None
-            if hand_shown(screens[p.name]) != labels(state.hands[p.seat]):
+            if p.seat is not None and p.hand() != labels(state.hands[p.seat]):
                 return None
         return state
 
@@ -323,13 +337,15 @@ def check_hands(players: list[Player], data: Path, scratch: Path) -> State:
     state = wait_until(matching, 10, "the hands the hub saved on the screens", detail=detail)
     assert isinstance(state, State)
     for p in players:
-        assert p.seat is not None
         hidden = {PAINTER.label(c) for c in state.stock}
         for seat, hand in enumerate(state.hands):
             if seat != p.seat:
                 hidden |= {PAINTER.label(c) for c in hand}
-        shown = cards_shown(p.screen())
-        assert not shown & hidden, (p.name, shown & hidden, p.screen())
+        screen = p.screen()
+        if p.seat is None:
+            assert "Your hand" not in screen and "· watching" in screen, screen
+        shown = cards_shown(screen)
+        assert not shown & hidden, (p.name, shown & hidden, screen)
     return state
 
 
@@ -348,8 +364,10 @@ def play_turns(players: list[Player], data: Path, scratch: Path, moves: int) -> 
         held = mover.hand()
         play_a_move(mover)
         played += 1
-        for other in others:
-            wait_other_sees(other, mover, held)
+        plays = {wait_other_sees(other, mover, held) for other in others if other.seat is not None}
+        for watcher in (p for p in others if p.seat is None):
+            for play in plays - {"summary"}:
+                wait_in_log(watcher, re.escape(play))
     return played
 
 
@@ -402,17 +420,28 @@ def test_a_partnership_table_of_two_people_and_two_computers(tmux: Tmux, tmp_pat
     scratch = tmp_path / "copy"
     state = saved_state(server.data_dir, scratch)
     assert state.num_players == 4 and state.sides == [[0, 2], [1, 3]]
-    screen = ann.screen()
-    computers = re.findall(r"╭─ (\w+) · (?!person)\w+", screen)  # North · medium
-    assert len(computers) == 2, screen
+    # Bob · person, then the computers (North · medium, East · medium) over the table.
+    found = ann.wait_match(r"╭─ Bob · person ─+╮╭─ (\w+) · (?!person)\w+ ─+╮"
+                           r"╭─ (\w+) · (?!person)\w+ ─")
+    screen, computers = found.string, list(found.groups())
     assert re.search(rf"Ann\+{computers[0]}\s+Bob\+{computers[1]}", screen), screen
     play_turns([ann, bob], server.data_dir, scratch, moves=4)
+    mover = whose_turn([ann, bob])  # the computers have played up to a person's turn
+    assert mover is not None
     state = check_hands([ann, bob], server.data_dir, scratch)
     assert len(state.history) >= 6  # in turn: the computers played between
-    logs = [log_entries(p.screen()) for p in (ann, bob)]
+
+    def computer_plays() -> list[list[str]] | None:
+        logs = [log_entries(p.screen()) for p in (ann, bob)]
+        plays = [[e for e in log if re.match(rf"(?:{'|'.join(computers)}) (?:{MOVE_VERBS})", e)]
+                 for log in logs]
+        return plays if plays[0] == plays[1] else None
+
+    plays = wait_until(computer_plays, 10, "the computers' plays on both screens",
+                       detail=lambda: ann.screen() + bob.screen())
+    assert isinstance(plays, list)
     for name in computers:
-        plays = [[e for e in log if re.match(rf"{name} (?:{MOVE_VERBS})", e)] for log in logs]
-        assert plays[0] and plays[0] == plays[1], (name, logs)
+        assert any(e.startswith(f"{name} ") for e in plays[0]), (name, plays)
 
 
 def kill_client(player: Player) -> None:
@@ -479,3 +508,103 @@ def test_the_server_restarts_mid_game_and_both_players_continue(
     after = check_hands([ann, bob], again.data_dir, scratch)
     assert after.history == before.history and after.to_move == before.to_move
     assert play_turns([ann, bob], again.data_dir, scratch, moves=2) == 2
+
+
+def environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
+def test_a_spectator_sees_no_hand_chat_is_literal_and_no_one_plays_for_another(
+        tmux: Tmux, tmp_path: Path, servers: list[Server]) -> None:
+    """Cara watches Ann and Bob's public table from the list (w): she sees no hidden card and
+    every move. Chat with markup and escape sequences shows literally on every screen, typed
+    (Ann's ``/``) or sent over the table channel. Cara's keys play nothing, and her session's
+    own access to the hub (its secret, from her game's environment) cannot move a seat that is
+    not hers."""
+    from casino_tui.table.controller import MoveRefused
+    from casino_tui.table.hub import Person
+    from casino_tui.table.remote import hub_from_environment
+
+    server = serve(servers, tmp_path / "data")
+    cara = Player(tmux, make_key(tmp_path, "cara"), "Cara")
+    cara.connect(server.port)  # her game starts meanwhile
+    ann, bob, code = two_at_a_table(tmux, tmp_path, server)
+    cara.to_tables(None)
+    cara.wait_match(rf"{code}\s+Standard Cassino · 2 players · to 21\s+· playing")
+    cara.send("w")
+    cara.wait_for("· watching")
+    everyone = [ann, bob, cara]
+    scratch = tmp_path / "copy"
+    play_turns(everyone, server.data_dir, scratch, moves=3)
+
+    # Cara's keys play nothing for the seat to move.
+    before = check_hands(everyone, server.data_dir, scratch)
+    mover = whose_turn([ann, bob])
+    assert mover is not None
+    cara.send("Enter")
+    cara.wait_for("✗ you are watching this table: you have no cards to play")
+    cara.send("m")
+    assert YOUR_TURN in mover.screen()
+
+    # Chat typed with markup and an escape sequence: shown as typed, nothing of it applied.
+    ann.send("/")
+    ann.wait_for("Say to the table:")
+    ann.type("[bold]x[/] [red]y[/red] ")
+    ann.send("-H", "1b")  # ESC
+    ann.type("[2J z")
+    ann.send("Enter")
+    # (The terminal's ESC starts a key sequence for the app, which takes what follows as
+    # text or as a key it does not know: either way no escape character is in the line.)
+    typed = r"Ann: \[bold\]x\[/\] \[red\]y\[/red\] (?:\[2J )?z"
+    for p in everyone:
+        screen = wait_in_log(p, typed)
+        assert "Round 1 · Deal" in screen and "╭─ Table" in screen  # the screen not cleared
+
+    # Cara's session reaches the hub with its secret, as her game does (a client of her own
+    # making): she is refused every seat, whoever she says she is; her chat's escape
+    # characters stay text.
+    pid = server.session_pid(cara.key)
+    attack = "\x1b[2J\x1b[31mred\x1b[0m [b]b[/b]\x07"
+
+    async def third_person() -> tuple[int, str]:
+        hub = await hub_from_environment(environ(pid))
+        assert hub is not None
+        try:
+            cara_person = Person(hub.player, "Cara")
+            [table] = await hub.list_tables(cara_person)
+            assert table.your_seat is None
+            move = before.legal_moves()[0]
+            for claimed in (cara_person, Person(player_id_of(ann), "Ann"),
+                            Person(player_id_of(bob), "Bob")):
+                for seat in range(2):
+                    with pytest.raises(MoveRefused, match="not your seat"):
+                        await hub.submit_move(table.table_id, claimed, seat, move)
+            await hub.chat(table.table_id, cara_person, attack)
+            return len((await hub.snapshot(table.table_id, cara_person)).seats), table.code
+        finally:
+            await hub.close()
+
+    # The channel keeps one connection per session: while her game is stopped it does not
+    # take the channel back (it does when it goes on).
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        seats, seen_code = asyncio.run(asyncio.wait_for(third_person(), 30))
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert seats == 2 and seen_code == code
+    shown = "Cara: " + attack.replace("\x1b", "�").replace("\x07", "�")
+    for p in everyone:
+        screen = wait_in_log(p, re.escape(shown).replace(r"\ ", r"\s+"))
+        assert "Round 1 · Deal" in screen and "╭─ Table" in screen  # nothing cleared
+    after = check_hands(everyone, server.data_dir, scratch)
+    assert after.history == before.history and after.to_move == before.to_move
+    assert YOUR_TURN in mover.screen()
+    # And the game goes on, Cara still watching every move.
+    assert play_turns(everyone, server.data_dir, scratch, moves=2) == 2
+
+
+def player_id_of(player: Player) -> str:
+    from casino_tui.serve.players import player_id
+
+    return player_id(player.key.fingerprint)
