@@ -19,6 +19,7 @@ from serve_support import (
     Key,
     Server,
     Tmux,
+    hand_cards,
     make_key,
     needs_ssh_tmux,
     ssh_argv,
@@ -113,11 +114,6 @@ def move_line(screen: str) -> str:
     return ""
 
 
-def hand_shown(screen: str) -> list[str]:
-    """The cards in the "Your hand" box (in order of rank), nothing else."""
-    return sorted(re.findall(CARD, "\n".join(box_lines(screen, "Your hand"))))
-
-
 def last_play(screen: str, name: str) -> str | None:
     """The latest play of ``name`` that the table box recalls (``Ann took 9♠ with 9♥``, after
     what came before or after it such as ``New deal (2 of 6) · ``)."""
@@ -150,7 +146,7 @@ def cards_shown(screen: str) -> set[str]:
 
 
 def labels(cards: Iterable[Card]) -> list[str]:
-    """Cards as the screens draw them, in the order of :func:`hand_shown`."""
+    """Cards as the screens draw them, sorted as :meth:`Player.hand` sorts them."""
     return sorted(PAINTER.label(c) for c in cards)
 
 
@@ -208,7 +204,7 @@ class Player:
         self.tmux.send(self.pane, "-l", text)
 
     def hand(self) -> list[str]:
-        return hand_shown(self.screen())
+        return sorted(hand_cards(self.screen()))
 
     def name_once(self) -> None:
         """The display name, asked the first time the player goes to the tables."""
