@@ -268,17 +268,24 @@ def two_at_a_table(tmux: Tmux, tmp_path: Path, server: Server) -> tuple[Player, 
 
 # ---------------------------------------------------------------------- playing
 def whose_turn(players: list[Player]) -> Player | None:
-    """The person whose screen says it is their turn (None: the round is over)."""
+    """The person to move, once every screen agrees (theirs says it is their turn, everyone
+    else's that they wait for them: a screen may lag behind a move); None when the round is
+    over."""
     def find() -> Player | str | None:
-        for p in players:
-            screen = p.screen()
-            if SUMMARY.search(screen):
-                return "over"
-            if YOUR_TURN in screen:
-                return p
+        screens = [p.screen() for p in players]
+        if any(SUMMARY.search(screen) for screen in screens):
+            return "over"
+        turns = [p for p, screen in zip(players, screens, strict=True) if YOUR_TURN in screen]
+        if len(turns) != 1:
+            return None
+        mover = turns[0]
+        waiting = f"Waiting for {mover.name}"
+        if all(waiting in screen for p, screen in zip(players, screens, strict=True)
+               if p is not mover):
+            return mover
         return None
 
-    found = wait_until(find, 20, "someone's turn",
+    found = wait_until(find, 20, "someone's turn on every screen",
                        detail=lambda: "\n".join(p.screen() for p in players))
     return found if isinstance(found, Player) else None
 
@@ -354,8 +361,6 @@ def play_turns(players: list[Player], data: Path, scratch: Path, moves: int) -> 
         if mover is None:
             break
         others = [p for p in players if p is not mover]
-        for other in others:
-            other.wait_for(f"Waiting for {mover.name}")
         check_hands(players, data, scratch)
         held = mover.hand()
         play_a_move(mover)
