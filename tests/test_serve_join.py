@@ -100,10 +100,16 @@ def test_join_code_reaches_the_game(tmp_path: Path, server: Server, key: Key) ->
     tmux = Tmux(tmp_path)
     try:
         tmux.start("a", ssh_argv(server.port, key, "-t", command=["join", "ka-mi-ro"]), 100, 30)
-        screen = tmux.wait_for("a", "There is no table KAMIRO to join", timeout=30)
-        assert TITLE in screen
+        # The server has tables: the player names themselves once, then the code is tried.
+        tmux.wait_for("a", "Your display name", timeout=30)
+        tmux.send("a", "-l", "Alice")
+        tmux.send("a", "Enter")
+        screen = tmux.wait_for("a", "There is no table KAMIRO to join")
+        assert "You are Alice at these tables" in screen
         server.wait_log(rf"session 1 start: player {re.escape(key.fingerprint)} .* "
                         r"args \[--join KAMIRO\]")
+        tmux.send("a", "Escape")
+        tmux.wait_for("a", TITLE)
         tmux.send("a", "q")
         assert tmux.wait_exit("a") == 0
     finally:
