@@ -269,12 +269,15 @@ class Tmux:
 
 
 def hand_cards(screen: str) -> list[str]:
-    """The cards in the "Your hand" box of the game table, as drawn (``KD``, ``10♥``)."""
+    """The cards in the "Your hand" box of the game table, as drawn (``KD``, ``10♥``); only
+    inside the box (the log beside it names cards too)."""
     lines = screen.splitlines()
     for i, line in enumerate(lines):
         if "Your hand" in line:
+            title = line.index("Your hand")
+            right = next((j for j in range(title, len(line)) if line[j] in "╮+"), len(line))
             for row in lines[i + 1:i + 4]:
-                cards = re.findall(r"(?:10|[2-9AJQK])[SHDC♠♥♦♣]", row)
+                cards = re.findall(r"(?:10|[2-9AJQK])[SHDC♠♥♦♣]", row[:right])
                 if cards:
                     return cards
     return []
