@@ -34,6 +34,7 @@ SEAT_CHANGES = {
     "away": "{name} is away",
     "back": "{name} is back",
     "computer": "A computer plays for {name}",
+    "filled": "A computer ({level}) takes the open seat {name}",
     "returned": "{name} is back and plays again",
 }
 
@@ -177,7 +178,8 @@ class NetSession(SessionBase):
             line = SEAT_CHANGES.get(str(data.get("change")))
             if line is not None:
                 name = printable(str(data.get("name", "?")))
-                self.log.append(LogEntry(line.format(name=name), None, r))
+                level = printable(str(data.get("level") or "computer"))
+                self.log.append(LogEntry(line.format(name=name, level=level), None, r))
         elif event.kind == "note":
             self.log.append(LogEntry(printable(event.text), None, r))
         else:

@@ -61,8 +61,9 @@ class TableEvent:
     - ``note``: ``text``; ``data.new_game`` (the game's number at the table) when a new game
       begins at the table with the same seats (its ``round_start`` follows);
     - ``chat``: ``text`` as typed (to be shown literally) and ``data.who`` (a display name);
-    - ``seat``: ``data.change`` (``joined``, ``left``, ``away``, ``back``, ``computer``,
-      ``returned``) and ``data.name``; ``seat`` is the seat.
+    - ``seat``: ``data.change`` (``joined``, ``left``, ``away``, ``back``, ``computer`` (a
+      stand-in for a person away), ``filled`` (a computer takes a seat left open at the start;
+      ``data.level``), ``returned``) and ``data.name``; ``seat`` is the seat.
     """
 
     number: int

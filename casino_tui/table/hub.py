@@ -493,7 +493,8 @@ class LocalHub:
             if s.human and table.holders[i] is None:  # an open seat: a computer plays it
                 level = ctl.config.seats[i].level or DEFAULT_LEVEL
                 ctl.set_seat(i, SeatInfo(s.name, False, level))
-                ctl.add_event("seat", seat=i, data={"change": "computer", "name": s.name})
+                ctl.add_event("seat", seat=i, data={"change": "filled", "name": s.name,
+                                                    "level": level})
         table.started = True
         ctl.add_note("The game begins")
         self._save(table)

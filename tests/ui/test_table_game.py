@@ -591,3 +591,18 @@ async def test_a_partnership_table_of_two_people_and_two_computers() -> None:
         logged = log_texts(screen)
         assert any(t.startswith("West ") for t in logged)
         assert any(t.startswith("East ") for t in logged)
+
+
+@asynctest
+async def test_a_seat_left_open_at_the_start_is_taken_by_a_computer_and_said_so() -> None:
+    hub = LocalHub(SeededThinker(), clock=Clock())
+    app = table_app(hub)
+    async with app.run_test(size=(80, 24)) as pilot:
+        info = await hub.create_table(two_people(), ANN)
+        await hub.start(info.table_id, ANN)  # nobody took North: a computer plays it
+        await hub.idle(info.table_id)
+        screen = await sit_at(pilot, hub, info.table_id, 0)
+        logged = log_texts(screen)
+        level = hub.controller(info.table_id).seats[1].level
+        assert f"A computer ({level}) takes the open seat North" in logged
+        assert not any(t.startswith("A computer plays for") for t in logged)
