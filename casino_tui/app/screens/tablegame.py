@@ -148,7 +148,8 @@ class TableGameScreen(GameScreen):
         if self._awaiting and not self._my_turn():
             self._awaiting = False
         self.refresh_all()
-        self.call_later(self._advance)
+        # at once, not later: the next turn's changes go out in the same frame as the move
+        self._advance()
 
     def _table_gone(self, reason: str) -> None:
         self._gone = True
