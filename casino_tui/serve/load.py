@@ -261,6 +261,7 @@ class TablesRun:
     work: Path
     load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)
     load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    client_cpu: float = 0.0  # this process's CPU seconds (the scripted players, SSH clients)
 
     @property
     def finished(self) -> int:
@@ -302,6 +303,8 @@ class TablesRun:
             "server_rss_mib": _round(self.peak.server_rss / 1024),
             "server_pss_mib": _round(self.peak.server_pss / 1024),
             "server_cpu_s": _round(self.server_cpu),
+            "games_cpu_s": _round(sum(self.peak.cpu.values())),
+            "load_tool_cpu_s": _round(self.client_cpu),
             "seated_s_median": _round(statistics.median(seated) if seated else None, 2),
             "round_s_median": _round(statistics.median(rounds) if rounds else None, 2),
             "round_s_max": _round(max(rounds) if rounds else None, 2),
@@ -344,11 +347,12 @@ async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
     server = LoopbackServer(work, tables * players)
     load_before = os.getloadavg()
     started = time.monotonic()
+    cpu_before = time.process_time()
     results: list[TableResult] = []
     try:
         port = await server.start()
         scripts = [Table(i + 1, port, [asyncssh.generate_private_key("ssh-ed25519")
-                                       for _ in range(players)], size, step_timeout, moves)
+                                       for _ in range(players)], size, step_timeout, moves, work)
                    for i in range(tables)]
         tasks = [asyncio.create_task(t.play()) for t in scripts]
         done, pending = await asyncio.wait(tasks, timeout=timeout)
@@ -365,7 +369,8 @@ async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
         await server.stop()
     elapsed = time.monotonic() - started
     return TablesRun(tables, players, size, moves, results, server.peak, elapsed, server.cpu,
-                     server.leftovers, work, load_before, os.getloadavg())
+                     server.leftovers, work, load_before, os.getloadavg(),
+                     time.process_time() - cpu_before)
 
 
 def report_tables(run: TablesRun) -> None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 HOST = "127.0.0.1"
+KEEP_TEXT = 200_000  # characters of a screen's text kept (a frame is a few thousand)
 TITLE = "the classic fishing card game"
 YOUR_TURN = "Your turn"
 ROUND_OVER = re.compile(r"Round \d+ summary")
@@ -55,6 +56,7 @@ class Screen:
         self._raw_tail = ""
         self._changed = asyncio.Event()
         self.mark_at = 0
+        self.dropped = 0  # characters dropped from the start of ``text``
         self.closed = False
         # where each chunk's text ends and when it arrived (for :meth:`arrival`)
         self._ends: list[int] = []
@@ -73,9 +75,10 @@ class Screen:
         self.text += ESCAPES.sub("", text)
         self._ends.append(len(self.text))
         self._times.append(self.last_chunk_at)
-        if len(self.text) > 2_000_000:  # drop old text, keep the marks meaningful
-            drop = len(self.text) - 1_000_000
+        if len(self.text) > KEEP_TEXT * 2:  # drop old text, keep the marks meaningful
+            drop = len(self.text) - KEEP_TEXT
             self.text = self.text[drop:]
+            self.dropped += drop
             self.mark_at = max(0, self.mark_at - drop)
             keep = bisect.bisect_right(self._ends, drop)
             self._ends = [end - drop for end in self._ends[keep:]]
@@ -116,15 +119,23 @@ class Screen:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), left)
 
-    async def seen_after(self, offset: int, *patterns: str | re.Pattern[str],
+    @property
+    def received(self) -> int:
+        """Characters of text received so far (dropped ones included): an offset for
+        :meth:`seen_after`."""
+        return self.dropped + len(self.text)
+
+    async def seen_after(self, received: int, *patterns: str | re.Pattern[str],
                          timeout: float) -> tuple[int, float]:
-        """The first of ``patterns`` in the text after ``offset`` (the mark stays where it
-        is): its index and when the chunk that completed it arrived."""
+        """The first of ``patterns`` in the text after the first ``received`` characters
+        (the mark stays where it is): its index and when the chunk that completed it
+        arrived."""
         deadline = time.monotonic() + timeout
         compiled = [p if isinstance(p, re.Pattern) else re.compile(re.escape(p))
                     for p in patterns]
         while True:
             best: tuple[int, int] | None = None  # (end of the match, index)
+            offset = max(0, received - self.dropped)
             for i, pattern in enumerate(compiled):
                 found = pattern.search(self.text, offset)
                 if found and (best is None or found.end() < best[0]):
@@ -196,9 +207,11 @@ def _memory_kb(pid: int) -> tuple[int, int]:
     return rss, pss
 
 
-def session_memory(server_pid: int) -> dict[int, tuple[int, int, int]]:
+def session_memory(server_pid: int, cpu: dict[int, float] | None = None,
+                   ) -> dict[int, tuple[int, int, int]]:
     """For each game (a child of the server leading its own process group): total RSS and
-    PSS in KiB of its group, and the number of processes in it."""
+    PSS in KiB of its group, and the number of processes in it. ``cpu``: gets each game's
+    CPU seconds so far (its processes' user and system time)."""
     stats = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -210,11 +223,15 @@ def session_memory(server_pid: int) -> dict[int, tuple[int, int, int]]:
     for leader in leaders:
         members = [pid for pid, (_ppid, pgid) in stats.items() if pgid == leader]
         rss = pss = 0
+        seconds = 0.0
         for pid in members:
             r, p = _memory_kb(pid)
             rss += r
             pss += p
+            seconds += _cpu_seconds(pid) or 0.0
         out[leader] = (rss, pss, len(members))
+        if cpu is not None:
+            cpu[leader] = max(cpu.get(leader, 0.0), seconds)
     return out
 
 
@@ -224,12 +241,13 @@ class MemoryPeak:
     server_rss: int = 0
     server_pss: int = 0
     at: float = 0.0
+    cpu: dict[int, float] = field(default_factory=dict)  # each game's CPU seconds, last seen
 
 
 async def sample_memory(server_pid: int, peak: MemoryPeak, every: float = 1.0) -> None:
     start = time.monotonic()
     while True:
-        snap = await asyncio.to_thread(session_memory, server_pid)
+        snap = await asyncio.to_thread(session_memory, server_pid, peak.cpu)
         if len(snap) > len(peak.sessions) or (
                 len(snap) == len(peak.sessions)
                 and sum(v[0] for v in snap.values()) > sum(v[0] for v in peak.sessions.values())):

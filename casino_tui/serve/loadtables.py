@@ -23,6 +23,7 @@ import contextlib
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .loadkit import (
@@ -124,8 +125,9 @@ class Table:
     """The script of one table: ``players`` people over SSH, the first creating it."""
 
     def __init__(self, number: int, port: int, keys: list[Any], size: tuple[int, int],
-                 step: float, moves: int) -> None:
+                 step: float, moves: int, dump: Path | None = None) -> None:
         self.number = number
+        self.dump = dump
         self.port = port
         self.keys = keys
         self.size = size
@@ -153,6 +155,9 @@ class Table:
                     res.players[i].exit_status = term.process.exit_status
         except Exception as err:  # a load run reports what went wrong and goes on
             res.error = f"{type(err).__name__}: {err}".strip()
+            if self.dump is not None:  # what each player saw, for finding out why
+                for player, term in zip(res.players, self.terminals, strict=False):
+                    (self.dump / f"{player.name}.txt").write_text(term.screen.text)
         enough = (lambda p: p.round_over or p.moves >= self.moves) if self.moves else \
             (lambda p: p.round_over)
         res.finished = not res.error and all(p.exit_status == 0 and enough(p)
@@ -248,14 +253,14 @@ class Table:
         screen."""
         sent = time.monotonic()
         pattern = moved(self.result.players[i].name)
-        return [asyncio.create_task(self._seen_on(other.screen, len(other.screen.text),
+        return [asyncio.create_task(self._seen_on(other.screen, other.screen.received,
                                                   pattern, sent))
                 for j, other in enumerate(self.terminals) if j != i]
 
-    async def _seen_on(self, screen: Screen, offset: int, pattern: re.Pattern[str],
+    async def _seen_on(self, screen: Screen, received: int, pattern: re.Pattern[str],
                        sent: float) -> None:
         try:
-            _, arrived = await screen.seen_after(offset, pattern, ROUND_OVER,
+            _, arrived = await screen.seen_after(received, pattern, ROUND_OVER,
                                                  timeout=self.step)
         except (TimeoutError, EOFError):
             self.result.missed += 1
