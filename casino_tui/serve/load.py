@@ -551,7 +551,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 1 <= args.sessions <= 200:
         parser.error("--sessions must be between 1 and 200")
     if not 0 <= args.tables <= 100:
-        parser.error("--tables must be between 1 and 100")
+        parser.error("--tables must be between 1 and 100 (0: --sessions)")
     if not 2 <= args.players <= 4:
         parser.error("--players must be between 2 and 4")
     if args.timeout <= 0 or args.step_timeout <= 0:
