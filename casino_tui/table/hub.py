@@ -164,7 +164,10 @@ class TableInfo:
 
 class Subscription(Protocol):
     """Events of one table for one person, filtered for them, in order and without gaps.
-    ``lost``: too many events waited unread; take a fresh snapshot and subscribe again."""
+    ``lost``: too many events waited unread; take a fresh snapshot and subscribe again.
+    A subscription may also have ``view``: the person's view of the table that came with the
+    latest events (a hub over a connection sends it, saving a call for a snapshot; None or
+    no such attribute: ask for a snapshot)."""
 
     lost: bool
 
@@ -279,6 +282,7 @@ class _Queue:
         self._queue: asyncio.Queue[TableEvent] = asyncio.Queue()
         self.lost = False
         self.closed = False
+        self.view: TableView | None = None  # in process, a snapshot costs nothing
 
     def push(self, event: TableEvent) -> None:
         if self.closed or self.lost:
