@@ -243,6 +243,8 @@ class Table:
                 if seen == 0:
                     me.round_over = True
                     return
+        except TimeoutError as err:  # say whose screen did not show what
+            raise TimeoutError(f"{me.name} after {me.moves} moves: {err}") from None
         finally:
             self._done_moving[i].set()
         # done: wait for the others to play theirs (they need this screen to watch)
