@@ -625,3 +625,45 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     assert done.leftovers == 0
     log = (tmp_path / "server.log").read_text()
     assert len(re.findall(r"session \d+ end: .* reason quit status 0", log)) == 2
+
+
+def test_load_tool_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from casino_tui.serve import load
+
+    args = load.build_parser().parse_args(["--tables", "10", "--players", "2", "--json"])
+    assert (args.tables, args.players, args.json, args.moves) == (10, 2, True, 0)
+    for bad in (["--tables", "2", "--players", "5"], ["--tables", "-1"], ["--moves", "-2"]):
+        with pytest.raises(SystemExit) as exit_:
+            load.main(bad)
+        assert exit_.value.code == 2
+    assert "--players must be between 2 and 4" in capsys.readouterr().err
+
+
+def test_load_tool_tables_people_play_each_other(tmp_path: Path) -> None:
+    """The load tool with --tables, quick: at one table, one person creates it and reads its
+    code from the screen, the other joins with that code over SSH, and each plays 2 moves;
+    every move is seen on the other's screen; the figures come as --json gives them."""
+    import asyncio
+
+    from casino_tui.serve import load
+
+    done = asyncio.run(load.play_tables(1, 2, moves=2, timeout=90, step_timeout=30,
+                                        work=tmp_path))
+    assert done.ok, done.results
+    table = done.results[0]
+    assert re.fullmatch(r"[BDFGKMNPRSTVZ][AEIOU]" * 3, table.code)
+    assert [(p.name, p.exit_status, p.moves) for p in table.players] == [
+        ("T1a", 0, 2), ("T1b", 0, 2)]
+    assert len(table.latencies) == 4 and table.missed == 0  # each move on the other screen
+    figures = done.figures()
+    assert figures["tables_finished"] == 1 and figures["errors"] == []
+    assert figures["move_to_other_screen_samples"] == 4
+    for name in ("move_to_other_screen_ms_median", "move_to_other_screen_ms_p95",
+                 "key_to_own_screen_ms_median", "round_s_median"):
+        assert isinstance(figures[name], float), name
+    assert figures["pss_mib_per_session"] is None or figures["pss_mib_per_session"] > 0
+    assert figures["moves_played"] == 4 and figures["leftover_games"] == 0
+    json.dumps(figures)
+    log = (tmp_path / "server.log").read_text()
+    assert re.search(r"session 2 start: .* args \[--join " + table.code + r"\]", log)
+    assert len(re.findall(r"session \d+ end: .* reason quit status 0", log)) == 2

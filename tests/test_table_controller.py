@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -216,3 +217,43 @@ def test_every_move_and_round_is_autosaved(tmp_path: Path) -> None:
     assert ctl.take_notice() is None
     ctl.close()
     assert ctl.slot.closed
+
+
+def test_saving_in_background_does_not_wait_for_the_disk_and_keeps_the_last_move(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hub serving many tables saves in a thread: a move is taken while the file of the move
+    before is still being written, and closing the table waits until the file holds every
+    move."""
+    store = SaveStore(tmp_path)
+    config = people()
+    ctl = TableController(config)
+    ctl.store, ctl.slot = store, store.new_game(save_seats(config, 2))
+    ctl.save_in_background()
+    assert ctl.saver is not None
+    gate = threading.Event()
+    writing = threading.Event()
+    saved_lengths: list[int] = []
+    autosave = store.autosave
+
+    def slow_autosave(slot: object, state: State) -> None:
+        writing.set()
+        assert gate.wait(20)  # the disk is slow
+        saved_lengths.append(len(state.history))
+        autosave(slot, state)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "autosave", slow_autosave)
+    ctl.save_now()
+    assert writing.wait(20)
+    for _ in range(6):  # every move is taken while the first save is still being written
+        seat = ctl.to_move
+        assert seat is not None
+        ctl.play(seat, ctl.state.legal_moves()[0])
+    assert saved_lengths == []
+    gate.set()
+    ctl.close()  # waits for the last save
+    assert saved_lengths[0] == 0 and saved_lengths[-1] == 6
+    assert len(saved_lengths) <= 3  # the moves made while it wrote are saved together
+    game = store.load(ctl.slot.path, read_only=True)
+    assert game.state.history == ctl.state.history
+    assert ctl.slot.closed
+    assert ctl.take_notice() is None

@@ -336,6 +336,28 @@ def test_tables_are_saved_with_their_players_and_back_after_a_restart(tmp_path: 
     asyncio.run(second())
 
 
+def test_a_hub_saving_in_background_has_every_move_on_disk_after_shutdown(
+        tmp_path: Path) -> None:
+    """The server's hub writes its tables' files in threads (the disk never holds up the event
+    loop): after it stops, each file has every move, and the table comes back as it was."""
+    async def first() -> tuple[str, list[Move]]:
+        hub = LocalHub(SeededThinker(), SaveStore(tmp_path / "tables"), clock=Clock(),
+                       save_in_background=True)
+        tid = await seated_table(hub)
+        assert hub.controller(tid).saver is not None
+        for _ in range(7):
+            await play_turn(hub, tid)
+        history = list(hub.controller(tid).state.history)
+        hub.shutdown()
+        return tid, history
+
+    tid, history = asyncio.run(first())
+    again = make_hub(tmp_path)
+    assert again.restore() == [tid]
+    assert again.controller(tid).state.history == history
+    again.shutdown()
+
+
 def test_a_table_nobody_came_back_to_is_closed_after_a_day(tmp_path: Path) -> None:
     clock = Clock()
 

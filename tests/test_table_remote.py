@@ -261,6 +261,52 @@ def test_two_people_play_a_whole_round_over_the_channel(tmp_path: Path) -> None:
     run(main())
 
 
+def test_the_view_comes_with_the_events_so_a_seat_need_not_ask_for_it(tmp_path: Path) -> None:
+    """After a move, the events pushed to a seat end with that seat's view (what a snapshot
+    would give: its own hand only): the seat's client takes it without calling the server
+    back, which saves a round trip on every move. Chat comes without a view."""
+    from casino_tui.table.client import SeatClient
+
+    async def main() -> None:
+        async with Served(tmp_path) as served:
+            ann, bob, info = await seated(served)
+            tid = info.table_id
+            pa, pb = Person(ANN.player, "Ann"), Person(BOB.player, "Bob")
+            await ann.start(tid, pa)
+            watcher = SeatClient(bob, tid, pb)
+            await watcher.open()
+            asked: list[str] = []
+            snapshot = bob.snapshot
+
+            async def counted(table_id: str, person: Person) -> Any:
+                asked.append(table_id)
+                return await snapshot(table_id, person)
+
+            bob.snapshot = counted  # type: ignore[method-assign]
+            for _ in range(4):
+                view = await ann.snapshot(tid, pa)
+                seat = view.to_move
+                assert seat is not None
+                owner, person = (ann, pa) if seat == 0 else (bob, pb)
+                move = (await owner.snapshot(tid, person)).seat_view().legal_moves()[0]
+                calls = len(asked)
+                await owner.submit_move(tid, person, seat, move)
+                update = await asyncio.wait_for(watcher.next_update(), 10)
+                while update.view.number < served.hub.controller(tid).number:
+                    update = await asyncio.wait_for(watcher.next_update(), 10)
+                assert any(e.kind == "move" for e in update.events)
+                if owner is ann:
+                    assert len(asked) == calls, "the seat asked for a snapshot after a move"
+                assert update.view == await snapshot(tid, pb)
+                assert update.view.hand == tuple(served.hub.controller(tid).state.hands[1])
+            await ann.chat(tid, pa, "hi")
+            update = await asyncio.wait_for(watcher.next_update(), 10)
+            assert [e.kind for e in update.events] == ["chat"]
+            watcher.close()
+
+    run(main())
+
+
 def test_a_third_person_cannot_act_for_a_seat_that_is_not_theirs(tmp_path: Path) -> None:
     async def main() -> None:
         async with Served(tmp_path) as served:

@@ -1,33 +1,41 @@
-"""Load test of ``casino-tui serve``: N scripted players at once, over real SSH, on loopback.
+"""Load test of ``casino-tui serve``: scripted players at once, over real SSH, on loopback.
 
-    python -m casino_tui.serve.load [--sessions 20] [--timeout 300] [--moves N]
+    python -m casino_tui.serve.load [--sessions 20] [--timeout 300] [--moves N] [--json]
+    python -m casino_tui.serve.load --tables 10 [--players 2] [--moves N] [--json]
 
 It starts its own server (``casino-tui serve`` on 127.0.0.1, a free port, a temporary data
-directory, no rate limit) and N asyncssh clients, each with its own key and a PTY. Every client
-plays a whole round against the computer with the keys a person uses (title ``n``, Enter to
-start; at each turn Right to look at the next card, then Enter to play the previewed move, or
-``m`` and Enter to pick from the list when that card has no move), then quits with Ctrl+Q.
-``--moves N`` quits after the player's first N moves instead (a quick check; the tests use it
-through :func:`play_sessions`).
+directory, no rate limit) and asyncssh clients, each with its own key and a PTY, pressing the
+keys a person uses.
 
+``--sessions N``: N players each play a whole round against the computer (title ``n``, Enter to
+start; at each turn Right to look at the next card, then Enter to play the previewed move, or
+``m`` and Enter to pick from the list when that card has no move), then quit with Ctrl+Q.
 It prints: sessions finished, exit statuses, games saved (resumable after quitting), memory per
 session (RSS and PSS of each game's process group, sampled every second; the figures at the
 busiest moment), key-to-screen latency over SSH (from sending Right to the first byte of the
 redrawn screen, measured only while the game waits for the player), time to the title screen
-and to finish a round. Traffic goes only to 127.0.0.1, and everything stops after --timeout
-seconds at the latest. This is a measuring tool, not a test: it does not fail on slowness.
+and to finish a round.
+
+``--tables N --players P``: N tables of P people each play a whole round against each other at
+the server's tables (:mod:`casino_tui.serve.loadtables`: one creates the table and reads its code
+from the screen, the others come with ``join CODE``, the creator starts). It prints the tables
+finished, the time from one player's key press that plays a move to that move on every other
+player's screen, key to one's own screen, memory per session and each round's length.
+
+``--moves N`` stops after each player's first N moves instead of the whole round (a quick check;
+the tests use it through :func:`play_sessions` and :func:`play_tables`); ``--json`` prints the
+figures as JSON. Traffic goes only to 127.0.0.1, and everything stops after --timeout seconds at
+the latest. This is a measuring tool, not a test: it does not fail on slowness.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import codecs
-import contextlib
+import json
+import math
 import os
-import re
 import shutil
-import signal
 import statistics
 import sys
 import tempfile
@@ -37,104 +45,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .loadkit import (
+    HOST,
+    KEY_ENTER,
+    KEY_QUIT,
+    KEY_RIGHT,
+    MOVE_LIST,
+    NO_MOVE,
+    ROUND_OVER,
+    TITLE,
+    YOUR_TURN,
+    LoopbackServer,
+    MemoryPeak,
+    Screen,
+    moved,
+    percentile,
+)
+from .loadtables import Table, TableResult
 from .players import PlayerDirs, has_saved_game
 
-HOST = "127.0.0.1"
-TITLE = "the classic fishing card game"
 SETUP = "Preset"
 TABLE = "Your hand"
-YOUR_TURN = "Your turn"
-ROUND_OVER = re.compile(r"Round \d+ summary")
-SOUTH_MOVED = re.compile(r"South (trailed|took|raised|added|built|plucked|did not pluck)")
-NO_MOVE = re.compile(r"there is no move to play|has no legal move here")
-MOVE_LIST = "All legal moves"
-KEY_RIGHT = b"\x1b[C"
-KEY_ENTER = b"\r"
-KEY_QUIT = b"\x11"  # Ctrl+Q
-ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\"
-                     r"|[()][0-9A-Za-z]|[@-Z\\-_=>])")
-
-
-class Screen:
-    """The text a session has received (escape sequences removed), with waiting helpers."""
-
-    def __init__(self) -> None:
-        self.text = ""
-        self.chunks = 0
-        self.last_chunk_at = 0.0
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._raw_tail = ""
-        self._changed = asyncio.Event()
-        self.mark_at = 0
-        self.closed = False
-
-    def feed(self, data: bytes) -> None:
-        self.last_chunk_at = time.monotonic()
-        self.chunks += 1
-        text = self._raw_tail + self._decoder.decode(data)
-        # keep an unfinished escape sequence for the next chunk
-        cut = text.rfind("\x1b")
-        if cut != -1 and not ESCAPES.match(text, cut):
-            text, self._raw_tail = text[:cut], text[cut:]
-        else:
-            self._raw_tail = ""
-        self.text += ESCAPES.sub("", text)
-        if len(self.text) > 2_000_000:  # drop old text, keep the marks meaningful
-            drop = len(self.text) - 1_000_000
-            self.text = self.text[drop:]
-            self.mark_at = max(0, self.mark_at - drop)
-        self._changed.set()
-
-    def close(self) -> None:
-        self.closed = True
-        self._changed.set()
-
-    def mark(self) -> None:
-        """Later waits look only at text that arrives after this."""
-        self.mark_at = len(self.text)
-
-    async def wait(self, *patterns: str | re.Pattern[str], timeout: float) -> int:
-        """Index of the first pattern seen after the mark, which moves past it (text after the
-        match still counts for the next wait); TimeoutError if none comes."""
-        deadline = time.monotonic() + timeout
-        while True:
-            recent = self.text[self.mark_at:]
-            for i, p in enumerate(patterns):
-                pattern = p if isinstance(p, re.Pattern) else re.compile(re.escape(p))
-                found = pattern.search(recent)
-                if found:
-                    self.mark_at += found.end()
-                    return i
-            if self.closed:
-                raise EOFError("the session ended")
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"none of {patterns} within {timeout}s")
-            self._changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), left)
-
-    async def quiet(self, period: float, timeout: float = 5.0) -> None:
-        """Until no output has come for ``period`` seconds."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            idle = time.monotonic() - self.last_chunk_at
-            if idle >= period:
-                return
-            await asyncio.sleep(period - idle)
-
-    async def next_chunk(self, after: int, timeout: float) -> float | None:
-        """When the first chunk after chunk number ``after`` arrived (None: none came)."""
-        deadline = time.monotonic() + timeout
-        while self.chunks <= after:
-            left = deadline - time.monotonic()
-            if left <= 0 or self.closed:
-                return None
-            self._changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), left)
-        return self.last_chunk_at
-
+SOUTH_MOVED = moved("South")
 
 @dataclass
 class Result:
@@ -252,94 +184,6 @@ async def _script(process: Any, screen: Screen, res: Result, t0: float, step: fl
     send(KEY_QUIT)
 
 
-# ---------------------------------------------------------------------- memory
-def _proc_stat(pid: int) -> tuple[int, int] | None:
-    """(ppid, pgid) of a live process."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    if fields[0] == "Z":
-        return None
-    return int(fields[1]), int(fields[2])
-
-
-def _cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time of a live process."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _memory_kb(pid: int) -> tuple[int, int]:
-    """(RSS, PSS) of a process in KiB (0, 0 if it is gone)."""
-    rss = pss = 0
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Rss:"):
-                rss = int(line.split()[1])
-            elif line.startswith("Pss:"):
-                pss = int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return rss, pss
-
-
-def session_memory(server_pid: int) -> dict[int, tuple[int, int, int]]:
-    """For each game (a child of the server leading its own process group): total RSS and
-    PSS in KiB of its group, and the number of processes in it."""
-    stats = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            st = _proc_stat(int(entry))
-            if st is not None:
-                stats[int(entry)] = st
-    leaders = [pid for pid, (ppid, pgid) in stats.items() if ppid == server_pid and pgid == pid]
-    out: dict[int, tuple[int, int, int]] = {}
-    for leader in leaders:
-        members = [pid for pid, (_ppid, pgid) in stats.items() if pgid == leader]
-        rss = pss = 0
-        for pid in members:
-            r, p = _memory_kb(pid)
-            rss += r
-            pss += p
-        out[leader] = (rss, pss, len(members))
-    return out
-
-
-@dataclass
-class MemoryPeak:
-    sessions: dict[int, tuple[int, int, int]] = field(default_factory=dict)
-    server_rss: int = 0
-    at: float = 0.0
-
-
-async def sample_memory(server_pid: int, peak: MemoryPeak, every: float = 1.0) -> None:
-    start = time.monotonic()
-    while True:
-        snap = await asyncio.to_thread(session_memory, server_pid)
-        if len(snap) > len(peak.sessions) or (
-                len(snap) == len(peak.sessions)
-                and sum(v[0] for v in snap.values()) > sum(v[0] for v in peak.sessions.values())):
-            peak.sessions = snap
-            peak.server_rss = _memory_kb(server_pid)[0]
-            peak.at = time.monotonic() - start
-        await asyncio.sleep(every)
-
-
-# ---------------------------------------------------------------------- the run
-def _percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    k = (len(ordered) - 1) * q
-    lo = int(k)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
-
-
 @dataclass
 class LoadRun:
     """What :func:`play_sessions` measured."""
@@ -372,26 +216,17 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
 
     if work is None:
         work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
-    data_dir = work / "data"
-    log_path = work / "server.log"
-    log_file = open(log_path, "wb")  # noqa: SIM115 (closed below)
-    server = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "casino_tui", "serve", "--host", HOST, "--port", "0",
-        "--data-dir", str(data_dir), "--max-sessions", str(max(sessions, 1)),
-        "--rate-limit", "0", "--idle-timeout", "0",
-        stdin=asyncio.subprocess.DEVNULL, stdout=log_file, stderr=log_file)
+    server = LoopbackServer(work, sessions)
     started = time.monotonic()
     results: list[Result] = []
-    peak = MemoryPeak()
     try:
-        port = await _wait_port(log_path, server, 30)
-        print(f"server pid {server.pid} on {HOST}:{port}, data in {data_dir}")
+        port = await server.start()
         keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(sessions)]
-        sampler = asyncio.create_task(sample_memory(server.pid, peak))
 
         async def staggered(i: int) -> Result:
             await asyncio.sleep(i * stagger)
-            return await play_one(i + 1, port, keys[i], size, data_dir, step_timeout, moves)
+            return await play_one(i + 1, port, keys[i], size, server.data_dir, step_timeout,
+                                  moves)
 
         tasks = [asyncio.create_task(staggered(i)) for i in range(sessions)]
         done, pending = await asyncio.wait(tasks, timeout=timeout)
@@ -402,49 +237,233 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
                 results.append(t.result())
             else:
                 results.append(Result(i + 1, error="did not finish within --timeout"))
-        sampler.cancel()
     finally:
-        server_cpu = _cpu_seconds(server.pid)
-        if server.returncode is None:
-            server.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(server.wait(), 20)
-            except TimeoutError:
-                server.kill()
-                await server.wait()
-        log_file.close()
+        await server.stop()
     elapsed = time.monotonic() - started
-    return LoadRun(sessions, size, results, peak, elapsed, server_cpu,
-                   len(session_memory(server.pid)), work)
+    return LoadRun(sessions, size, results, server.peak, elapsed, server.cpu,
+                   server.leftovers, work)
 
 
-async def run(sessions: int, timeout: float, size: tuple[int, int], step_timeout: float,
-              stagger: float, keep: bool, moves: int = 0) -> int:
-    done = await play_sessions(sessions, timeout=timeout, size=size,
-                               step_timeout=step_timeout, stagger=stagger, moves=moves)
-    report(done.results, done.peak, done.elapsed, sessions, size, moves)
-    if done.server_cpu is not None:
-        print(f"server process (SSH, PTY copying): {done.server_cpu:.1f} s of CPU in "
-              f"{done.elapsed:.0f} s ({done.server_cpu / done.elapsed * 100:.0f}% of one core)")
-    if done.leftovers:
-        print(f"WARNING: {done.leftovers} game process group(s) still running")
-    if keep:
-        print(f"kept {done.work} (server log: {done.work / 'server.log'})")
+# ---------------------------------------------------------------------- tables
+@dataclass
+class TablesRun:
+    """What :func:`play_tables` measured."""
+
+    tables: int
+    players: int
+    size: tuple[int, int]
+    moves: int
+    results: list[TableResult]
+    peak: MemoryPeak
+    elapsed: float
+    server_cpu: float | None
+    leftovers: int
+    work: Path
+    load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    client_cpu: float = 0.0  # this process's CPU seconds (the scripted players, SSH clients)
+
+    @property
+    def finished(self) -> int:
+        return sum(r.finished for r in self.results)
+
+    @property
+    def ok(self) -> bool:
+        """Every table played to the end, everyone quit with status 0, and no game outlived
+        the server."""
+        return self.finished == self.tables and not self.leftovers
+
+    def figures(self) -> dict[str, Any]:
+        """The figures, as ``--json`` prints them (times in ms or s, memory in MiB)."""
+        lat = [x for r in self.results for x in r.latencies]
+        own = [x for r in self.results for p in r.players for x in p.own_latencies]
+        done = [r for r in self.results if r.finished]
+        rounds = [r.round_s for r in done]
+        seated = [r.seated_s for r in done]
+        pss = [v[1] / 1024 for v in self.peak.sessions.values()]
+        rss = [v[0] / 1024 for v in self.peak.sessions.values()]
+        return {
+            "tables": self.tables,
+            "players": self.players,
+            "terminal": f"{self.size[0]}x{self.size[1]}",
+            "moves_per_player": self.moves or None,
+            "tables_finished": self.finished,
+            "move_to_other_screen_ms_median": _ms(statistics.median(lat) if lat else None),
+            "move_to_other_screen_ms_p95": _ms(percentile(lat, 0.95) if lat else None),
+            "move_to_other_screen_ms_p99": _ms(percentile(lat, 0.99) if lat else None),
+            "move_to_other_screen_ms_max": _ms(max(lat) if lat else None),
+            "move_to_other_screen_samples": len(lat),
+            "moves_not_seen_by_others": sum(r.missed for r in self.results),
+            "key_to_own_screen_ms_median": _ms(statistics.median(own) if own else None),
+            "key_to_own_screen_ms_p95": _ms(percentile(own, 0.95) if own else None),
+            "pss_mib_per_session": _round(statistics.mean(pss) if pss else None),
+            "pss_mib_per_session_max": _round(max(pss) if pss else None),
+            "rss_mib_per_session": _round(statistics.mean(rss) if rss else None),
+            "sessions_at_peak": len(pss),
+            "server_rss_mib": _round(self.peak.server_rss / 1024),
+            "server_pss_mib": _round(self.peak.server_pss / 1024),
+            "server_cpu_s": _round(self.server_cpu),
+            "games_cpu_s": _round(sum(self.peak.cpu.values())),
+            "load_tool_cpu_s": _round(self.client_cpu),
+            "seated_s_median": _round(statistics.median(seated) if seated else None, 2),
+            "round_s_median": _round(statistics.median(rounds) if rounds else None, 2),
+            "round_s_max": _round(max(rounds) if rounds else None, 2),
+            "round_s": [_round(r.round_s, 2) for r in self.results],
+            "moves_played": sum(p.moves for r in self.results for p in r.players),
+            "move_list_used": sum(p.move_list_used for r in self.results for p in r.players),
+            "elapsed_s": _round(self.elapsed, 1),
+            "load_average_before": list(self.load_before),
+            "load_average_after": list(self.load_after),
+            "leftover_games": self.leftovers,
+            "errors": [f"table {r.number}: {r.error or _why_not(r)}"
+                       for r in self.results if not r.finished],
+        }
+
+
+def _why_not(r: TableResult) -> str:
+    return "; ".join(f"{p.name}: exit status {p.exit_status}, {p.moves} moves"
+                     f"{', round over' if p.round_over else ''}" for p in r.players)
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None or math.isnan(seconds) else round(seconds * 1000, 1)
+
+
+def _round(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None or math.isnan(value) else round(value, digits)
+
+
+async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
+                      size: tuple[int, int] = (100, 30), step_timeout: float = 60.0,
+                      moves: int = 0, work: Path | None = None) -> TablesRun:
+    """Start a server on 127.0.0.1; at ``tables`` tables at once, ``players`` scripted people
+    each play a round (or their first ``moves`` moves) against each other; stop it; measure.
+
+    ``work`` (default: a new temporary directory) gets the server's data and log."""
+    import asyncssh
+
+    if work is None:
+        work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
+    server = LoopbackServer(work, tables * players)
+    load_before = os.getloadavg()
+    started = time.monotonic()
+    cpu_before = time.process_time()
+    results: list[TableResult] = []
+    try:
+        port = await server.start()
+        scripts = [Table(i + 1, port, [asyncssh.generate_private_key("ssh-ed25519")
+                                       for _ in range(players)], size, step_timeout, moves, work)
+                   for i in range(tables)]
+        tasks = [asyncio.create_task(t.play()) for t in scripts]
+        done, pending = await asyncio.wait(tasks, timeout=timeout)
+        for t in pending:
+            t.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        for script, t in zip(scripts, tasks, strict=True):
+            if t in done and not t.cancelled() and t.exception() is None:
+                results.append(t.result())
+            else:
+                script.result.error = "did not finish within --timeout"
+                results.append(script.result)
+    finally:
+        await server.stop()
+    elapsed = time.monotonic() - started
+    return TablesRun(tables, players, size, moves, results, server.peak, elapsed, server.cpu,
+                     server.leftovers, work, load_before, os.getloadavg(),
+                     time.process_time() - cpu_before)
+
+
+def report_tables(run: TablesRun) -> None:
+    f = run.figures()
+    what = f"their first {run.moves} moves (or a whole round)" if run.moves else "a whole round"
+    print(f"\n{f['tables_finished']}/{run.tables} tables of {run.players} people played "
+          f"{what} over SSH and quit with status 0 ({run.elapsed:.1f} s in all; terminal "
+          f"{f['terminal']}; load average {run.load_before[0]:.2f} before, "
+          f"{run.load_after[0]:.2f} after)")
+    for err in f["errors"]:
+        print(f"  NOT finished: {err}")
+    if f["move_to_other_screen_samples"]:
+        print(f"a move, from the key press to the other players' screens "
+              f"({f['move_to_other_screen_samples']} times): median "
+              f"{f['move_to_other_screen_ms_median']} ms, p95 "
+              f"{f['move_to_other_screen_ms_p95']} ms, p99 {f['move_to_other_screen_ms_p99']} "
+              f"ms, max {f['move_to_other_screen_ms_max']} ms")
+    if f["moves_not_seen_by_others"]:
+        print(f"  ({f['moves_not_seen_by_others']} moves not seen on another screen in time)")
+    if f["key_to_own_screen_ms_median"] is not None:
+        print(f"key to one's own screen (Right): median {f['key_to_own_screen_ms_median']} ms, "
+              f"p95 {f['key_to_own_screen_ms_p95']} ms")
+    if f["pss_mib_per_session"] is not None:
+        print(f"memory per session at the busiest moment ({f['sessions_at_peak']} games): PSS "
+              f"mean {f['pss_mib_per_session']} MiB (max {f['pss_mib_per_session_max']}), RSS "
+              f"mean {f['rss_mib_per_session']} MiB; server process (SSH, PTYs, the table hub) "
+              f"RSS {f['server_rss_mib']} MiB, PSS {f['server_pss_mib']} MiB")
+    if f["round_s_median"] is not None:
+        print(f"everyone seated in {f['seated_s_median']} s (median); "
+              f"{'the moves' if run.moves else 'a round'}: median {f['round_s_median']} s, max "
+              f"{f['round_s_max']} s; {f['moves_played']} moves played, the move list used "
+              f"{f['move_list_used']} times")
+
+
+# ---------------------------------------------------------------------- the command
+def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
+    """The figures of a ``--sessions`` run, as ``--json`` prints them."""
+    lat = [x for r in done.results for x in r.latencies]
+    finished = [r for r in done.results if r.finished]
+    pss = [v[1] / 1024 for v in done.peak.sessions.values()]
+    rounds = [r.round_s for r in finished]
+    return {
+        "sessions": done.sessions,
+        "moves_per_player": moves or None,
+        "sessions_finished": len(finished),
+        "saved": sum(bool(r.saved) for r in done.results),
+        "key_to_screen_ms_median": _ms(statistics.median(lat) if lat else None),
+        "key_to_screen_ms_p95": _ms(percentile(lat, 0.95) if lat else None),
+        "pss_mib_per_session": _round(statistics.mean(pss) if pss else None),
+        "sessions_at_peak": len(pss),
+        "round_s_median": _round(statistics.median(rounds) if rounds else None, 2),
+        "elapsed_s": _round(done.elapsed, 1),
+        "server_cpu_s": _round(done.server_cpu),
+        "leftover_games": done.leftovers,
+        "errors": [f"session {r.number}: {r.error or f'exit status {r.exit_status}'}"
+                   for r in done.results if not r.finished],
+    }
+
+
+async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
+    work: Path
+    if args.tables:
+        tables = await play_tables(args.tables, args.players, timeout=args.timeout, size=size,
+                                   step_timeout=args.step_timeout, moves=args.moves)
+        work, ok = tables.work, tables.ok
+        if args.json:
+            print(json.dumps(tables.figures(), indent=2))
+        else:
+            report_tables(tables)
+            _cpu_line(tables.server_cpu, tables.elapsed, tables.leftovers)
     else:
-        shutil.rmtree(done.work, ignore_errors=True)
-    return 0 if done.ok else 1
+        done = await play_sessions(args.sessions, timeout=args.timeout, size=size,
+                                   step_timeout=args.step_timeout, stagger=args.stagger,
+                                   moves=args.moves)
+        work, ok = done.work, done.ok
+        if args.json:
+            print(json.dumps(session_figures(done, args.moves), indent=2))
+        else:
+            report(done.results, done.peak, done.elapsed, args.sessions, size, args.moves)
+            _cpu_line(done.server_cpu, done.elapsed, done.leftovers)
+    if args.keep:
+        print(f"kept {work} (server log: {work / 'server.log'})", file=sys.stderr)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if ok else 1
 
 
-async def _wait_port(log_path: Path, server: asyncio.subprocess.Process, timeout: float) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = re.search(r"listening on \S+ port (\d+)", log_path.read_text(errors="replace"))
-        if found:
-            return int(found.group(1))
-        if server.returncode is not None:
-            break
-        await asyncio.sleep(0.05)
-    raise RuntimeError(f"the server did not start:\n{log_path.read_text(errors='replace')}")
+def _cpu_line(cpu: float | None, elapsed: float, leftovers: int) -> None:
+    if cpu is not None:
+        print(f"server process (SSH, PTY copying, tables): {cpu:.1f} s of CPU in "
+              f"{elapsed:.0f} s ({cpu / elapsed * 100:.0f}% of one core)")
+    if leftovers:
+        print(f"WARNING: {leftovers} game process group(s) still running")
 
 
 def report(results: list[Result], peak: MemoryPeak, elapsed: float, sessions: int,
@@ -467,8 +486,8 @@ def report(results: list[Result], peak: MemoryPeak, elapsed: float, sessions: in
     lat = [x for r in results for x in r.latencies]
     if lat:
         print(f"key-to-screen latency over SSH ({len(lat)} key presses): median "
-              f"{statistics.median(lat) * 1000:.1f} ms, p95 {_percentile(lat, 0.95) * 1000:.1f} "
-              f"ms, p99 {_percentile(lat, 0.99) * 1000:.1f} ms, max {max(lat) * 1000:.1f} ms")
+              f"{statistics.median(lat) * 1000:.1f} ms, p95 {percentile(lat, 0.95) * 1000:.1f} "
+              f"ms, p99 {percentile(lat, 0.99) * 1000:.1f} ms, max {max(lat) * 1000:.1f} ms")
     no_redraw = sum(r.no_redraw for r in results)
     if no_redraw:
         print(f"  ({no_redraw} key presses redrew nothing within 2 s: not counted)")
@@ -481,7 +500,7 @@ def report(results: list[Result], peak: MemoryPeak, elapsed: float, sessions: in
               f"{max(rss):.1f}), PSS mean {statistics.mean(pss):.1f} MiB (max {max(pss):.1f}); "
               f"{statistics.mean(procs):.1f} processes per game (app + computer player worker "
               f"+ multiprocessing resource tracker); server process RSS "
-              f"{peak.server_rss / 1024:.1f} MiB")
+              f"{peak.server_rss / 1024:.1f} MiB (PSS {peak.server_pss / 1024:.1f})")
     if finished:
         for label, values in (("connect + login", [r.connect_s for r in finished]),
                               ("to the title screen", [r.title_s for r in finished]),
@@ -494,24 +513,29 @@ def report(results: list[Result], peak: MemoryPeak, elapsed: float, sessions: in
         print(f"{what}: median {statistics.median(turns):.0f}; "
               f"move list used {sum(r.move_list_used for r in finished)} times")
 
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m casino_tui.serve.load",
         description="Load test of casino-tui serve on 127.0.0.1: scripted players over SSH.")
     parser.add_argument("--sessions", type=int, default=20, metavar="N",
-                        help="players at once (default 20)")
+                        help="players at once, each playing the computer (default 20)")
+    parser.add_argument("--tables", type=int, default=0, metavar="N",
+                        help="instead: N tables at once where people play each other")
+    parser.add_argument("--players", type=int, default=2, metavar="N",
+                        help="people at each table with --tables (2 to 4; default 2)")
     parser.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                         help="stop everything after this long (default 300)")
     parser.add_argument("--step-timeout", type=float, default=60.0, metavar="SECONDS",
                         help="longest wait for one expected screen (default 60)")
     parser.add_argument("--stagger", type=float, default=0.0, metavar="SECONDS",
-                        help="pause between connections (default 0: all at once)")
+                        help="pause between connections with --sessions (default 0: all at "
+                             "once)")
     parser.add_argument("--size", default="100x30", metavar="WxH",
                         help="terminal size of every client (default 100x30)")
     parser.add_argument("--moves", type=int, default=0, metavar="N",
-                        help="quit after the player's first N moves (default 0: play the "
+                        help="stop after each player's first N moves (default 0: play the "
                              "whole round)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")
     return parser
@@ -526,12 +550,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--size must look like 100x30")
     if not 1 <= args.sessions <= 200:
         parser.error("--sessions must be between 1 and 200")
+    if not 0 <= args.tables <= 100:
+        parser.error("--tables must be between 1 and 100 (0: --sessions)")
+    if not 2 <= args.players <= 4:
+        parser.error("--players must be between 2 and 4")
     if args.timeout <= 0 or args.step_timeout <= 0:
         parser.error("timeouts must be positive")
     if args.moves < 0:
         parser.error("--moves must not be negative")
-    return asyncio.run(run(args.sessions, args.timeout, (w, h), args.step_timeout,
-                           args.stagger, args.keep, args.moves))
+    return asyncio.run(run(args, (w, h)))
 
 
 if __name__ == "__main__":

@@ -342,7 +342,8 @@ class GameServer:
         from casino_tui.table.wire import WireError
 
         thinker = WorkerPool()
-        hub = LocalHub(thinker, SaveStore(games_dir(self.tables_dir)))
+        hub = LocalHub(thinker, SaveStore(games_dir(self.tables_dir)),
+                       save_in_background=True)  # the disk never holds up the SSH sessions
         service = HubService(hub)
         try:
             restored = await asyncio.to_thread(hub.restore)

@@ -9,7 +9,9 @@ as the hub sends them. The client
 - takes the subscribed events in order (:meth:`SeatClient.next_update`): an event it already has
   is skipped; a gap in the numbering is filled by asking the hub for the events after the last
   one taken; after events that change the position (a move, a deal, a seat changing hands) it
-  takes a fresh view, since no event holds the cards a new deal gives this seat; a view of a new
+  takes a fresh view, since no event holds the cards a new deal gives this seat (the view the
+  server sent with the events when it has one after exactly those, else a snapshot asked
+  for); a view of a new
   epoch (the table restored after a restart numbers its events anew) or a subscription that fell
   too far behind starts everything afresh (:attr:`TableUpdate.fresh`);
 - sends the person's intents: a move for their own seat, a chat line, "next round", leaving.
@@ -25,11 +27,10 @@ from dataclasses import dataclass, replace
 from casino_tui.engine import Move
 
 from .config import DEFAULT_LEVEL
-from .events import TableEvent, TableView
+from .events import QUIET_KINDS, TableEvent, TableView
 from .hub import HubError, Person, Subscription, TableHub
 
 HISTORY_EVENTS = 60  # events before the snapshot that a newly opened table's log shows
-QUIET_KINDS = frozenset({"chat", "note"})  # events that do not change the view
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,12 @@ class SeatClient:
             self.number = event.number
         view = self.view
         if again or behind or any(e.kind not in QUIET_KINDS for e in new):
-            view = await self.hub.snapshot(self.table_id, self.person)
+            pushed: TableView | None = getattr(self._sub, "view", None)
+            if not again and not behind and pushed is not None \
+                    and pushed.number == self.number and pushed.epoch == view.epoch:
+                view = pushed  # it came with the events: no need to ask for it
+            else:
+                view = await self.hub.snapshot(self.table_id, self.person)
             if view.epoch != self.view.epoch:
                 return await self._fresh()
             if view.number > self.number:  # the view is ahead: the events up to it

@@ -10,7 +10,9 @@ It holds the engine :class:`State` and the seats, and is the only thing that cha
   one, a deterministic function in tests), with a random legal move if the computer fails;
 - the end of a round and the next round (:meth:`~TableController.next_round`), the end of the
   game;
-- the autosave after the deal, every move and every new round (``store`` and ``slot``);
+- the autosave after the deal, every move and every new round (``store`` and ``slot``), in
+  the caller's thread or, with a :class:`BackgroundSaver` (a hub serving many tables), in a
+  thread of its own so that writing and syncing the file never holds up the event loop;
 - a log of numbered :class:`~casino_tui.table.events.TableEvent`, and per-seat filtered views
   (:meth:`~TableController.view_for`) and events (:meth:`~TableController.events_after`).
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import random
 import secrets
+import threading
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -105,6 +108,71 @@ def autosave(store: SaveStore | None, slot: SaveSlot | None, state: State) -> Sa
     return None
 
 
+class BackgroundSaver:
+    """Autosaves one game in a thread of its own, in order: :meth:`submit` hands it a copy
+    of the game after a change and returns at once; a thread writes the latest copy given
+    (when several came while it was writing, only the latest is written: it holds every move
+    of the ones before). :meth:`close` writes what is left and waits for the thread: after it,
+    the file holds the last game submitted. ``noticed`` gets each :class:`SaveNotice` (in the
+    saving thread)."""
+
+    def __init__(self, store: SaveStore, slot: SaveSlot,
+                 noticed: Callable[[SaveNotice], None] | None = None) -> None:
+        self.store = store
+        self.slot = slot
+        self.noticed = noticed
+        self._mutex = threading.Lock()  # guards _latest, _running and closed
+        self._saving = threading.Lock()  # held while a file is written
+        self._latest: State | None = None
+        self._running = False
+        self.closed = False
+
+    def submit(self, state: State) -> None:
+        """Save ``state`` (a copy nobody changes any more) soon."""
+        with self._mutex:
+            if self.closed:
+                return
+            self._latest = state
+            if self._running:
+                return
+            self._running = True
+        threading.Thread(target=self._drain, name="table-save").start()
+
+    def _drain(self) -> None:
+        try:
+            while True:
+                with self._mutex:
+                    state, self._latest = self._latest, None
+                    if state is None or self.closed:
+                        self._running = False
+                        return
+                self._write(state)
+        except BaseException:  # (the thread's error goes to stderr) the next submit tries again
+            with self._mutex:
+                self._running = False
+            raise
+
+    def _write(self, state: State) -> None:
+        with self._saving:
+            try:
+                notice = autosave(self.store, self.slot, state)
+            except (OSError, ValueError):  # the slot was closed meanwhile: nothing to save
+                return
+        if notice is not None and self.noticed is not None:
+            self.noticed(notice)
+
+    def close(self) -> None:
+        """Write the game submitted last, if it is not yet, and stop."""
+        with self._mutex:
+            state, self._latest = self._latest, None
+            self.closed = True
+        if state is not None:
+            self._write(state)
+        else:
+            with self._saving:  # a write under way ends first
+                pass
+
+
 EventListener = Callable[[TableEvent], None]
 
 
@@ -139,6 +207,7 @@ class TableController:
         self.notice: SaveNotice | None = None  # the latest autosave's notice, until taken
         self.game_no = 1  # the games played at this table by this controller (see new_game)
         self.creator_seat: int | None = None  # the seat of the table's creator (a hub's)
+        self.saver: BackgroundSaver | None = None  # saves in a thread (see save_in_background)
         if resumed and state is not None and (state.history or state.round_no > 1):
             self.rebuild_events(start_position)
         else:
@@ -437,7 +506,21 @@ class TableController:
         :attr:`notice` until :meth:`take_notice`."""
         return self._autosave()
 
+    def save_in_background(self) -> None:
+        """From now on, autosave in a thread of its own (:class:`BackgroundSaver`): the move
+        is taken and its events go out without waiting for the file to be written; a notice
+        comes in :attr:`notice` when the save is done. :meth:`close` waits for the last
+        save."""
+        if self.saver is None and self.store is not None and self.slot is not None:
+            self.saver = BackgroundSaver(self.store, self.slot, self._noticed)
+
+    def _noticed(self, notice: SaveNotice) -> None:
+        self.notice = notice
+
     def _autosave(self) -> SaveNotice | None:
+        if self.saver is not None and self.saver.slot is self.slot:
+            self.saver.submit(self.state.clone())
+            return None
         notice = autosave(self.store, self.slot, self.state)
         if notice is not None:
             self.notice = notice
@@ -448,6 +531,9 @@ class TableController:
         return notice
 
     def close(self) -> None:
-        """Release the game's file (the table closes; the file stays)."""
+        """Release the game's file (the table closes; the file stays), once the last save is
+        written."""
+        if self.saver is not None:
+            self.saver.close()
         if self.slot is not None and self.store is not None:
             self.store.close(self.slot)

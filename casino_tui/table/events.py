@@ -44,6 +44,10 @@ EVENT_KINDS: tuple[str, ...] = ("round_start", "move", "deal", "round_over", "ga
 SPECTATOR: None = None  # the "seat" of someone watching
 
 
+# events that do not change anyone's view of the table
+QUIET_KINDS = frozenset({"chat", "note"})
+
+
 @dataclass(frozen=True)
 class TableEvent:
     """One numbered event of a table (numbers start at 1 and have no gaps).

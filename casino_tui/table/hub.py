@@ -164,7 +164,10 @@ class TableInfo:
 
 class Subscription(Protocol):
     """Events of one table for one person, filtered for them, in order and without gaps.
-    ``lost``: too many events waited unread; take a fresh snapshot and subscribe again."""
+    ``lost``: too many events waited unread; take a fresh snapshot and subscribe again.
+    A subscription may also have ``view``: the person's view of the table that came with the
+    latest events (a hub over a connection sends it, saving a call for a snapshot; None or
+    no such attribute: ask for a snapshot)."""
 
     lost: bool
 
@@ -284,6 +287,7 @@ class _Queue:
         self._queue: asyncio.Queue[TableEvent] = asyncio.Queue()
         self.lost = False
         self.closed = False
+        self.view: TableView | None = None  # in process, a snapshot costs nothing
 
     def push(self, event: TableEvent) -> None:
         if self.closed or self.lost:
@@ -356,6 +360,10 @@ class LocalHub:
 
     ``store``: where tables are saved (a SaveStore of their own folder; None: not saved);
     ``thinker``: the computers' moves (a worker process shared by all tables);
+    ``save_in_background``: each table's file is written and synced in a thread of its own
+    (:class:`~casino_tui.table.controller.BackgroundSaver`), so that a move's events go out
+    without waiting for the disk and the event loop serving everyone is never held up by it
+    (:meth:`shutdown` and closing a table wait for the last save);
     ``new_code``: where join codes come from (default: :func:`casino_tui.table.codes.new_code`,
     three syllables such as ``KAMIRO``; codes are kept as
     :func:`~casino_tui.table.codes.normalize_code` reads them, and a typed code is found in any
@@ -366,9 +374,10 @@ class LocalHub:
     def __init__(self, thinker: Thinker, store: SaveStore | None = None, *,
                  new_code: Callable[[], str] | None = None,
                  clock: Callable[[], float] = time.time, away_grace: float = AWAY_GRACE,
-                 keep_empty: float = DAY) -> None:
+                 keep_empty: float = DAY, save_in_background: bool = False) -> None:
         self.thinker = thinker
         self.store = store
+        self.save_in_background = save_in_background
         self._new_code = new_code
         self._clock = clock
         self.away_grace = away_grace
@@ -412,6 +421,8 @@ class LocalHub:
         if self.store is not None:
             controller.store = self.store
             controller.slot = self.store.new_game(self._save_seats(table))
+            if self.save_in_background:
+                controller.save_in_background()
         self._save(table)
         return self._info(table, creator)
 
@@ -863,6 +874,8 @@ class LocalHub:
         ctl = TableController(config, game.state, resumed=True,
                               start_position=game.start_position, store=self.store,
                               slot=game.slot)
+        if self.save_in_background:
+            ctl.save_in_background()
         holders = [s.player for s in game.seats]
         stand_in = record.get("stand_in") or {}
         away = record.get("away_since") or {}

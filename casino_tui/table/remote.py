@@ -87,14 +87,17 @@ class RemoteSubscription:
         self.reason = ""
         self.number: int | None = None  # the server's number of the subscription
         self._queue: asyncio.Queue[TableEvent | None] = asyncio.Queue()
+        self.view: TableView | None = None  # the view that came with the latest events
 
-    def deliver(self, event: TableEvent) -> None:
+    def deliver(self, event: TableEvent, view: TableView | None = None) -> None:
         if self.closed or self.lost or event.number <= self.last:
             return  # a repeat (a subscription again after a drop) is dropped
         if event.number != self.last + 1 or self._queue.qsize() >= QUEUE_MAX:
             self.stop("events were missed: take a fresh snapshot and subscribe again")
             return
         self.last = event.number
+        if view is not None:
+            self.view = view
         self._queue.put_nowait(event)
 
     def stop(self, reason: str) -> None:
@@ -225,7 +228,9 @@ class RemoteHub:
         if kind == "event":
             sub = self._subs.get(sub_number) if isinstance(sub_number, int) else None
             if sub is not None:
-                sub.deliver(TableEvent.from_json(message.get("event")))
+                view = message.get("view")
+                sub.deliver(TableEvent.from_json(message.get("event")),
+                            None if view is None else TableView.from_json(view))
             return
         if kind == "lost":
             sub = self._subs.pop(sub_number, None) if isinstance(sub_number, int) else None

@@ -17,7 +17,8 @@ Frames (JSON objects, see :mod:`casino_tui.table.wire` for the framing and the h
                    rules below; "hub": anything else the hub refuses)
                    {"type": "part", "id": 7, "items": [...]}  a list too long for one frame
                    comes in parts, then the result with the last items
-                   {"type": "event", "sub": 3, "table": "9f2c...", "event": {...}}
+                   {"type": "event", "sub": 3, "table": "9f2c...", "event": {...},
+                    "view": {...}}  the view: with the last of events that change it
                    {"type": "lost", "sub": 3, "table": "9f2c..."}
 
 ``id`` is a whole number chosen by the app (answers carry it back); ``name`` is needed by the
@@ -29,7 +30,9 @@ a table's id, ``config`` a :func:`~casino_tui.table.config.config_to_json`, ``mo
 ``TableView.to_json``, ``TableEvent.to_json`` (lists of them), numbers or null.
 ``subscribe`` answers ``{"sub": N, "epoch": "..."}``; from then on the events of that table,
 filtered for the person by the hub, come as ``event`` frames with that ``sub``, in order and
-without gaps, until ``unsubscribe`` (args ``{"sub": N}``) or the connection ends; ``lost``
+without gaps (the last of the events that came together, when any of them changes the table,
+has the person's ``TableView.to_json`` after them, so that the app need not ask for a
+snapshot), until ``unsubscribe`` (args ``{"sub": N}``) or the connection ends; ``lost``
 says the hub stopped it (too many events unread): subscribe again after the last number.
 
 A request that is not an object of this form, names an unknown op, lacks an argument, has one
@@ -60,6 +63,7 @@ from casino_tui.names import clean_display_name
 from .codec import JSON, move_from_json
 from .config import DEFAULT_LEVEL, LEVELS, config_from_json
 from .controller import MoveRefused
+from .events import QUIET_KINDS, TableEvent
 from .hub import HubError, Person, Subscription, TableHub
 from .wire import FrameError, Identity, Message, WireServer
 
@@ -131,6 +135,7 @@ class _Feed:
     number: int
     table_id: str
     subscription: Subscription
+    person: Person  # whose view goes with the events
     task: asyncio.Task[None] | None = None
 
     def stop(self) -> None:
@@ -339,15 +344,14 @@ class HubService:
         sub = feed.subscription
         try:
             while True:
-                for event in sub.ready():
-                    if not self._push(identity, feed, event.to_json()):
-                        return
+                if not await self._push_all(identity, feed, sub.ready()):
+                    return
                 if sub.lost:
                     self.wire.send(identity, {"type": "lost", "sub": feed.number,
                                               "table": feed.table_id})
                     return
-                event = await sub.next()
-                if not self._push(identity, feed, event.to_json()):
+                first = await sub.next()
+                if not await self._push_all(identity, feed, [first, *sub.ready()]):
                     return
         except asyncio.CancelledError:
             raise
@@ -360,10 +364,31 @@ class HubService:
             if feeds is not None and feeds.get(feed.number) is feed:
                 del feeds[feed.number]
 
-    def _push(self, identity: Identity, feed: _Feed, event: JSON) -> bool:
+    async def _push_all(self, identity: Identity, feed: _Feed,
+                        events: list[TableEvent]) -> bool:
+        """Send ``events``, the last with the person's view after them when any changes the
+        table; False when the connection is gone."""
+        view: JSON = None
+        if any(e.kind not in QUIET_KINDS for e in events):
+            try:
+                table_view = await self.hub.snapshot(feed.table_id, feed.person)
+            except HubError:  # the table is gone, or no longer shown to them: no view
+                table_view = None
+            if table_view is not None and table_view.number == events[-1].number:
+                view = table_view.to_json()
+        for i, event in enumerate(events):
+            last = i == len(events) - 1
+            if not self._push(identity, feed, event.to_json(), view if last else None):
+                return False
+        return True
+
+    def _push(self, identity: Identity, feed: _Feed, event: JSON, view: JSON = None) -> bool:
+        message: dict[str, JSON] = {"type": "event", "sub": feed.number,
+                                    "table": feed.table_id, "event": event}
+        if view is not None:
+            message["view"] = view
         try:
-            return self.wire.send(identity, {"type": "event", "sub": feed.number,
-                                             "table": feed.table_id, "event": event})
+            return self.wire.send(identity, message)
         except FrameError:  # pragma: no cover - an event is far smaller than a frame
             log.exception("table channel: an event too large for a frame")
             return True
@@ -471,7 +496,7 @@ class HubService:
         if not self.wire.connected(call.identity):  # gone meanwhile
             sub.close()
             raise HubError("the connection ended")
-        feed = _Feed(next(self._numbers), table, sub)
+        feed = _Feed(next(self._numbers), table, sub, call.person)
         feeds[feed.number] = feed
         self._came_to(call.identity.player, table)
 

@@ -208,7 +208,8 @@ class TableGameScreen(GameScreen):
         if self._awaiting and not self._my_turn():
             self._awaiting = False
         self.refresh_all()
-        self.call_later(self._advance)
+        # at once, not later: the next turn's changes go out in the same frame as the move
+        self._advance()
 
     def _new_game(self) -> None:
         """A new game was dealt at the table (the same seats): play on."""

@@ -1,0 +1,337 @@
+"""What the load tool (:mod:`casino_tui.serve.load`) is made of: the screen a scripted SSH
+player reads, memory sampling of the server's games, a server of its own on loopback.
+
+:class:`Screen` keeps the text a terminal has received with the escape sequences removed, so that
+a script can wait for words ("Your turn") and tell when each chunk of output arrived.
+:func:`session_memory` finds each game the server runs (a child of the server leading its own
+process group) and adds up the RSS and PSS of its processes. :class:`LoopbackServer` runs
+``casino-tui serve`` on 127.0.0.1 (a free port, its own data directory, no rate limit) and
+samples its games' memory while it runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import codecs
+import contextlib
+import os
+import re
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HOST = "127.0.0.1"
+KEEP_TEXT = 200_000  # characters of a screen's text kept (a frame is a few thousand)
+TITLE = "the classic fishing card game"
+YOUR_TURN = "Your turn"
+ROUND_OVER = re.compile(r"Round \d+ summary")
+MOVED = r"(trailed|took|raised|added|built|plucked|did not pluck)"  # the log's verbs
+NO_MOVE = re.compile(r"there is no move to play|has no legal move here")
+MOVE_LIST = "All legal moves"
+KEY_RIGHT = b"\x1b[C"
+KEY_ENTER = b"\r"
+KEY_QUIT = b"\x11"  # Ctrl+Q
+ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\"
+                     r"|[()][0-9A-Za-z]|[@-Z\\-_=>])")
+
+
+def moved(name: str) -> re.Pattern[str]:
+    """A move of the player called ``name`` in the game's log (``Ann trailed 8♠``)."""
+    return re.compile(rf"(?<![\w]){re.escape(name)} {MOVED}")
+
+
+class Screen:
+    """The text a session has received (escape sequences removed), with waiting helpers."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.chunks = 0
+        self.last_chunk_at = 0.0
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._raw_tail = ""
+        self._changed = asyncio.Event()
+        self.mark_at = 0
+        self.dropped = 0  # characters dropped from the start of ``text``
+        self.closed = False
+        # where each chunk's text ends and when it arrived (for :meth:`arrival`)
+        self._ends: list[int] = []
+        self._times: list[float] = []
+
+    def feed(self, data: bytes) -> None:
+        self.last_chunk_at = time.monotonic()
+        self.chunks += 1
+        text = self._raw_tail + self._decoder.decode(data)
+        # keep an unfinished escape sequence for the next chunk
+        cut = text.rfind("\x1b")
+        if cut != -1 and not ESCAPES.match(text, cut):
+            text, self._raw_tail = text[:cut], text[cut:]
+        else:
+            self._raw_tail = ""
+        self.text += ESCAPES.sub("", text)
+        self._ends.append(len(self.text))
+        self._times.append(self.last_chunk_at)
+        if len(self.text) > KEEP_TEXT * 2:  # drop old text, keep the marks meaningful
+            drop = len(self.text) - KEEP_TEXT
+            self.text = self.text[drop:]
+            self.dropped += drop
+            self.mark_at = max(0, self.mark_at - drop)
+            keep = bisect.bisect_right(self._ends, drop)
+            self._ends = [end - drop for end in self._ends[keep:]]
+            self._times = self._times[keep:]
+        self._changed.set()
+
+    def arrival(self, offset: int) -> float:
+        """When the chunk holding the text at ``offset`` arrived."""
+        i = bisect.bisect_right(self._ends, offset)
+        return self._times[min(i, len(self._times) - 1)] if self._times else self.last_chunk_at
+
+    def close(self) -> None:
+        self.closed = True
+        self._changed.set()
+
+    def mark(self) -> None:
+        """Later waits look only at text that arrives after this."""
+        self.mark_at = len(self.text)
+
+    async def wait(self, *patterns: str | re.Pattern[str], timeout: float) -> int:
+        """Index of the first pattern seen after the mark, which moves past it (text after the
+        match still counts for the next wait); TimeoutError if none comes."""
+        deadline = time.monotonic() + timeout
+        while True:
+            recent = self.text[self.mark_at:]
+            for i, p in enumerate(patterns):
+                pattern = p if isinstance(p, re.Pattern) else re.compile(re.escape(p))
+                found = pattern.search(recent)
+                if found:
+                    self.mark_at += found.end()
+                    return i
+            if self.closed:
+                raise EOFError("the session ended")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"none of {patterns} within {timeout}s")
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), left)
+
+    @property
+    def received(self) -> int:
+        """Characters of text received so far (dropped ones included): an offset for
+        :meth:`seen_after`."""
+        return self.dropped + len(self.text)
+
+    async def seen_after(self, received: int, *patterns: str | re.Pattern[str],
+                         timeout: float) -> tuple[int, float]:
+        """The first of ``patterns`` in the text after the first ``received`` characters
+        (the mark stays where it is): its index and when the chunk that completed it
+        arrived."""
+        deadline = time.monotonic() + timeout
+        compiled = [p if isinstance(p, re.Pattern) else re.compile(re.escape(p))
+                    for p in patterns]
+        while True:
+            best: tuple[int, int] | None = None  # (end of the match, index)
+            offset = max(0, received - self.dropped)
+            for i, pattern in enumerate(compiled):
+                found = pattern.search(self.text, offset)
+                if found and (best is None or found.end() < best[0]):
+                    best = (found.end(), i)
+            if best is not None:
+                return best[1], self.arrival(best[0] - 1)
+            if self.closed:
+                raise EOFError("the session ended")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"none of {patterns} within {timeout}s")
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), left)
+
+    async def quiet(self, period: float, timeout: float = 5.0) -> None:
+        """Until no output has come for ``period`` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            idle = time.monotonic() - self.last_chunk_at
+            if idle >= period:
+                return
+            await asyncio.sleep(period - idle)
+
+    async def next_chunk(self, after: int, timeout: float) -> float | None:
+        """When the first chunk after chunk number ``after`` arrived (None: none came)."""
+        deadline = time.monotonic() + timeout
+        while self.chunks <= after:
+            left = deadline - time.monotonic()
+            if left <= 0 or self.closed:
+                return None
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), left)
+        return self.last_chunk_at
+
+
+def _proc_stat(pid: int) -> tuple[int, int] | None:
+    """(ppid, pgid) of a live process."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    if fields[0] == "Z":
+        return None
+    return int(fields[1]), int(fields[2])
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a live process."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _memory_kb(pid: int) -> tuple[int, int]:
+    """(RSS, PSS) of a process in KiB (0, 0 if it is gone)."""
+    rss = pss = 0
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Rss:"):
+                rss = int(line.split()[1])
+            elif line.startswith("Pss:"):
+                pss = int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return rss, pss
+
+
+def session_memory(server_pid: int, cpu: dict[int, float] | None = None,
+                   ) -> dict[int, tuple[int, int, int]]:
+    """For each game (a child of the server leading its own process group): total RSS and
+    PSS in KiB of its group, and the number of processes in it. ``cpu``: gets each game's
+    CPU seconds so far (its processes' user and system time)."""
+    stats = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            st = _proc_stat(int(entry))
+            if st is not None:
+                stats[int(entry)] = st
+    leaders = [pid for pid, (ppid, pgid) in stats.items() if ppid == server_pid and pgid == pid]
+    out: dict[int, tuple[int, int, int]] = {}
+    for leader in leaders:
+        members = [pid for pid, (_ppid, pgid) in stats.items() if pgid == leader]
+        rss = pss = 0
+        seconds = 0.0
+        for pid in members:
+            r, p = _memory_kb(pid)
+            rss += r
+            pss += p
+            seconds += _cpu_seconds(pid) or 0.0
+        out[leader] = (rss, pss, len(members))
+        if cpu is not None:
+            cpu[leader] = max(cpu.get(leader, 0.0), seconds)
+    return out
+
+
+@dataclass
+class MemoryPeak:
+    sessions: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    server_rss: int = 0
+    server_pss: int = 0
+    at: float = 0.0
+    cpu: dict[int, float] = field(default_factory=dict)  # each game's CPU seconds, last seen
+
+
+async def sample_memory(server_pid: int, peak: MemoryPeak, every: float = 1.0) -> None:
+    start = time.monotonic()
+    while True:
+        snap = await asyncio.to_thread(session_memory, server_pid, peak.cpu)
+        if len(snap) > len(peak.sessions) or (
+                len(snap) == len(peak.sessions)
+                and sum(v[0] for v in snap.values()) > sum(v[0] for v in peak.sessions.values())):
+            peak.sessions = snap
+            peak.server_rss, peak.server_pss = _memory_kb(server_pid)
+            peak.at = time.monotonic() - start
+        await asyncio.sleep(every)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    k = (len(ordered) - 1) * q
+    lo = int(k)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+async def _wait_port(log_path: Path, server: asyncio.subprocess.Process, timeout: float) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = re.search(r"listening on \S+ port (\d+)", log_path.read_text(errors="replace"))
+        if found:
+            return int(found.group(1))
+        if server.returncode is not None:
+            break
+        await asyncio.sleep(0.05)
+    raise RuntimeError(f"the server did not start:\n{log_path.read_text(errors='replace')}")
+
+
+class LoopbackServer:
+    """``casino-tui serve`` on 127.0.0.1 for a load run: :meth:`start` (the port), then
+    :meth:`stop`; its games' memory is sampled every second in between (:attr:`peak`).
+    ``work`` gets the data directory (``data``) and the server's log (``server.log``)."""
+
+    def __init__(self, work: Path, max_sessions: int) -> None:
+        self.work = work
+        self.data_dir = work / "data"
+        self.log_path = work / "server.log"
+        self.max_sessions = max(max_sessions, 1)
+        self.peak = MemoryPeak()
+        self.cpu: float | None = None  # the server process's CPU seconds when it stopped
+        self.leftovers = 0  # game process groups still running after the server stopped
+        self._process: asyncio.subprocess.Process | None = None
+        self._sampler: asyncio.Task[None] | None = None
+        self._log_file: Any = None
+
+    @property
+    def pid(self) -> int:
+        assert self._process is not None
+        return self._process.pid
+
+    async def start(self) -> int:
+        """Start the server; its port once it listens."""
+        self._log_file = open(self.log_path, "wb")  # noqa: SIM115 (closed in stop)
+        self._process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "casino_tui", "serve", "--host", HOST, "--port", "0",
+            "--data-dir", str(self.data_dir), "--max-sessions", str(self.max_sessions),
+            "--rate-limit", "0", "--idle-timeout", "0",
+            stdin=asyncio.subprocess.DEVNULL, stdout=self._log_file, stderr=self._log_file)
+        port = await _wait_port(self.log_path, self._process, 30)
+        print(f"server pid {self._process.pid} on {HOST}:{port}, data in {self.data_dir}",
+              file=sys.stderr)
+        self._sampler = asyncio.create_task(sample_memory(self._process.pid, self.peak))
+        return port
+
+    async def stop(self) -> None:
+        """Stop sampling and the server (SIGTERM, then SIGKILL after 20 s); count the games
+        that outlived it."""
+        if self._sampler is not None:
+            self._sampler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sampler
+        server = self._process
+        if server is not None:
+            self.cpu = _cpu_seconds(server.pid)
+            if server.returncode is None:
+                server.send_signal(signal.SIGTERM)
+                try:
+                    await asyncio.wait_for(server.wait(), 20)
+                except TimeoutError:
+                    server.kill()
+                    await server.wait()
+            self.leftovers = len(session_memory(server.pid))
+        if self._log_file is not None:
+            self._log_file.close()

@@ -1,0 +1,279 @@
+"""The load tool's tables (``python -m casino_tui.serve.load --tables 10 --players 2``): people
+playing each other at the server's tables, each over their own SSH connection.
+
+At every table, player A connects, presses ``t`` (Tables), types a display name and Enter, ``n``
+(a new table) and Enter (the default game: Classic Cassino for 2), and reads the join code from
+the waiting room ("N O N A D I"). Every other player connects with the command ``join CODE``
+(``ssh -t HOST join CODE``), types a display name and Enter, and sits down; A sees them seated
+and presses ``s``. Then each plays their turns as a person does: Right to look at the next card,
+Enter to play the previewed move (``m`` and Enter from the list when that card has no move),
+until the round's summary; then Ctrl+Q. ``moves`` stops after each player's first N moves.
+
+Measured: from the key press that plays a move (Enter) to the move appearing on each other
+player's screen (their log's line "NAME trailed 8♠", or the round's summary when the move ended
+the round), the time of the chunk of output that completed it; a key press is sent only when
+every screen at the table has been quiet for a moment, so nothing older is taken for the move.
+Also key to one's own screen (Right), the time to seat everyone, and each round's length.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .loadkit import (
+    HOST,
+    KEY_ENTER,
+    KEY_QUIT,
+    KEY_RIGHT,
+    MOVE_LIST,
+    NO_MOVE,
+    ROUND_OVER,
+    TITLE,
+    YOUR_TURN,
+    Screen,
+    moved,
+)
+
+DISPLAY_NAME = "Your display name"
+TABLES = "at these tables"  # the tables list: "You are NAME at these tables."
+NEW_TABLE = "Listed"  # a field of the new table form
+JOIN_CODE = "Join code"
+WAITING = "A table waiting for players"
+SPACED_CODE = re.compile(r"([BDFGKMNPRSTVZ] [AEIOU] [BDFGKMNPRSTVZ] [AEIOU] "
+                         r"[BDFGKMNPRSTVZ] [AEIOU])")
+KEY_DOWN = b"\x1b[B"
+
+
+@dataclass
+class PlayerResult:
+    name: str
+    exit_status: int | None = None
+    moves: int = 0  # moves played
+    move_list_used: int = 0
+    round_over: bool = False  # saw the round's summary
+    own_latencies: list[float] = field(default_factory=list)  # Right to own screen
+    no_redraw: int = 0
+
+
+@dataclass
+class TableResult:
+    """One table's run: its players, and how long each move took to reach the others."""
+
+    number: int
+    players: list[PlayerResult]
+    code: str = ""
+    error: str = ""
+    finished: bool = False
+    seated_s: float = 0.0  # from the first connection to the game's start
+    round_s: float = 0.0  # from the start to the round's end (or every player's last move)
+    latencies: list[float] = field(default_factory=list)  # a move to another's screen
+    missed: int = 0  # moves not seen on another's screen in time
+
+
+class Terminal:
+    """One player's SSH connection with a PTY, and the screen it shows."""
+
+    def __init__(self, conn: Any, process: Any, screen: Screen, reader: asyncio.Task[None]):
+        self.conn = conn
+        self.process = process
+        self.screen = screen
+        self._reader = reader
+
+    @classmethod
+    async def open(cls, stack: contextlib.AsyncExitStack, port: int, user: str, key: Any,
+                   size: tuple[int, int], command: str | None = None) -> Terminal:
+        import asyncssh
+
+        conn = await stack.enter_async_context(asyncssh.connect(
+            HOST, port, username=user, client_keys=[key], known_hosts=None, agent_path=None,
+            preferred_auth="publickey"))
+        process = await conn.create_process(command, term_type="xterm-256color",
+                                            term_size=size, encoding=None)
+        screen = Screen()
+
+        async def read() -> None:
+            try:
+                while True:
+                    data = await process.stdout.read(65536)
+                    if not data:
+                        break
+                    screen.feed(data)
+            finally:
+                screen.close()
+
+        reader = asyncio.create_task(read())
+        stack.callback(reader.cancel)
+        return cls(conn, process, screen, reader)
+
+    def send(self, data: bytes) -> None:
+        self.process.stdin.write(data)
+
+    async def press(self, data: bytes, settle: float = 0.1) -> None:
+        """When the screen has been quiet for ``settle`` seconds: mark it, then send."""
+        await self.screen.quiet(settle)
+        self.screen.mark()
+        self.send(data)
+
+
+class Table:
+    """The script of one table: ``players`` people over SSH, the first creating it."""
+
+    def __init__(self, number: int, port: int, keys: list[Any], size: tuple[int, int],
+                 step: float, moves: int, dump: Path | None = None) -> None:
+        self.number = number
+        self.dump = dump
+        self.port = port
+        self.keys = keys
+        self.size = size
+        self.step = step
+        self.moves = moves
+        names = [f"T{number}{chr(ord('a') + i)}" for i in range(len(keys))]
+        self.result = TableResult(number, [PlayerResult(n) for n in names])
+        self.terminals: list[Terminal] = []
+        self._done_moving = [asyncio.Event() for _ in keys]
+
+    async def play(self) -> TableResult:
+        res = self.result
+        t0 = time.monotonic()
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                await self._seat_everyone(stack)
+                res.seated_s = time.monotonic() - t0
+                started = time.monotonic()
+                await asyncio.gather(*(self._play_seat(i) for i in range(len(self.keys))))
+                res.round_s = time.monotonic() - started
+                for term in self.terminals:
+                    await term.press(KEY_QUIT, 0.2)
+                for i, term in enumerate(self.terminals):
+                    await asyncio.wait_for(term.process.wait_closed(), self.step)
+                    res.players[i].exit_status = term.process.exit_status
+        except Exception as err:  # a load run reports what went wrong and goes on
+            res.error = f"{type(err).__name__}: {err}".strip()
+            if self.dump is not None:  # what each player saw, for finding out why
+                for player, term in zip(res.players, self.terminals, strict=False):
+                    (self.dump / f"{player.name}.txt").write_text(term.screen.text)
+        enough = (lambda p: p.round_over or p.moves >= self.moves) if self.moves else \
+            (lambda p: p.round_over)
+        res.finished = not res.error and all(p.exit_status == 0 and enough(p)
+                                             for p in res.players)
+        return res
+
+    # ------------------------------------------------------------------ to the table
+    async def _seat_everyone(self, stack: contextlib.AsyncExitStack) -> None:
+        players = self.result.players
+        step = self.step
+        creator = await Terminal.open(stack, self.port, f"t{self.number}a", self.keys[0],
+                                      self.size)
+        self.terminals.append(creator)
+        screen = creator.screen
+        await screen.wait(TITLE, timeout=step)
+        await creator.press(b"t")
+        await screen.wait(DISPLAY_NAME, timeout=step)
+        await creator.press(players[0].name.encode() + KEY_ENTER)
+        await screen.wait(TABLES, timeout=step)
+        await creator.press(b"n")
+        await screen.wait(NEW_TABLE, timeout=step)
+        if len(players) > 2:  # the form opens on the preset; Players is the next field
+            await creator.press(KEY_DOWN)
+            for _ in range(len(players) - 2):
+                await creator.press(KEY_RIGHT)
+        await creator.press(KEY_ENTER)
+        await screen.wait(JOIN_CODE, timeout=step)
+        await screen.wait(SPACED_CODE, timeout=step)
+        found = SPACED_CODE.search(screen.text, screen.mark_at - 11)
+        assert found is not None
+        code = self.result.code = found.group(1).replace(" ", "")
+        for i in range(1, len(players)):
+            term = await Terminal.open(stack, self.port, f"t{self.number}{chr(97 + i)}",
+                                       self.keys[i], self.size, command=f"join {code}")
+            self.terminals.append(term)
+            await term.screen.wait(DISPLAY_NAME, timeout=step)
+            await term.press(players[i].name.encode() + KEY_ENTER)
+            await term.screen.wait(WAITING, timeout=step)
+            await screen.wait(re.compile(rf"{re.escape(players[i].name)}\s+person"),
+                              timeout=step)
+        await creator.press(b"s")
+
+    # ------------------------------------------------------------------ the round
+    async def _play_seat(self, i: int) -> None:
+        """Seat ``i``'s turns until the round is over (or its ``moves`` are played)."""
+        me = self.result.players[i]
+        term = self.terminals[i]
+        screen = term.screen
+        mine = moved(me.name)
+        try:
+            while not (self.moves and me.moves >= self.moves):
+                if await screen.wait(ROUND_OVER, YOUR_TURN, timeout=self.step) == 0:
+                    me.round_over = True
+                    return
+                await self._all_quiet()
+                # key to one's own screen: Right redraws the hand, the preview and the move line
+                before = screen.chunks
+                sent = time.monotonic()
+                term.send(KEY_RIGHT)
+                arrived = await screen.next_chunk(before, timeout=2.0)
+                if arrived is None:
+                    me.no_redraw += 1
+                else:
+                    me.own_latencies.append(arrived - sent)
+                await self._all_quiet(0.05)
+                screen.mark()
+                seen_by = self._watch_move(i)
+                term.send(KEY_ENTER)
+                seen = await screen.wait(ROUND_OVER, mine, NO_MOVE, timeout=self.step)
+                if seen == 2:  # that card has no move: choose one from the list
+                    for watcher in seen_by:
+                        watcher.cancel()
+                    me.move_list_used += 1
+                    await term.press(b"m")
+                    await screen.wait(MOVE_LIST, timeout=self.step)
+                    await self._all_quiet()
+                    screen.mark()
+                    seen_by = self._watch_move(i)
+                    term.send(KEY_ENTER)
+                    seen = await screen.wait(ROUND_OVER, mine, timeout=self.step)
+                me.moves += 1
+                await asyncio.gather(*seen_by)
+                if seen == 0:
+                    me.round_over = True
+                    return
+        except TimeoutError as err:  # say whose screen did not show what
+            raise TimeoutError(f"{me.name} after {me.moves} moves: {err}") from None
+        finally:
+            self._done_moving[i].set()
+        # done: wait for the others to play theirs (they need this screen to watch)
+        await asyncio.gather(*(e.wait() for e in self._done_moving))
+
+    def _watch_move(self, i: int) -> list[asyncio.Task[None]]:
+        """Tasks that time seat ``i``'s move, played now, until it shows on each other
+        screen."""
+        sent = time.monotonic()
+        pattern = moved(self.result.players[i].name)
+        return [asyncio.create_task(self._seen_on(other.screen, other.screen.received,
+                                                  pattern, sent))
+                for j, other in enumerate(self.terminals) if j != i]
+
+    async def _seen_on(self, screen: Screen, received: int, pattern: re.Pattern[str],
+                       sent: float) -> None:
+        try:
+            _, arrived = await screen.seen_after(received, pattern, ROUND_OVER,
+                                                 timeout=self.step)
+        except (TimeoutError, EOFError):
+            self.result.missed += 1
+            return
+        self.result.latencies.append(arrived - sent)
+
+    async def _all_quiet(self, period: float = 0.15) -> None:
+        """Until no screen at the table has had output for ``period`` seconds."""
+        for _ in range(20):
+            for term in self.terminals:
+                await term.screen.quiet(period)
+            now = time.monotonic()
+            if all(now - t.screen.last_chunk_at >= period for t in self.terminals):
+                return
