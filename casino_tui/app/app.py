@@ -607,7 +607,8 @@ class CasinoApp(App[None]):
         if slot is None or not state.is_game_over or len(slot.seats) != state.num_players:
             return
         record = record_from_game(state, slot.seats, game=slot.game_id,
-                                  ended=utc_now(self.clock), created=slot.created)
+                                  ended=utc_now(self.clock), created=slot.created,
+                                  undo=slot.undo)
         try:
             Ledger(self.data_dir).record(record, self.store)
         except LedgerError as err:
