@@ -92,7 +92,7 @@ GAME_KEYS: list[tuple[str, str]] = [
     ("c", "claim the game (Call-out)"),
     ("m", "list every legal move, with a filter"),
     ("h", "hint: the Hard computer suggests a move and says why"),
-    ("u", "undo: take back your last play (against the computer; off in settings)"),
+    ("u", "undo: take back your last play (against the computer)"),
     ("Ctrl+S", "save a named copy of the game (it is saved after every move anyway)"),
     ("s", "skip ahead: computers play without pausing"),
     ("r", "rules of this game"),
