@@ -232,3 +232,36 @@ def test_old_files_without_the_field_load_unmarked(tmp_path: Path) -> None:
     example = Path(__file__).resolve().parents[2] / "saves" / "fresh-game.json"
     game = store.load(example, read_only=True)
     assert not game.undo
+
+
+@asynctest
+async def test_there_is_no_undo_at_a_servers_table() -> None:
+    """Ann alone against a computer at a hub's table: u is refused with the reason, and the
+    table's help does not offer it."""
+    from table_support import SeededThinker
+
+    from casino_tui.app.screens.help import HelpScreen
+    from casino_tui.table import SeatConfig
+    from casino_tui.table.hub import LocalHub
+
+    from .test_table_game import ANN, Clock, line, settle_table, sit_at, table_app
+
+    hub = LocalHub(SeededThinker(), clock=Clock())
+    app = table_app(hub)
+    async with app.run_test(size=(80, 24)) as pilot:
+        config = GameConfig(players=2, seed=13, seats=(SeatConfig("South", True),
+                                                       SeatConfig("North", False, "easy")))
+        info = await hub.create_table(config, ANN)
+        await hub.start(info.table_id, ANN)
+        await hub.idle(info.table_id)
+        screen = await sit_at(pilot, hub, info.table_id, 0)
+        await pilot.press("enter")
+        await settle_table(pilot, hub, info.table_id)
+        number = hub.controller(info.table_id).number
+        await pilot.press("u")
+        await settle_table(pilot, hub, info.table_id)
+        assert "no undo at a server's table" in line(screen, "#message-line")
+        assert hub.controller(info.table_id).number == number
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        assert "u" not in [k for _t, keys in app.screen.sections for k, _w in keys]
