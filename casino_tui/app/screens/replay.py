@@ -69,7 +69,7 @@ class HandsPanel(Widget):
 class ReplayScreen(Screen[None]):
     """A read-only replay of a saved game (from the Load screen or ``casino-tui replay``)."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = css("game", "replay")
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("game")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "step(-1)", "Previous move", show=False, id="replay.prev"),
