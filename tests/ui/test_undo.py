@@ -265,3 +265,26 @@ async def test_there_is_no_undo_at_a_servers_table() -> None:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         assert "u" not in [k for _t, keys in app.screen.sections for k, _w in keys]
+
+
+def test_a_copy_of_a_game_with_undo_is_marked_too(tmp_path: Path) -> None:
+    """ctrl+s (a named copy) and --load of a marked file (a copy into the saves) keep the
+    mark; a game never undone has no such field at all."""
+    store = open_store(tmp_path / "data")
+    table = TableController(GameConfig(seats=default_seats(2), seed=3))
+    slot = store.new_game(list(cli_seats()))
+    table.store, table.slot = store, slot
+    table.save_now()
+    [plain] = games(tmp_path / "data")
+    assert "undo" not in json.loads(plain.read_text())["extra"]
+    while table.to_move != 0:
+        play_first(table)
+    play_first(table)
+    table.undo(0)
+    entry = store.save_copy(slot, table.state, "a copy")
+    assert json.loads(entry.path.read_text())["extra"]["undo"] is True
+    store.close(slot)
+    other = open_store(tmp_path / "other")
+    game = other.load(entry.path)
+    assert game.slot is not None and game.slot.undo
+    other.close(game.slot)

@@ -871,6 +871,7 @@ class GameScreen(Screen[None]):
                      else Seat(n, "computer", self.local.level(i))
                      for i, n in enumerate(self.local.names)]
             slot = store.new_game(seats)
+            slot.undo = self.local.table.undos > 0  # a copy says undo was used, too
 
         def named(name: str | None) -> None:
             if name is None:
