@@ -20,7 +20,7 @@ from .cli import build_parser, list_presets, preset_short_names
 if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
 
-SUBCOMMANDS = ("arena", "serve", "stats")
+SUBCOMMANDS = ("arena", "serve", "stats", "replay")
 # A message for the player at start-up, from ``casino-tui serve`` (its player files could not
 # be written): shown like the notes of --continue. The server's casino_tui.serve.pty_session
 # sets it under the same name.
@@ -56,6 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from casino_tui.stats.command import main as stats_main
 
         return stats_main(args_list[1:])
+    if args_list and args_list[0] == "replay":
+        return replay_main(args_list[1:])
     parser = build_parser()
     args = parser.parse_args(args_list)
     if args.daily and any(v is not None for v in (args.preset, args.players, args.seed,
@@ -113,6 +115,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             store.close(resumed.slot)
     # 1 when the app ended by an unhandled exception (Textual printed the traceback), 128 + N
     # when signal N (SIGTERM, SIGHUP) ended it
+    return app.return_code or 0
+
+
+def replay_main(argv: Sequence[str]) -> int:
+    """``casino-tui replay FILE``: the saved game as a read-only replay (the file is never
+    written); a file that cannot be opened is told as ``--load`` tells it (status 2)."""
+    from .cli import build_replay_parser
+
+    args = build_replay_parser().parse_args(list(argv))
+    from .saves import SaveError, open_store
+    from .table.replay import open_replay
+
+    store = open_store(args.data_dir)
+    try:
+        replay = open_replay(store, Path(args.file))
+    except SaveError as err:
+        print(f"casino-tui: {err}", file=sys.stderr)
+        return 2
+    if not _is_terminal():
+        print("casino-tui needs a terminal to show a replay.", file=sys.stderr)
+        return 1
+    from .app.app import CasinoApp
+
+    app = CasinoApp(ascii_only=args.ascii or terminal_lacks_symbols(), store=store,
+                    replay=replay, handle_signals=True)
+    app.run()
     return app.return_code or 0
 
 

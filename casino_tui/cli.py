@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "keyboard.",
         epilog="Subcommands: 'casino-tui arena --help' pits computer players against each "
                "other; 'casino-tui serve --help' serves the game over SSH; 'casino-tui stats' "
-               "prints your statistics. In the game, press ? or F1 for every key.",
+               "prints your statistics; 'casino-tui replay FILE' replays a saved game. In the "
+               "game, press ? or F1 for every key.",
     )
     parser.add_argument("--version", action="version", version=f"casino-tui {__version__}")
     parser.add_argument("--preset", type=_preset, metavar="NAME",
@@ -103,6 +104,23 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--join", type=_join_code, metavar="CODE",
                         help="join the table with this code on a casino-tui server (what "
                              "'ssh -t -p PORT HOST join CODE' runs)")
+    return parser
+
+
+def build_replay_parser() -> argparse.ArgumentParser:
+    """``casino-tui replay FILE``: a saved game replayed, read only."""
+    parser = argparse.ArgumentParser(
+        prog="casino-tui replay",
+        description="Replay a saved game, read only: step through its moves (left/right) and "
+                    "rounds (up/down). Finished rounds show every hand; in a game still in "
+                    "progress, hands hidden at the table stay hidden. The file is never "
+                    "changed.")
+    parser.add_argument("file", metavar="FILE", help="a saved game (a .json file)")
+    parser.add_argument("--ascii", action="store_true",
+                        help="draw in plain ASCII: suits as letters (10D), borders as +-|")
+    parser.add_argument("--data-dir", metavar="DIR",
+                        help="the data directory (default: $CASINO_TUI_DATA_DIR, else the "
+                             "user data folder)")
     return parser
 
 

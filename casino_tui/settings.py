@@ -1,4 +1,5 @@
-"""Player settings: card style, four-colour deck, theme, computer move speed and display name.
+"""Player settings: card style, four-colour deck, theme, computer move speed, undo and display
+name.
 
 Stored as JSON in the platformdirs user config directory (``casino-tui``); the environment
 variable ``CASINO_TUI_CONFIG_DIR`` overrides the directory (tests use it). A missing or damaged
@@ -45,6 +46,7 @@ class Settings:
     theme: str = DEFAULT_THEME
     speed: Speed = "normal"
     display_name: str = ""  # empty: not chosen yet
+    undo: bool = True  # u takes back the person's last play (games against the computer)
 
     @property
     def symbols(self) -> bool:

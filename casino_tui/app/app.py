@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.table.client import SeatClient, TableChoice
     from casino_tui.table.events import TableView
     from casino_tui.table.hub import Person, TableHub, TableInfo
+    from casino_tui.table.replay import Replay
 
     from .glyphs import AsciiFilter
     from .players import Chooser
@@ -59,7 +60,8 @@ class CasinoApp(App[None]):
     ``tables_link``: the environment naming the server's table channel (the app connects to
     it at start, then offers Tables); ``tables``: the app runs under a server with tables (its
     Settings offer the display name; implied by ``hub`` or ``tables_link``); ``join``: the
-    code of a table to join (``ssh -t HOST join CODE``, a valid code), once there is a hub.
+    code of a table to join (``ssh -t HOST join CODE``, a valid code), once there is a hub;
+    ``replay``: a saved game to replay at once (``casino-tui replay FILE``; closing it quits).
     """
 
     TITLE = "casino-tui"
@@ -87,8 +89,10 @@ class CasinoApp(App[None]):
                  join: str | None = None, hub: TableHub | None = None,
                  tables_link: Mapping[str, str] | None = None,
                  person: Person | None = None, daily: bool = False,
-                 clock: Callable[[], datetime] | None = None) -> None:
+                 clock: Callable[[], datetime] | None = None,
+                 replay: Replay | None = None) -> None:
         super().__init__()
+        self.start_replay = replay
         self.hub = hub
         self.person = person
         self.start_daily = daily
@@ -210,6 +214,9 @@ class CasinoApp(App[None]):
             self.start_game(self.start_config, self.start_state)
         elif self.start_daily:
             self.play_daily()
+        elif self.start_replay is not None:
+            replay, self.start_replay = self.start_replay, None
+            self._push_replay(replay, lambda _: self.exit())
         self._check_size(self.size.width, self.size.height)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -336,6 +343,24 @@ class CasinoApp(App[None]):
                 self.open_saved(entry)
 
         self.push_screen(LoadScreen(self.store), chosen)
+
+    def show_replay(self, target: SaveEntry | Path) -> None:
+        """Replay a saved game, read only (a file that cannot be opened is told, as loading
+        it would)."""
+        from casino_tui.saves import SaveError
+        from casino_tui.table.replay import open_replay
+
+        try:
+            replay = open_replay(self.store, target)
+        except SaveError as e:
+            self.notify(str(e), severity="error", timeout=8, markup=False)
+            return
+        self._push_replay(replay)
+
+    def _push_replay(self, replay: Replay, then: Callable[[None], None] | None = None) -> None:
+        from .screens.replay import ReplayScreen
+
+        self.push_screen(ReplayScreen(replay, self.painter), then)
 
     def open_saved(self, entry: SaveEntry) -> None:
         """Open a saved game; a game open in another window may be opened read-only."""
@@ -702,7 +727,8 @@ class CasinoApp(App[None]):
         if slot is None or not state.is_game_over or len(slot.seats) != state.num_players:
             return
         record = record_from_game(state, slot.seats, game=slot.game_id,
-                                  ended=utc_now(self.clock), created=slot.created)
+                                  ended=utc_now(self.clock), created=slot.created,
+                                  undo=slot.undo)
         try:
             Ledger(self.data_dir).record(record, self.store)
         except LedgerError as err:

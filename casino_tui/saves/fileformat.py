@@ -101,6 +101,7 @@ class _Info:
     start_position: str | None
     imported: Mapping[str, Any] | None = None
     table: Mapping[str, Any] | None = None
+    undo: bool = False
 
 
 def _table(value: object) -> Mapping[str, Any] | None:
@@ -184,7 +185,7 @@ def _info(data: Mapping[str, Any]) -> _Info:
         to_move=to_move, finished=finished, winner=winner,
         created=_parse_time(extra.get("created")), updated=_parse_time(extra.get("updated")),
         start_position=start, imported=_imported(extra.get("imported")),
-        table=_table(extra.get("table")))
+        table=_table(extra.get("table")), undo=extra.get("undo") is True)
 
 
 def _bad_side() -> tuple[int, ...]:
@@ -263,4 +264,6 @@ def _game_to_bytes(state: State, slot: SaveSlot, updated: datetime) -> bytes:
         extra["imported"] = dict(slot.imported)
     if slot.table is not None:
         extra["table"] = dict(slot.table)
+    if slot.undo:
+        extra["undo"] = True
     return _encode(game_to_dict(state, extra, start_position=slot.start_position))

@@ -155,6 +155,7 @@ class SaveSlot:
     last_error: SaveError | None = None  # the latest autosave's problem; None after a success
     imported: Mapping[str, Any] | None = None  # the file this copy was imported from (--load)
     table: Mapping[str, Any] | None = None  # a server's table: its id, code, creator, ...
+    undo: bool = False  # a play was taken back in this game (extra.undo)
     # "new": not written yet; "ours": the file holds a good version of this game;
     # "damaged": the file is damaged (the game was opened from its backup) and is kept aside
     # before the first write
@@ -197,6 +198,7 @@ class LoadedGame:
     notice: str | None = None
     imported: Mapping[str, Any] | None = None
     table: Mapping[str, Any] | None = None  # extra.table: the game is a server's table
+    undo: bool = False  # extra.undo: a play was taken back in this game
 
     @property
     def read_only(self) -> bool:

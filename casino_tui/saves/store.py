@@ -182,6 +182,7 @@ class SaveStore(_GameListing):
         Raises :class:`SaveError`."""
         copy = self.new_game(slot.seats, name, start_position=slot.start_position)
         copy.created = slot.created
+        copy.undo = slot.undo
         try:
             self._save(copy, state, self._clock())
         finally:
@@ -247,6 +248,7 @@ class SaveStore(_GameListing):
             slot._lock_fd = lock_fd
             slot.imported = game.imported
             slot.table = game.table
+            slot.undo = game.undo
             if lock_fd is not None:
                 with self._lock:
                     self._open[path] = slot
@@ -265,6 +267,7 @@ class SaveStore(_GameListing):
                     game.created or self._clock()))
             slot = self.new_game(seats, info_name, start_position=game.start_position)
             slot.imported = source
+            slot.undo = game.undo
             if game.created is not None:
                 slot.created = game.created
             game.notice = (f"This game was copied into your saved games ({self.root}); "
@@ -334,7 +337,8 @@ class SaveStore(_GameListing):
         return LoadedGame(state=state, seats=info.seats, name=info.name, path=source,
                           slot=None, created=info.created, updated=info.updated,
                           start_position=info.start_position, from_backup=from_backup,
-                          notice=notice, imported=info.imported, table=info.table)
+                          notice=notice, imported=info.imported, table=info.table,
+                          undo=info.undo)
 
     def _read_game(self, path: Path) -> tuple[State, _Info]:
         try:

@@ -473,7 +473,7 @@ def _add_saves(records: list[GameRecord], store: SaveStore,
             continue
         ended = game.updated or entry.last_played
         added.append(record_from_game(game.state, game.seats, game=entry.game_id,
-                                      ended=ended, created=game.created))
+                                      ended=ended, created=game.created, undo=game.undo))
     added.sort(key=lambda r: (r.ended, r.game))
     records.extend(added)
     return len(added)

@@ -208,6 +208,7 @@ class TableController:
         self.game_no = 1  # the games played at this table by this controller (see new_game)
         self.creator_seat: int | None = None  # the seat of the table's creator (a hub's)
         self.saver: BackgroundSaver | None = None  # saves in a thread (see save_in_background)
+        self.undos = 0  # plays taken back at this table (see undo)
         if resumed and state is not None and (state.history or state.round_no > 1):
             self.rebuild_events(start_position)
         else:
@@ -289,7 +290,7 @@ class TableController:
     def position_key(self) -> int:
         """Changes with every move and every round (a computer's answer for an older position
         is stale)."""
-        return self.state.round_no * 100_000 + len(self.state.history)
+        return (self.undos * 1000 + self.state.round_no) * 100_000 + len(self.state.history)
 
     def ai_seed(self) -> int:
         """A seed for the computer's next decision, fixed by the game seed and the move number
@@ -386,6 +387,65 @@ class TableController:
                           data={"new_game": self.game_no}), *self._round_start(self.state)]
         self._autosave()
         return out
+
+    # ------------------------------------------------------------------ undo
+    def undo_refusal(self, seat: int) -> str | None:
+        """Why ``seat`` may not take back a play now (None: it may; see :meth:`undo`)."""
+        if not 0 <= seat < self.num_players or not self.is_human(seat):
+            return "only a person's play can be taken back"
+        if any(self.is_human(s) for s in range(self.num_players) if s != seat):
+            return ("with more than one person at the table, plays cannot be taken back "
+                    "(undo is for games against the computer)")
+        if self.state.is_game_over:
+            return "the game is over"
+        if self.state.is_round_over:
+            return "the round is over: its plays cannot be taken back"
+        if self._last_play(seat) is None:
+            return "you have no play to take back in this round"
+        return None
+
+    def _last_play(self, seat: int) -> int | None:
+        """How many moves of the history come before ``seat``'s last play of this round."""
+        st = replay(self.rules, self.num_players, self.seed, [],
+                    start_position=self.start_position)
+        found: int | None = None
+        for i, move in enumerate(self.state.history):
+            if st.is_round_over:
+                st.next_round()
+            if st.round_no == self.state.round_no and st.current_player == seat:
+                found = i
+            st.apply(move, validate=False)
+        return found
+
+    def undo(self, seat: int) -> int:
+        """Take back ``seat``'s last play of this round and the computers' plays after it:
+        the game is rebuilt from its moves (from the seed, or ``start_position``) without them,
+        its events rebuilt (a new epoch), the save marked (``extra.undo``) and autosaved.
+
+        Only in a game where every other seat is a computer, during a round. Raises
+        :class:`MoveRefused` with the reason (nothing changes). Returns how many moves were
+        taken back."""
+        reason = self.undo_refusal(seat)
+        if reason is not None:
+            raise MoveRefused(reason)
+        keep = self._last_play(seat)
+        assert keep is not None  # undo_refusal found it
+        old = self.state
+        st = replay(self.rules, self.num_players, self.seed, [],
+                    start_position=self.start_position)
+        for move in old.history[:keep]:
+            if st.is_round_over:
+                st.next_round()
+            st.apply(move, validate=False)
+        while st.is_round_over and st.round_no < old.round_no:  # the round's first play
+            st.next_round()
+        self.state = st
+        self.undos += 1
+        if self.slot is not None:
+            self.slot.undo = True
+        self.rebuild_events(self.start_position)
+        self._autosave()
+        return len(old.history) - keep
 
     def add_note(self, text: str) -> TableEvent:
         return self._emit("note", text=text)

@@ -93,6 +93,7 @@ GAME_KEYS: list[tuple[str, str]] = [
     ("c", "claim the game (Call-out)"),
     ("m", "list every legal move, with a filter"),
     ("h", "hint: the Hard computer suggests a move and says why"),
+    ("u", "undo: take back your last play (against the computer)"),
     ("Ctrl+S", "save a named copy of the game (it is saved after every move anyway)"),
     ("s", "skip ahead: computers play without pausing"),
     ("r", "rules of this game"),
@@ -138,6 +139,7 @@ class GameScreen(Screen[None]):
         Binding("c", "claim", "Claim", show=False, id="game.claim"),
         Binding("m", "move_list", "Moves", show=False, id="game.move_list"),
         Binding("h", "hint", "Hint", show=False, id="game.hint"),
+        Binding("u", "undo", "Undo", show=False, id="game.undo"),
         Binding("ctrl+s", "save_copy", "Save a copy", show=False, id="game.save_copy"),
         Binding("s", "skip", "Skip", show=False, id="game.skip"),
         Binding("r", "rules", "Rules", show=False, id="game.rules"),
@@ -774,6 +776,50 @@ class GameScreen(Screen[None]):
         self._push(ConfirmScreen(f"Leave this game and go back to the title screen? {fate}"),
                    decided)
 
+    # ------------------------------------------------------------------ undo
+    def action_undo(self) -> None:
+        """Take back the person's last play and the computers' plays after it (the table
+        rebuilds the game from its moves, marks the save and autosaves)."""
+        from casino_tui.table import MoveRefused
+
+        session = self.session
+        if not isinstance(session, GameSession):
+            self._error("there is no undo at a server's table: every play there is final")
+            return
+        if self._finished:
+            self._error("the game is over")
+            return
+        if not self.casino.settings.undo:
+            self._error("undo is off in the settings (o to change it)")
+            return
+        humans = session.human_seats
+        table = session.table
+        try:
+            taken = table.undo(humans[0] if humans else -1)
+        except MoveRefused as err:
+            self._error(f"No undo: {err.reason}")
+            return
+        # whatever the computers were about to play belongs to the game taken back
+        self._token += 1
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._timer_args = self._pending = None
+        self._thinking = self._hinting = None
+        self._awaiting = False
+        self._moves_cache = None
+        self._selection.clear()
+        self._cursor = None
+        self._clear_recent()
+        session.rebuild_log(self.painter, table.start_position)
+        plays = "your play" if taken == 1 else f"your play and the {taken - 1} after it"
+        session.add_note(f"Undo: took back {plays}")
+        self._save_notice()
+        self.refresh_all()
+        self._advance()
+        self._message = LineData(f"Took back {plays}: your turn again", "ok")
+        self._refresh_status()
+
     # ------------------------------------------------------------------ saving
     def autosave(self) -> None:
         """Save the game into its file now (a new game right after the deal; the table saves
@@ -842,6 +888,7 @@ class GameScreen(Screen[None]):
                      else Seat(n, "computer", self.local.level(i))
                      for i, n in enumerate(self.local.names)]
             slot = store.new_game(seats)
+            slot.undo = self.local.table.undos > 0  # a copy says undo was used, too
 
         def named(name: str | None) -> None:
             if name is None:
@@ -862,8 +909,7 @@ class GameScreen(Screen[None]):
 
     # ------------------------------------------------------------------ hints
     def _position_key(self) -> int:
-        st = self.state
-        return st.round_no * 100_000 + len(st.history)
+        return self.local.table.position_key()  # changes with every move, round and undo
 
     def action_hint(self) -> None:
         if self._not_your_turn():

@@ -1,4 +1,4 @@
-"""The saved games: open, rename or delete one (and see why a file cannot be opened)."""
+"""The saved games: open, replay, rename or delete one (and see why a file cannot be opened)."""
 
 from __future__ import annotations
 
@@ -69,6 +69,7 @@ class LoadScreen(Screen[SaveEntry | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "rename", "Rename", show=False, id="load.rename"),
+        Binding("v", "replay", "Replay", show=False, id="load.replay"),
         Binding("d,delete", "delete", "Delete", show=False, id="load.delete"),
         Binding("escape", "back", "Back", show=False, id="load.back"),
     ]
@@ -86,6 +87,7 @@ class LoadScreen(Screen[SaveEntry | None]):
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         return [(self.HELP_TITLE, [
             ("↑↓ PgUp PgDn", "choose a saved game"), ("Enter", "open it"),
+            ("v", "replay it, read only: step through its moves and rounds"),
             ("r", "rename it"), ("d / Delete", "delete it (asks first)"),
             ("Esc", "back to the title screen"),
         ])]
@@ -137,6 +139,16 @@ class LoadScreen(Screen[SaveEntry | None]):
                         markup=False)
             return
         self.dismiss(entry)
+
+    def action_replay(self) -> None:
+        entry = self._current()
+        if entry is None:
+            return
+        if not entry.ok:
+            self.notify(f"This file cannot be opened: {entry.error}.", severity="error",
+                        markup=False)
+            return
+        self.casino.show_replay(entry)
 
     def action_rename(self) -> None:
         entry = self._current()

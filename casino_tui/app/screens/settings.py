@@ -1,5 +1,5 @@
-"""Settings: card style, four-colour deck, theme, computer move speed and, on a server with
-tables, the player's display name (saved to disk)."""
+"""Settings: card style, four-colour deck, theme, computer move speed, undo and, on a server
+with tables, the player's display name (saved to disk)."""
 
 from __future__ import annotations
 
@@ -66,6 +66,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
             yield Cycler("Theme", [(t, t) for t in self.themes], s.theme, id="set-theme",
                          label_width=16)
             yield Cycler("Computer speed", speeds, s.speed, id="set-speed", label_width=16)
+            yield Cycler("Undo (u)", [(True, "on"), (False, "off")], s.undo, id="set-undo",
+                         label_width=16, note="against the computer")
             if self.display_name:
                 with Horizontal(classes="field-row", id="settings-name-row"):
                     yield Static("Display name", classes="field-label")
@@ -90,6 +92,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
             four_colour=bool(self.query_one("#set-colours", Cycler).value),
             theme=str(self.query_one("#set-theme", Cycler).value),
             speed=self.query_one("#set-speed", Cycler).value,
+            undo=bool(self.query_one("#set-undo", Cycler).value),
         )
 
     def _sample(self) -> None:

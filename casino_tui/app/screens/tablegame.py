@@ -50,8 +50,8 @@ from .summary import RoundSummaryScreen, summary_data
 
 CHAT_KEY = ("/", "chat: say a line to the table (shown in everyone's log)")
 # the keys of a solo game that a table has no use for: its computers play in the server at the
-# table's pace, and the server saves the table after every move
-SOLO_ONLY = ("Ctrl+S", "s")
+# table's pace, the server saves the table after every move, and no play is taken back
+SOLO_ONLY = ("Ctrl+S", "s", "u")
 TABLE_KEYS: list[tuple[str, str]] = [
     *[(k, what) for k, what in GAME_KEYS if k not in SOLO_ONLY and k != "q"],
     CHAT_KEY,
