@@ -223,6 +223,11 @@ class Table:
                 else:
                     me.own_latencies.append(arrived - sent)
                 await self._all_quiet(0.05)
+                if ROUND_OVER.search(screen.text[screen.mark_at:]):
+                    # the round ended meanwhile: the "Your turn" above was drawn again before
+                    # our last move's events, and Enter would only close the summary
+                    me.round_over = True
+                    return
                 screen.mark()
                 seen_by = self._watch_move(i)
                 term.send(KEY_ENTER)
