@@ -96,8 +96,8 @@ class LoadScreen(Screen[SaveEntry | None]):
         with Vertical(id="load-box"):
             yield Static("Saved games", id="load-title")
             yield OptionList(id="load-list")
-            yield Static("↑↓ choose · Enter open · r rename · d delete · Esc back · ? help",
-                         id="load-keys")
+            yield Static("↑↓ choose · Enter open · v replay · r rename · d delete · Esc back · "
+                         "? help", id="load-keys")
 
     def on_mount(self) -> None:
         self.reload()
