@@ -606,3 +606,33 @@ async def test_a_seat_left_open_at_the_start_is_taken_by_a_computer_and_said_so(
         level = hub.controller(info.table_id).seats[1].level
         assert f"A computer ({level}) takes the open seat North" in logged
         assert not any(t.startswith("A computer plays for") for t in logged)
+
+
+class SlowAnswerHub(LocalHub):
+    """A hub whose answer to a move comes after the move's events, as over a busy channel."""
+
+    async def submit_move(self, table_id: str, person: Person, seat: int,
+                          move: Move) -> list[TableEvent]:
+        import asyncio
+
+        events = await super().submit_move(table_id, person, seat, move)
+        await asyncio.sleep(0.3)  # the events reach the seat's screen before this answer
+        return events
+
+
+@asynctest
+async def test_a_moves_answer_after_its_events_leaves_the_screen_up_to_date() -> None:
+    hub = SlowAnswerHub(SeededThinker(), clock=Clock())
+    app = table_app(hub)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tid = await new_table(hub)
+        screen = await sit_at(pilot, hub, tid, 0)
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert line(screen, "#move-line") == "Playing your move…"
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if not screen._sending:
+                break
+        await settle_table(pilot, hub, tid)
+        assert line(screen, "#move-line") == "Waiting for Bob"

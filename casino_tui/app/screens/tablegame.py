@@ -294,6 +294,10 @@ class TableGameScreen(GameScreen):
             return
         self._sending = False
         self._sent = key  # no new turn in this position: the move's events are on their way
+        # Its events (and the view after it) may have come before this answer: the screen
+        # then still says "Playing your move…"; show the table as it is now.
+        self.refresh_all()
+        self._advance()
 
     def _run(self, job: Coroutine[Any, Any, None], group: str) -> None:
         self.run_worker(job, group=group, exit_on_error=False)
