@@ -391,31 +391,32 @@ class TableController:
     # ------------------------------------------------------------------ undo
     def undo_refusal(self, seat: int) -> str | None:
         """Why ``seat`` may not take back a play now (None: it may; see :meth:`undo`)."""
+        return self._undo_point(seat)[0]
+
+    def _undo_point(self, seat: int) -> tuple[str | None, tuple[int, State] | None]:
+        """Why ``seat`` may not take back a play now, or (None and) the game just before its
+        last play of this round with how many moves of the history come before that play."""
         if not 0 <= seat < self.num_players or not self.is_human(seat):
-            return "only a person's play can be taken back"
+            return "only a person's play can be taken back", None
         if any(self.is_human(s) for s in range(self.num_players) if s != seat):
             return ("with more than one person at the table, plays cannot be taken back "
-                    "(undo is for games against the computer)")
+                    "(undo is for games against the computer)"), None
         if self.state.is_game_over:
-            return "the game is over"
+            return "the game is over", None
         if self.state.is_round_over:
-            return "the round is over: its plays cannot be taken back"
-        if self._last_play(seat) is None:
-            return "you have no play to take back in this round"
-        return None
-
-    def _last_play(self, seat: int) -> int | None:
-        """How many moves of the history come before ``seat``'s last play of this round."""
+            return "the round is over: its plays cannot be taken back", None
         st = replay(self.rules, self.num_players, self.seed, [],
                     start_position=self.start_position)
-        found: int | None = None
+        found: tuple[int, State] | None = None
         for i, move in enumerate(self.state.history):
             if st.is_round_over:
                 st.next_round()
             if st.round_no == self.state.round_no and st.current_player == seat:
-                found = i
+                found = (i, st.clone())
             st.apply(move, validate=False)
-        return found
+        if found is None:
+            return "you have no play to take back in this round", None
+        return None, found
 
     def undo(self, seat: int) -> int:
         """Take back ``seat``'s last play of this round and the computers' plays after it:
@@ -425,20 +426,11 @@ class TableController:
         Only in a game where every other seat is a computer, during a round. Raises
         :class:`MoveRefused` with the reason (nothing changes). Returns how many moves were
         taken back."""
-        reason = self.undo_refusal(seat)
-        if reason is not None:
-            raise MoveRefused(reason)
-        keep = self._last_play(seat)
-        assert keep is not None  # undo_refusal found it
+        reason, found = self._undo_point(seat)
+        if found is None:
+            raise MoveRefused(reason or "there is no play to take back")
+        keep, st = found
         old = self.state
-        st = replay(self.rules, self.num_players, self.seed, [],
-                    start_position=self.start_position)
-        for move in old.history[:keep]:
-            if st.is_round_over:
-                st.next_round()
-            st.apply(move, validate=False)
-        while st.is_round_over and st.round_no < old.round_no:  # the round's first play
-            st.next_round()
         self.state = st
         self.undos += 1
         if self.slot is not None:
