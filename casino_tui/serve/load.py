@@ -101,17 +101,7 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
             process = await conn.create_process(term_type="xterm-256color", term_size=size,
                                                 encoding=None)
 
-            async def reader() -> None:
-                try:
-                    while True:
-                        data = await process.stdout.read(65536)
-                        if not data:
-                            break
-                        screen.feed(data)
-                finally:
-                    screen.close()
-
-            read_task = asyncio.create_task(reader())
+            read_task = asyncio.create_task(screen.read_from(process.stdout))
             try:
                 await _script(process, screen, res, t0, step_timeout, moves)
                 await asyncio.wait_for(process.wait_closed(), step_timeout)

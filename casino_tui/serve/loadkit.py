@@ -110,14 +110,7 @@ class Screen:
                 if found:
                     self.mark_at += found.end()
                     return i
-            if self.closed:
-                raise EOFError("the session ended")
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"none of {patterns} within {timeout}s")
-            self._changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), left)
+            await self._more_text(deadline, patterns, timeout)
 
     @property
     def received(self) -> int:
@@ -142,14 +135,29 @@ class Screen:
                     best = (found.end(), i)
             if best is not None:
                 return best[1], self.arrival(best[0] - 1)
-            if self.closed:
-                raise EOFError("the session ended")
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"none of {patterns} within {timeout}s")
-            self._changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), left)
+            await self._more_text(deadline, patterns, timeout)
+
+    async def _more_text(self, deadline: float, patterns: tuple[str | re.Pattern[str], ...],
+                         timeout: float) -> None:
+        """Until more text comes: EOFError when the session ended, TimeoutError (naming the
+        ``patterns`` waited for) after ``deadline``."""
+        if self.closed:
+            raise EOFError("the session ended")
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"none of {patterns} within {timeout}s")
+        self._changed.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._changed.wait(), left)
+
+    async def read_from(self, stream: Any) -> None:
+        """Take everything ``stream`` (an SSH process's standard output, as bytes) sends,
+        until it ends; then the screen is closed."""
+        try:
+            while data := await stream.read(65536):
+                self.feed(data)
+        finally:
+            self.close()
 
     async def quiet(self, period: float, timeout: float = 5.0) -> None:
         """Until no output has come for ``period`` seconds."""

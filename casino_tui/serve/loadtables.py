@@ -97,17 +97,7 @@ class Terminal:
                                             term_size=size, encoding=None)
         screen = Screen()
 
-        async def read() -> None:
-            try:
-                while True:
-                    data = await process.stdout.read(65536)
-                    if not data:
-                        break
-                    screen.feed(data)
-            finally:
-                screen.close()
-
-        reader = asyncio.create_task(read())
+        reader = asyncio.create_task(screen.read_from(process.stdout))
         stack.callback(reader.cancel)
         return cls(conn, process, screen, reader)
 
