@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from casino_tui.engine import Rules, State
     from casino_tui.saves import LoadedGame, SaveEntry, SaveSlot, SaveStore
+    from casino_tui.stats import GameRecord
     from casino_tui.table import GameConfig
     from casino_tui.table.client import SeatClient, TableChoice
     from casino_tui.table.events import TableView
@@ -621,8 +622,7 @@ class CasinoApp(App[None]):
     async def _record_table_game(self, client: SeatClient, view: TableView) -> None:
         from casino_tui.engine import Phase
         from casino_tui.saves import Seat
-        from casino_tui.stats import Ledger, LedgerError, record_from_play
-        from casino_tui.stats.cache import ledger_figures
+        from casino_tui.stats import record_from_play
         from casino_tui.stats.daily import utc_now
         from casino_tui.table.codec import summary_from_json
         from casino_tui.table.config import DEFAULT_LEVEL
@@ -646,14 +646,7 @@ class CasinoApp(App[None]):
             seats=seats, summaries=summaries, round_no=view.round_no, scores=view.scores,
             sweeps=view.sweeps, winner=view.winner, game=f"table-{view.game}",
             ended=utc_now(self.clock), seat=view.seat)
-        try:
-            Ledger(self.data_dir).record(record, self.store)
-        except LedgerError as err:
-            self.notify(str(err), severity="warning", timeout=10, markup=False)
-            return
-        found = ledger_figures(self.data_dir, self.store)
-        if found.report:
-            self.notify(found.report, severity="warning", timeout=10, markup=False)
+        self._add_to_ledger(record)
 
     def game_over_choice(self, choice: GameOverChoice | None, *, tables: bool = False) -> None:
         """After game over: quit, a new game, or back (to the list of tables after a game at
@@ -717,11 +710,25 @@ class CasinoApp(App[None]):
         """The player's data directory (the saved games are in its ``games`` folder)."""
         return self.store.root.parent
 
+    def _add_to_ledger(self, record: GameRecord) -> None:
+        """Append ``record`` to the player's ledger and keep its figures up to date (the
+        Statistics screen opens quickly); a problem or damage found is shown, never fatal."""
+        from casino_tui.stats import Ledger, LedgerError
+        from casino_tui.stats.cache import ledger_figures
+
+        try:
+            Ledger(self.data_dir).record(record, self.store)
+        except LedgerError as err:
+            self.notify(str(err), severity="warning", timeout=10, markup=False)
+            return
+        found = ledger_figures(self.data_dir, self.store)
+        if found.report:
+            self.notify(found.report, severity="warning", timeout=10, markup=False)
+
     def record_game(self, slot: SaveSlot | None, state: State) -> None:
         """A game ended: add it to the player's ledger (once; a game opened read-only is
         recorded by the window that plays it). A problem is shown, never fatal."""
-        from casino_tui.stats import Ledger, LedgerError, record_from_game
-        from casino_tui.stats.cache import ledger_figures
+        from casino_tui.stats import record_from_game
         from casino_tui.stats.daily import utc_now
 
         if slot is None or not state.is_game_over or len(slot.seats) != state.num_players:
@@ -729,15 +736,7 @@ class CasinoApp(App[None]):
         record = record_from_game(state, slot.seats, game=slot.game_id,
                                   ended=utc_now(self.clock), created=slot.created,
                                   undo=slot.undo)
-        try:
-            Ledger(self.data_dir).record(record, self.store)
-        except LedgerError as err:
-            self.notify(str(err), severity="warning", timeout=10, markup=False)
-            return
-        # the figures kept up to date (the screen opens quickly); damage found is reported
-        found = ledger_figures(self.data_dir, self.store)
-        if found.report:
-            self.notify(found.report, severity="warning", timeout=10, markup=False)
+        self._add_to_ledger(record)
 
     def show_stats(self) -> None:
         from casino_tui.stats.cache import ledger_figures
