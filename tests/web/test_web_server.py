@@ -100,6 +100,10 @@ def test_a_link_signs_the_browser_in_once() -> None:
                     assert again.status == 403
                     text = await again.text()
                     assert "already used or has expired" in text and "press Enter" in text
+                    assert "signed in already" in text  # this browser has its cookie
+            async with aiohttp.ClientSession() as http, http.get(link) as elsewhere:
+                assert elsewhere.status == 403
+                assert "signed in already" not in await elsewhere.text()
             assert calls == []  # pages start nothing
 
     run(main())
