@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -143,7 +144,7 @@ async def _serve(args: argparse.Namespace, data: Path, key: bytes) -> int:
     except OSError as err:
         print(f"casino-tui web: cannot listen on {LOOPBACK}:{args.port}: {err.strerror or err}"
               + (" (another program uses that port: try --port 0)"
-                 if getattr(err, "errno", None) == 98 else ""), file=sys.stderr)
+                 if err.errno == errno.EADDRINUSE else ""), file=sys.stderr)
         return 2
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
