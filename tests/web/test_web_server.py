@@ -148,7 +148,7 @@ def test_an_expired_link_is_refused() -> None:
 def test_the_websocket_refuses_before_starting_anything() -> None:
     async def main() -> None:
         calls: list[str] = []
-        async with running_server(fake_launcher(calls)) as server:
+        async with running_server(fake_launcher(calls), quit_grace=0.2) as server:
             good = await signed_in(server)
             name = server.cookie_name
             own = origin_of(server.public_url)
