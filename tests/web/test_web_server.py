@@ -474,3 +474,43 @@ def test_what_a_player_types_is_shown_literally(tmp_path: Path) -> None:
                 assert "[link=http://e]y" in page.text()
 
     run(main())
+
+
+def test_the_owner_hears_of_a_session_before_its_app_starts() -> None:
+    async def main() -> None:
+        order: list[str] = []
+        calls: list[str] = []
+        inner = fake_launcher(calls)
+
+        async def launch(identity: str, width: int, height: int) -> Launch:
+            order.append(f"launch {identity}")
+            return await inner(identity, width, height)
+
+        async def started(identity: str) -> None:
+            await asyncio.sleep(0.05)  # awaited before the launch
+            order.append(f"start {identity}")
+
+        async with running_server(launch, quit_grace=0.2) as server:
+            server.on_session_start = started
+            cookie = await signed_in(server, "sha256-X")
+            async with open_game(server.public_url, cookie, cookie_name=server.cookie_name):
+                await _until(lambda: len(server.app_pids()) == 1)
+            assert order == ["start sha256-X", "launch sha256-X"]
+
+    run(main())
+
+
+def test_a_launcher_that_fails_closes_the_page_with_a_reason() -> None:
+    async def main() -> None:
+        async def launch(identity: str, width: int, height: int) -> Launch:
+            raise OSError("disk full")
+
+        async with running_server(launch) as server:
+            cookie = await signed_in(server)
+            async with open_game(server.public_url, cookie,
+                                 cookie_name=server.cookie_name) as page:
+                await page.wait_closed()
+                assert "The game could not be started" in page.text()
+            await _until(lambda: server.sessions() == [])
+
+    run(main())
