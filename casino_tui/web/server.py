@@ -462,9 +462,28 @@ class WebServer(Server):
             text = text.replace('<div class="message">Session ended.</div>',
                                 '<div class="message">Session ended. Your game is saved: '
                                 'Restart (or reload the page) to go on.</div>')
-            response.text = text.replace("</body>", FOCUS_SCRIPT + "</body>", 1)
+            text = text.replace("</body>", FOCUS_SCRIPT + "</body>", 1)
+            if not self._fixed_public_url:
+                text = self._as_requested(request, text)
+            response.text = text
         response.headers["Cache-Control"] = "no-store"
         return response
+
+    def _as_requested(self, request: web.Request, text: str) -> str:
+        """The page's addresses (its script, the websocket) on the host the browser asked
+        for: textual-serve writes the public URL, which without ``public_url`` is only a guess
+        from the listening address (127.0.0.1 where the browser typed localhost, or 0.0.0.0);
+        the cookie is kept per host, so the websocket must go to the page's own host."""
+        parts = urlsplit(self.public_url)
+        host = html.escape(request.host, quote=True)
+        if not host or host.lower() == parts.netloc.lower():
+            return text
+        scheme = "https" if request.secure else "http"
+        for old, new in ((f"{parts.scheme}://{parts.netloc}/", f"{scheme}://{host}/"),
+                         (f"ws://{parts.netloc}/", f"{'wss' if request.secure else 'ws'}://"
+                                                   f"{host}/")):
+            text = text.replace(f'"{old}', f'"{new}')
+        return text
 
     def _origin_ok(self, request: web.Request) -> bool:
         origin = request.headers.get("Origin")

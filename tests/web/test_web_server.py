@@ -109,6 +109,29 @@ def test_a_link_signs_the_browser_in_once() -> None:
     run(main())
 
 
+def test_the_page_speaks_to_the_host_the_browser_asked_for() -> None:
+    async def main() -> None:
+        calls: list[str] = []
+        async with running_server(fake_launcher(calls)) as server:
+            cookie = await signed_in(server)
+            port = server.port
+            for host, websocket in ((f"127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"),
+                                    (f"localhost:{port}", f"ws://localhost:{port}/ws"),
+                                    ('x"><script>', "ws://x&quot;&gt;&lt;script&gt;/ws")):
+                headers = {"Cookie": f"{server.cookie_name}={cookie}", "Host": host}
+                async with aiohttp.ClientSession() as http, \
+                        http.get(server.public_url + "/", headers=headers) as page:
+                    body = await page.text()
+                    assert f'data-session-websocket-url="{websocket}"' in body, host
+                    assert "<script>/ws" not in body
+            # a browser that typed localhost has its cookie there, and its page's Origin
+            assert await ws_status(server, {"Cookie": f"{server.cookie_name}={cookie}",
+                                            "Origin": f"http://localhost:{port}",
+                                            "Host": f"localhost:{port}"}) == 101
+
+    run(main())
+
+
 def test_the_page_needs_a_valid_cookie() -> None:
     async def main() -> None:
         calls: list[str] = []
