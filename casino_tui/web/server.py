@@ -62,9 +62,25 @@ MAX_COLUMNS = 400
 MAX_ROWS = 200
 MAX_MESSAGE_BYTES = 64 * 1024  # a browser's stdin frame (a paste) is far smaller
 RATE_WINDOW_SECONDS = 60.0
-# the page's terminal takes keys only once focused: focus it when it appears, so keys go to the
-# game at once (as in a terminal window), without a click first
-FOCUS_SCRIPT = """<script>
+# Added to textual-serve's page. Its terminal takes keys only once focused: focus it when it
+# appears, so keys go to the game at once (as in a terminal window), without a click first.
+# And when the server ends a session it gives the reason with the websocket's close: the
+# page's "Session ended" box shows it (as plain text).
+PAGE_SCRIPT = """<script>
+(function () {
+  var Native = window.WebSocket;
+  function GameSocket(url, protocols) {
+    var ws = protocols === undefined ? new Native(url) : new Native(url, protocols);
+    ws.addEventListener("close", function (event) {
+      var message = document.querySelector(".closed-dialog .message");
+      if (message && event.reason) { message.textContent = event.reason; }
+    });
+    return ws;
+  }
+  GameSocket.prototype = Native.prototype;
+  ["CONNECTING", "OPEN", "CLOSING", "CLOSED"].forEach(function (k) { GameSocket[k] = Native[k]; });
+  window.WebSocket = GameSocket;
+})();
 (function () {
   var tries = 0, timer = setInterval(function () {
     var input = document.querySelector(".xterm-helper-textarea");
@@ -462,7 +478,7 @@ class WebServer(Server):
             text = text.replace('<div class="message">Session ended.</div>',
                                 '<div class="message">Session ended. Your game is saved: '
                                 'Restart (or reload the page) to go on.</div>')
-            text = text.replace("</body>", FOCUS_SCRIPT + "</body>", 1)
+            text = text.replace("</body>", PAGE_SCRIPT + "</body>", 1)
             if not self._fixed_public_url:
                 text = self._as_requested(request, text)
             response.text = text
@@ -617,7 +633,8 @@ class WebServer(Server):
                     else f"{timeout:g} seconds"
                 if session.end_reason is None:
                     session.end_reason = (f"Nothing was typed for {span}, so the game was "
-                                          "stopped. It is saved: reload the page to go on.")
+                                          "stopped. It is saved: Restart (or reload the "
+                                          "page) to go on.")
                 return
             await asyncio.sleep(min(left, 30.0))
 
@@ -632,7 +649,15 @@ async def _close(websocket: web.WebSocketResponse, reason: str) -> None:
             await websocket.send_bytes(b"\x1b[?1049l\x1b[2J\x1b[H\r\n  "
                                        + reason.encode("utf-8") + b"\r\n")
         await websocket.close(code=WSCloseCode.GOING_AWAY if reason else WSCloseCode.OK,
-                              message=reason.encode("utf-8")[:120])
+                              message=_close_reason(reason))
+
+
+def _close_reason(reason: str) -> bytes:
+    """``reason`` as a close frame holds it: at most 123 bytes of UTF-8, cut at a character."""
+    data = reason.encode("utf-8")
+    if len(data) <= 123:
+        return data
+    return data[:120].decode("utf-8", "ignore").encode("utf-8") + b"..."
 
 
 def _page(status: int, title: str, text: str,

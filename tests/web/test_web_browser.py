@@ -277,3 +277,23 @@ def test_the_link_works_with_localhost_too(context: Any, web: WebCommand) -> Non
     page.goto(web.link.replace("127.0.0.1", "localhost"))
     screen.wait_for_text(TITLE)
     assert screen.sockets[0].startswith("ws://localhost:")
+
+
+def test_an_idle_game_is_stopped_and_the_page_says_why(context: Any, tmp_path: Path) -> None:
+    web = WebCommand(tmp_path / "data", "--idle-minutes", "0.04")  # 2.4 seconds
+    try:
+        page = context.new_page()
+        screen = PageScreen(page)
+        page.goto(web.link)
+        screen.wait_for_text(TITLE)
+        screen.wait_for(lambda: screen.closed == 1, 20, "the session's end")
+        page.wait_for_selector("body.-closed")
+        message = page.inner_text(".closed-dialog .message")
+        assert message.startswith("Nothing was typed for 2.4 seconds, so the game was stopped.")
+        screenshot(page, "idle")
+        until(lambda: not web.app_processes(), what="the app to end")
+        page.click("text=Restart")  # the page's own button: a reload
+        screen.wait_for(lambda: len(screen.sockets) == 2, what="a new session")
+        screen.wait_for_text(TITLE)
+    finally:
+        assert web.stop() == 0

@@ -537,3 +537,12 @@ def test_a_launcher_that_fails_closes_the_page_with_a_reason() -> None:
             await _until(lambda: server.sessions() == [])
 
     run(main())
+
+
+def test_a_close_reason_fits_a_close_frame() -> None:
+    from casino_tui.web.server import _close_reason
+
+    assert _close_reason("Bye.") == b"Bye."
+    long = "é" * 100  # 200 bytes
+    cut = _close_reason(long)
+    assert len(cut) <= 123 and cut.decode("utf-8").endswith("é...")
