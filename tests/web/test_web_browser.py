@@ -292,7 +292,7 @@ def test_an_idle_game_is_stopped_and_the_page_says_why(context: Any, tmp_path: P
         assert message.startswith("Nothing was typed for 2.4 seconds, so the game was stopped.")
         screenshot(page, "idle")
         until(lambda: not web.app_processes(), what="the app to end")
-        page.click("text=Restart")  # the page's own button: a reload
+        page.click(".closed-dialog button")  # the page's own Restart: a reload
         screen.wait_for(lambda: len(screen.sockets) == 2, what="a new session")
         screen.wait_for_text(TITLE)
     finally:
