@@ -112,7 +112,7 @@ def test_a_link_signs_the_browser_in_once() -> None:
 def test_the_page_speaks_to_the_host_the_browser_asked_for() -> None:
     async def main() -> None:
         calls: list[str] = []
-        async with running_server(fake_launcher(calls)) as server:
+        async with running_server(fake_launcher(calls), quit_grace=0.2) as server:
             cookie = await signed_in(server)
             port = server.port
             for host, websocket in ((f"127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"),
