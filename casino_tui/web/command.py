@@ -174,6 +174,8 @@ def _watch_enter(loop: asyncio.AbstractEventLoop, on_enter: Callable[[], None]) 
     False when there is no stdin to read."""
     try:
         fd = sys.stdin.fileno()
+        if os.isatty(fd) and os.tcgetpgrp(fd) != os.getpgrp():
+            return False  # started in the background: reading the terminal would stop it
     except (AttributeError, OSError, ValueError):
         return False
 
