@@ -8,7 +8,7 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
@@ -163,12 +163,12 @@ def game_launcher(data: Path, *extra: str, calls: list[str] | None = None) -> La
 @asynccontextmanager
 async def running_server(launcher: Launcher, *, limits: WebLimits | None = None,
                          link_ttl: float = 300, quit_grace: float = 3.0,
-                         clock: object = None) -> AsyncIterator[WebServer]:
+                         clock: Callable[[], float] = time.monotonic
+                         ) -> AsyncIterator[WebServer]:
     """A :class:`WebServer` on a free loopback port, closed (every app stopped) at the end."""
-    kwargs = {} if clock is None else {"clock": clock}
     server = WebServer(launcher, links=LinkIssuer(ttl_seconds=link_ttl),
                        signer=CookieSigner(KEY), limits=limits, host="127.0.0.1", port=0,
-                       quit_grace=quit_grace, **kwargs)  # type: ignore[arg-type]
+                       quit_grace=quit_grace, clock=clock)
     await server.start()
     try:
         yield server
