@@ -308,7 +308,7 @@ class WebServer(Server):
 
     Run it in a running event loop: ``await server.start()`` (binds; ``port`` 0 picks a free
     one, then ``server.port`` and ``server.public_url`` tell it), ``await server.close()``
-    (ends every session, then stops listening). ``serve()`` does both around Ctrl+C/SIGTERM.
+    (ends every session, then stops listening).
     """
 
     COOKIE_PREFIX = "casino_tui_"
@@ -381,23 +381,6 @@ class WebServer(Server):
         if self._runner is not None:
             runner, self._runner = self._runner, None
             await runner.cleanup()
-
-    def serve(self, debug: bool = False) -> None:
-        """Run until Ctrl+C or SIGTERM (then end every session cleanly)."""
-        self.debug = debug
-
-        async def run() -> None:
-            stop = asyncio.Event()
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, stop.set)
-            await self.start()
-            try:
-                await stop.wait()
-            finally:
-                await self.close()
-
-        asyncio.run(run())
 
     async def on_startup(self, app: web.Application) -> None:
         log.info("serving the game in a browser on %s", self.public_url)
