@@ -218,6 +218,7 @@ class GameService(AppService):
                             _killpg(process.pid, signal.SIGKILL)
                             await process.wait()
                 _killpg(process.pid, signal.SIGKILL)  # anything the app left in its group
+                await _group_gone(process.pid, 1.0)
                 if self._stdin is not None:
                     self._stdin.close()
             if self._task is not None:
@@ -272,6 +273,19 @@ async def _wait_exit(process: Process, timeout: float) -> bool:
     except TimeoutError:
         return False
     return True
+
+
+async def _group_gone(pgid: int, timeout: float) -> None:
+    """Wait (at most ``timeout``) until process group ``pgid`` has no process left: one that
+    was sent SIGKILL takes a moment to go."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        await asyncio.sleep(0.02)
 
 
 def _killpg(pgid: int, sig: int) -> None:
