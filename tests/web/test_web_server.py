@@ -546,3 +546,31 @@ def test_a_close_reason_fits_a_close_frame() -> None:
     long = "é" * 100  # 200 bytes
     cut = _close_reason(long)
     assert len(cut) <= 123 and cut.decode("utf-8").endswith("é...")
+
+
+def test_quick_reloads_leave_one_game_and_no_stray_process(tmp_path: Path) -> None:
+    """Pages opened at once and one after another for one player (a user reloading
+    impatiently): the last one has the game, every other app ended."""
+
+    async def main() -> None:
+        pids: set[int] = set()
+        async with running_server(game_launcher(tmp_path)) as server:
+            cookie = await signed_in(server)
+            name = server.cookie_name
+            async with contextlib.AsyncExitStack() as stack:
+                pages = [await stack.enter_async_context(
+                    open_game(server.public_url, cookie, cookie_name=name)) for _ in range(3)]
+                for _ in range(20):
+                    pids.update(server.app_pids())
+                    await asyncio.sleep(0.05)
+                last = pages[-1]
+                await last.wait_for_text(TITLE)
+                pids.update(server.app_pids())
+                for page in pages[:-1]:
+                    await page.wait_closed()
+                assert server.sessions() == ["local"] and len(server.app_pids()) == 1
+                survivor = server.app_pids()[0]
+                assert all(gone(pid) for pid in pids - {survivor})
+        assert all(gone(pid) for pid in pids)
+
+    run(main())
