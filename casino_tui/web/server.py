@@ -333,6 +333,8 @@ class WebServer(Server):
                  new_link_hint: str = DEFAULT_HINT,
                  clock: Callable[[], float] = time.monotonic,
                  quit_grace: float = 3.0) -> None:
+        if public_url is not None:
+            public_url = public_url.rstrip("/")  # textual-serve appends "/ws", "/static/"
         super().__init__(command="casino-tui", host=host, port=port, title=title,
                          public_url=public_url)
         self.launcher = launcher
@@ -404,7 +406,8 @@ class WebServer(Server):
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
-        app.router.add_get("/link/{token}", self.handle_link, name="link")
+        # GET only: a HEAD (a link preview's look) must not use the link up
+        app.router.add_get("/link/{token}", self.handle_link, name="link", allow_head=False)
         app.on_response_prepare.append(self._security_headers)
         return app
 

@@ -62,12 +62,13 @@ async def signed_in(server: WebServer, identity: str = "local") -> str:
         return await sign_in(http, server.new_link(identity))
 
 
-async def ws_status(server: WebServer, headers: dict[str, str]) -> int:
+async def ws_status(server: WebServer, headers: dict[str, str],
+                    base_url: str | None = None) -> int:
     """The status of a websocket handshake with these headers (101: accepted)."""
+    base = server.public_url if base_url is None else base_url
     async with aiohttp.ClientSession() as http:
         try:
-            ws = await http.ws_connect(f"{server.public_url.replace('http', 'ws')}/ws",
-                                       headers=headers)
+            ws = await http.ws_connect(f"{base.replace('http', 'ws', 1)}/ws", headers=headers)
         except aiohttp.WSServerHandshakeError as err:
             return err.status
         await ws.close()
@@ -128,6 +129,49 @@ def test_the_page_speaks_to_the_host_the_browser_asked_for() -> None:
             assert await ws_status(server, {"Cookie": f"{server.cookie_name}={cookie}",
                                             "Origin": f"http://localhost:{port}",
                                             "Host": f"localhost:{port}"}) == 101
+
+    run(main())
+
+
+def test_a_look_at_a_link_does_not_use_it_up() -> None:
+    async def main() -> None:
+        async with running_server(fake_launcher([])) as server:
+            link = server.new_link("local")
+            async with aiohttp.ClientSession() as http:
+                async with http.head(link, allow_redirects=False) as look:
+                    assert look.status == 405 and "Set-Cookie" not in look.headers
+                assert await sign_in(http, link)
+
+    run(main())
+
+
+def test_a_public_url_is_used_for_the_page_and_the_cookie() -> None:
+    async def main() -> None:
+        server = WebServer(fake_launcher([]), links=LinkIssuer(), signer=CookieSigner(KEY),
+                           port=0, public_url="https://casino.example/", quit_grace=0.2)
+        await server.start()
+        try:
+            assert server.public_url == "https://casino.example"
+            assert server.origin == "https://casino.example"
+            assert server.new_link("local").startswith("https://casino.example/link/")
+            local = f"http://127.0.0.1:{server.port}"
+            async with aiohttp.ClientSession() as http:
+                async with http.get(f"{local}/link/{server.links.issue('local')}",
+                                    allow_redirects=False) as response:
+                    assert "Secure" in response.headers["Set-Cookie"]
+                    cookie = next(iter(response.cookies.values())).value
+                headers = {"Cookie": f"{server.cookie_name}={cookie}"}
+                async with http.get(f"{local}/", headers=headers) as page:
+                    body = await page.text()
+                    assert 'data-session-websocket-url="wss://casino.example/ws"' in body
+            # the browser's Origin is the public one (the proxy's), not the listener's
+            headers = {"Cookie": f"{server.cookie_name}={cookie}"}
+            for origin, status in (("http://evil.example", 403), ("http://casino.example", 403),
+                                   ("https://casino.example", 101)):
+                assert await ws_status(server, {**headers, "Origin": origin},
+                                       base_url=local) == status, origin
+        finally:
+            await server.close()
 
     run(main())
 
