@@ -143,6 +143,7 @@ class GameService(AppService):
         self.term_grace = term_grace
         self._stopping: asyncio.Task[None] | None = None
         self._ended = False
+        self._drawn = False
 
     @property
     def process(self) -> Process | None:
@@ -179,6 +180,12 @@ class GameService(AppService):
         assert process.stdin is not None
         self._stdin = process.stdin
         return process
+
+    async def on_data(self, payload: bytes) -> None:
+        if not self._drawn:  # the idle time counts from the app's first output
+            self._drawn = True
+            self.last_input = self._clock()
+        await super().on_data(payload)
 
     async def send_bytes(self, data: bytes) -> bool:
         self.last_input = self._clock()
