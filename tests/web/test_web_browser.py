@@ -169,9 +169,9 @@ def test_refused_without_a_valid_link_or_cookie(context: Any, web: WebCommand) -
 
 
 def test_an_expired_link_is_refused(context: Any, tmp_path: Path) -> None:
-    web = WebCommand(tmp_path / "data", "--link-minutes", "0.02")  # 1.2 seconds
+    web = WebCommand(tmp_path / "data", "--link-minutes", "0.04")  # 2.4 seconds
     try:
-        time.sleep(1.5)
+        time.sleep(2.6)
         page = context.new_page()
         response = page.goto(web.link)
         assert response is not None and response.status == 403
