@@ -20,7 +20,7 @@ from .cli import build_parser, list_presets, preset_short_names
 if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
 
-SUBCOMMANDS = ("arena", "serve", "stats", "replay")
+SUBCOMMANDS = ("arena", "serve", "stats", "replay", "web")
 # A message for the player at start-up, from ``casino-tui serve`` (its player files could not
 # be written): shown like the notes of --continue. The server's casino_tui.serve.pty_session
 # sets it under the same name.
@@ -35,7 +35,16 @@ def terminal_lacks_symbols() -> bool:
     return output_needs_ascii()
 
 
+# Textual's driver for a browser: textual-serve (and ``casino-tui web``) runs the app with it,
+# its stdin and stdout pipes that carry the page's keys and the screen
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+
+
 def _is_terminal() -> bool:
+    """True when the app has somewhere to draw and read keys from: a terminal on stdin and
+    stdout, or Textual's web driver (named by ``TEXTUAL_DRIVER``), whose pipes are the page's."""
+    if os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER:
+        return True
     try:
         return os.isatty(sys.stdout.fileno()) and os.isatty(sys.stdin.fileno())
     except (AttributeError, OSError, ValueError):
@@ -58,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return stats_main(args_list[1:])
     if args_list and args_list[0] == "replay":
         return replay_main(args_list[1:])
+    if args_list and args_list[0] == "web":
+        from casino_tui.web.command import main as web_main
+
+        return web_main(args_list[1:])
     parser = build_parser()
     args = parser.parse_args(args_list)
     if args.daily and any(v is not None for v in (args.preset, args.players, args.seed,
