@@ -54,6 +54,17 @@ def player_id(fingerprint: str) -> str:
     return f"{algo.lower()}-{safe}"
 
 
+def fingerprint_of(player: str) -> str:
+    """The key fingerprint a :func:`player_id` was made from (``sha256-AbC-_x`` ->
+    ``SHA256:AbC+/x``): base64 digests hold no ``-`` or ``_``, so nothing is lost. Raises
+    ``ValueError`` for a text that no fingerprint gives."""
+    algo, sep, safe = player.partition("-")
+    fingerprint = f"{algo.upper()}:{safe.replace('-', '+').replace('_', '/')}"
+    if not sep or not safe or player_id(fingerprint) != player:
+        raise ValueError(f"not a player id: {player!r}")
+    return fingerprint
+
+
 @dataclass(frozen=True)
 class PlayerDirs:
     """Where one player's files live."""
