@@ -87,7 +87,7 @@ class BrowserFront:
         service = self.server.hub_service
         if service is not None:
             service.offer_web(self.mint)
-        log.info("browser players: %s (listening on %s port %d); links from the title "
+        log.info("browser players: %s (web front end on %s, port %d); links from the title "
                  "screen over SSH%s", web.public_url, cfg.web_host, web.port,
                  "" if service is not None else
                  " (none now: the tables, which carry the links, are closed)")
