@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import html
 import inspect
 import logging
 import os
 import shlex
 import signal
+import sys
 import time
 from asyncio.subprocess import Process
 from collections import deque
@@ -144,6 +146,7 @@ class GameService(AppService):
             env=environment,
             cwd=self.launch.cwd,
             start_new_session=True,
+            preexec_fn=_end_with_server(),
         )
         assert process.stdin is not None
         self._stdin = process.stdin
@@ -205,6 +208,30 @@ class GameService(AppService):
                         await self.launch.on_end()
                     except Exception:
                         log.exception("a session's on_end failed")
+
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _end_with_server() -> Callable[[], None] | None:
+    """What the app's process runs before the program (Linux): the kernel sends it SIGTERM
+    when the server dies, as the server's own shutdown would (Textual's web driver quits on it;
+    the game is saved after every move). Otherwise an app whose server was killed would wait
+    for the page forever: its input's end does not end it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def in_child() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # the server died before that
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return in_child
 
 
 def _bounded(value: object, top: int) -> int:
@@ -396,7 +423,7 @@ class WebServer(Server):
             return _page(403, "This link was already used or has expired",
                          f"Each link opens the game once, within {minutes} minute"
                          f"{'s' if minutes != 1 else ''} of being made. {self.new_link_hint}")
-        response = web.HTTPSeeOther("/")
+        response = web.Response(status=303, headers={"Location": "/"})
         response.set_cookie(self.cookie_name, self.signer.sign(identity),
                             max_age=int(self.signer.max_age_seconds), path="/", httponly=True,
                             samesite="Strict", secure=self.public_url.startswith("https:"))
@@ -491,8 +518,11 @@ class WebServer(Server):
             await _close(websocket, session.end_reason or "")
             return websocket
         launch = await self.launcher(session.identity, width, height)
-        async def close() -> None:  # the app quit (the player left the game)
-            await websocket.close()
+        async def close() -> None:
+            # the app says it exits: when the player quit it, the page is closed now; when
+            # the server stops it, the page is told why first (below)
+            if session.end_reason is None:
+                await websocket.close()
 
         service = GameService(launch, write_bytes=websocket.send_bytes,
                               write_str=websocket.send_str, close=close,

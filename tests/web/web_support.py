@@ -9,7 +9,7 @@ import json
 import sys
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
 import aiohttp
@@ -86,10 +86,8 @@ class WebClient:
             if self.closed:
                 raise AssertionError(f"the session ended (code {self.close_code}); the "
                                      f"screen:\n{self.text()}")
-            try:
+            with suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), min(left, 0.5))
-            except TimeoutError:
-                pass
 
     async def wait_for_text(self, text: str, timeout: float = 15.0) -> None:
         await self.wait_for(lambda: text in self.text(), timeout)
@@ -141,14 +139,21 @@ async def open_game(base_url: str, cookie: str | None, *, cookie_name: str,
 
 
 def game_launcher(data: Path, *extra: str, calls: list[str] | None = None) -> Launcher:
-    """The real game (``python -m casino_tui --continue``) in data directory ``data``,
-    its settings beside it; ``calls`` records the identities launched."""
+    """The real game (``python -m casino_tui --continue``) in data directory ``data``, its
+    settings in ``data/config`` (computers that move at once); ``calls`` records the
+    identities launched."""
+
+    config = data / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    settings = config / "settings.json"
+    if not settings.exists():  # the computers move at once
+        settings.write_text(json.dumps({"speed": "instant"}))
 
     async def launch(identity: str, width: int, height: int) -> Launch:
         if calls is not None:
             calls.append(identity)
-        env = game_environment({})
-        env["CASINO_TUI_CONFIG_DIR"] = str(data / "config")
+        env = game_environment({"HOME": str(data)})
+        env["CASINO_TUI_CONFIG_DIR"] = str(config)
         return Launch(argv=[sys.executable, "-m", "casino_tui", "--continue", "--data-dir",
                             str(data), *extra], env=env, cwd=data)
 

@@ -1,0 +1,451 @@
+"""The web server at the protocol level: sign-in pages, refusals before anything starts, the
+bounds, one live session per identity, the idle timeout and a clean shutdown. The screen is
+read through pyte (tests/web/web_support.py); the real game runs where a game is needed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from pty_support import session_processes
+
+from casino_tui.saves import open_store
+from casino_tui.web.server import GameService, Launch, Launcher, WebLimits, WebServer
+from casino_tui.web.tokens import CookieSigner, LinkIssuer
+
+from .web_support import (
+    ENTER,
+    KEY,
+    game_launcher,
+    open_game,
+    origin_of,
+    running_server,
+    sign_in,
+)
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs Linux")
+
+TITLE = "fishing card game"
+
+
+def run(coro: Coroutine[Any, Any, None]) -> None:
+    asyncio.run(asyncio.wait_for(coro, 90))
+
+
+def fake_launcher(calls: list[str]) -> Launcher:
+    """A stand-in app that starts as a Textual web app does and waits (cheap, for the bounds)."""
+
+    async def launch(identity: str, width: int, height: int) -> Launch:
+        calls.append(identity)
+        code = ("import sys; sys.stdout.write('__GANGLION__\\n'); sys.stdout.flush(); "
+                "sys.stdin.buffer.read()")
+        return Launch(argv=[sys.executable, "-c", code], env={}, cwd=Path.cwd())
+
+    return launch
+
+
+def gone(pid: int) -> bool:
+    """No live process is left of the app's session (the app leads it: setsid)."""
+    return not session_processes(pid)
+
+
+async def signed_in(server: WebServer, identity: str = "local") -> str:
+    async with aiohttp.ClientSession() as http:
+        return await sign_in(http, server.new_link(identity))
+
+
+async def ws_status(server: WebServer, headers: dict[str, str]) -> int:
+    """The status of a websocket handshake with these headers (101: accepted)."""
+    async with aiohttp.ClientSession() as http:
+        try:
+            ws = await http.ws_connect(f"{server.public_url.replace('http', 'ws')}/ws",
+                                       headers=headers)
+        except aiohttp.WSServerHandshakeError as err:
+            return err.status
+        await ws.close()
+        return 101
+
+
+# ---------------------------------------------------------------------------------- pages
+def test_a_link_signs_the_browser_in_once() -> None:
+    async def main() -> None:
+        calls: list[str] = []
+        async with running_server(fake_launcher(calls)) as server:
+            link = server.new_link("local")
+            # (aiohttp keeps cookies of an IP address only when told to: unsafe)
+            async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+                async with http.get(link, allow_redirects=False) as response:
+                    assert response.status == 303 and response.headers["Location"] == "/"
+                    cookie = response.headers["Set-Cookie"]
+                    assert cookie.startswith(f"{server.cookie_name}=local.")
+                    for attribute in ("HttpOnly", "SameSite=Strict", "Path=/"):
+                        assert attribute in cookie
+                    assert "Secure" not in cookie  # http on loopback
+                    assert response.headers["Referrer-Policy"] == "no-referrer"
+                async with http.get(server.public_url + "/") as page:
+                    assert page.status == 200
+                    body = await page.text()
+                    assert "textual-terminal" in body and f"{server.origin}/ws" \
+                        .replace("http", "ws") in body
+                    assert "googleapis" not in body  # no third party learns who plays
+                async with http.get(link) as again:
+                    assert again.status == 403
+                    text = await again.text()
+                    assert "already used or has expired" in text and "press Enter" in text
+            assert calls == []  # pages start nothing
+
+    run(main())
+
+
+def test_the_page_needs_a_valid_cookie() -> None:
+    async def main() -> None:
+        calls: list[str] = []
+        async with running_server(fake_launcher(calls)) as server:
+            forged = CookieSigner(bytes(32)).sign("local")
+            for headers in ({}, {"Cookie": f"{server.cookie_name}={forged}"},
+                            {"Cookie": f"{server.cookie_name}=local.99999999999.x"}):
+                async with aiohttp.ClientSession() as http, \
+                        http.get(server.public_url + "/", headers=headers) as page:
+                    assert page.status == 403
+                    text = await page.text()
+                    assert "You need a link to play" in text and "<script" not in text
+            async with aiohttp.ClientSession() as http, \
+                    http.get(server.public_url + "/static/js/textual.js") as static:
+                assert static.status == 200  # static files stay public
+            assert calls == []
+
+    run(main())
+
+
+def test_an_expired_link_is_refused() -> None:
+    async def main() -> None:
+        calls: list[str] = []
+        async with running_server(fake_launcher(calls), link_ttl=0.2) as server:
+            link = server.new_link("local")
+            await asyncio.sleep(0.3)
+            async with aiohttp.ClientSession() as http, \
+                    http.get(link, allow_redirects=False) as response:
+                assert response.status == 403
+                assert "Set-Cookie" not in response.headers
+            assert calls == []
+
+    run(main())
+
+
+# ---------------------------------------------------------------------------- the websocket
+def test_the_websocket_refuses_before_starting_anything() -> None:
+    async def main() -> None:
+        calls: list[str] = []
+        async with running_server(fake_launcher(calls)) as server:
+            good = await signed_in(server)
+            name = server.cookie_name
+            own = origin_of(server.public_url)
+            expired = CookieSigner(KEY, clock=lambda: 0.0).sign("local")  # ended in 1970
+            forged = CookieSigner(bytes(32)).sign("local")
+            body, _, mac = good.rpartition(".")
+            cases = {
+                "no Origin": {"Cookie": f"{name}={good}"},
+                "a foreign Origin": {"Cookie": f"{name}={good}", "Origin": "http://evil.example"},
+                "another port's Origin": {"Cookie": f"{name}={good}",
+                                          "Origin": "http://127.0.0.1:1"},
+                "no cookie": {"Origin": own},
+                "a forged cookie": {"Cookie": f"{name}={forged}", "Origin": own},
+                "an altered cookie": {"Cookie": f"{name}={body.replace('local', 'other')}.{mac}",
+                                      "Origin": own},
+                "an expired cookie": {"Cookie": f"{name}={expired}", "Origin": own},
+                "another server's cookie name": {"Cookie": f"casino_tui_1={good}",
+                                                 "Origin": own},
+            }
+            for what, headers in cases.items():
+                assert await ws_status(server, headers) == 403, what
+            assert calls == [] and server.sessions() == []
+            # and with both right, it opens
+            assert await ws_status(server, {"Cookie": f"{name}={good}", "Origin": own}) == 101
+            assert calls == ["local"]
+
+    run(main())
+
+
+def test_the_session_cap() -> None:
+    async def main() -> None:
+        calls: list[str] = []
+        limits = WebLimits(max_sessions=1, rate_limit_per_minute=0, idle_timeout_seconds=None)
+        async with running_server(fake_launcher(calls), limits=limits,
+                                  quit_grace=0.2) as server:
+            alice = await signed_in(server, "alice")
+            bob = await signed_in(server, "bob")
+            name = server.cookie_name
+            async with open_game(server.public_url, alice, cookie_name=name):
+                await _until(lambda: len(server.app_pids()) == 1)
+                own = origin_of(server.public_url)
+                assert await ws_status(server, {"Cookie": f"{name}={bob}", "Origin": own}) == 503
+                assert calls == ["alice"]
+                # the same player opening it again is not one more session: it replaces it
+                assert await ws_status(server, {"Cookie": f"{name}={alice}",
+                                                "Origin": own}) == 101
+            await _until(lambda: server.sessions() == [])
+            async with open_game(server.public_url, bob, cookie_name=name):
+                await _until(lambda: server.sessions() == ["bob"])
+
+    run(main())
+
+
+def test_the_rate_limit_per_address() -> None:
+    async def main() -> None:
+        calls: list[str] = []
+        now = [1000.0]
+        limits = WebLimits(max_sessions=0, rate_limit_per_minute=2, idle_timeout_seconds=None)
+        async with running_server(fake_launcher(calls), limits=limits, quit_grace=0.2,
+                                  clock=lambda: now[0]) as server:
+            cookie = await signed_in(server)
+            headers = {"Cookie": f"{server.cookie_name}={cookie}",
+                       "Origin": origin_of(server.public_url)}
+            assert await ws_status(server, headers) == 101
+            now[0] += 30
+            assert await ws_status(server, headers) == 101
+            now[0] += 29
+            assert await ws_status(server, headers) == 429
+            assert len(calls) == 2
+            now[0] += 2  # the first start is more than a minute ago
+            assert await ws_status(server, headers) == 101
+            assert len(calls) == 3
+
+    run(main())
+
+
+async def _until(predicate: Any, timeout: float = 15) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+# ------------------------------------------------------------------------------ the game
+def _save_moves(data: Path) -> int:
+    saves = list((data / "games").glob("*.json"))
+    if len(saves) != 1:
+        return -1
+    try:
+        return len(json.loads(saves[0].read_bytes())["moves"])
+    except (OSError, ValueError, KeyError):
+        return -1
+
+
+def test_the_title_and_a_move_by_keys_then_a_reload_resumes(tmp_path: Path) -> None:
+    async def main() -> None:
+        calls: list[str] = []
+        async with running_server(game_launcher(tmp_path, calls=calls)) as server:
+            cookie = await signed_in(server)
+            async with open_game(server.public_url, cookie,
+                                 cookie_name=server.cookie_name) as page:
+                await page.wait_for_text(TITLE)
+                await page.send_keys("n")
+                await page.wait_for_text("Preset")
+                await page.send_keys(ENTER)
+                await page.wait_for_text("Your turn")
+                await _until(lambda: _save_moves(tmp_path) >= 0)
+                before = _save_moves(tmp_path)
+                await page.send_keys(ENTER)  # South plays the move shown
+                await _until(lambda: _save_moves(tmp_path) >= before + 2)
+                await page.wait_for_text("Your turn")
+                pid = server.app_pids()[0]
+            # the page is gone (a reload, a dropped connection): the app saved and ended
+            await _until(lambda: gone(pid))
+            played = _save_moves(tmp_path)
+            async with open_game(server.public_url, cookie,
+                                 cookie_name=server.cookie_name) as page:
+                await page.wait_for_text("Your turn")  # straight back at the table
+                assert TITLE not in page.text()
+                assert _save_moves(tmp_path) == played
+            assert calls == ["local", "local"]
+
+    run(main())
+
+
+def test_a_second_window_takes_the_game_over(tmp_path: Path) -> None:
+    async def main() -> None:
+        started: list[str] = []
+        async with running_server(game_launcher(tmp_path)) as server:
+            server.on_session_start = started.append
+            cookie = await signed_in(server)
+            name = server.cookie_name
+            async with open_game(server.public_url, cookie, cookie_name=name) as first:
+                await first.wait_for_text(TITLE)
+                old = server.app_pids()[0]
+                async with open_game(server.public_url, cookie, cookie_name=name) as second:
+                    await first.wait_closed()
+                    assert "continues in another window" in first.text()
+                    assert gone(old)  # ended before the new one started
+                    await second.wait_for_text(TITLE)
+                    assert server.app_pids() != [old] and len(server.app_pids()) == 1
+            assert started == ["local", "local"]
+
+    run(main())
+
+
+def test_hang_up_ends_a_session_with_its_reason(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running_server(game_launcher(tmp_path)) as server:
+            cookie = await signed_in(server, "sha256-Abc_1=")
+            assert not await server.hang_up("sha256-Abc_1=", "nothing to end")
+            async with open_game(server.public_url, cookie,
+                                 cookie_name=server.cookie_name) as page:
+                await page.wait_for_text(TITLE)
+                pid = server.app_pids()[0]
+                assert await server.hang_up("sha256-Abc_1=", "Your game continues over SSH.")
+                assert gone(pid) and server.sessions() == []
+                await page.wait_closed()
+                assert "Your game continues over SSH." in page.text()
+                assert page.close_code == aiohttp.WSCloseCode.GOING_AWAY
+
+    run(main())
+
+
+def test_an_idle_session_is_stopped(tmp_path: Path) -> None:
+    async def main() -> None:
+        limits = WebLimits(idle_timeout_seconds=2.0)
+        async with running_server(game_launcher(tmp_path), limits=limits) as server:
+            cookie = await signed_in(server)
+            async with open_game(server.public_url, cookie,
+                                 cookie_name=server.cookie_name) as page:
+                await page.wait_for_text(TITLE)
+                pid = server.app_pids()[0]
+                await page.wait_closed(timeout=15)
+                assert "Nothing was typed for 2 seconds" in page.text()
+                assert gone(pid)
+
+    run(main())
+
+
+def test_quitting_the_game_ends_the_session(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running_server(game_launcher(tmp_path)) as server:
+            cookie = await signed_in(server)
+            async with open_game(server.public_url, cookie,
+                                 cookie_name=server.cookie_name) as page:
+                await page.wait_for_text(TITLE)
+                pid = server.app_pids()[0]
+                await page.send_keys("q")
+                await page.wait_closed()
+                await _until(lambda: server.sessions() == [])
+                assert gone(pid)
+
+    run(main())
+
+
+def test_shutdown_stops_every_app(tmp_path: Path) -> None:
+    async def main() -> None:
+        pids: list[int] = []
+        async with contextlib.AsyncExitStack() as pages:
+            async with running_server(game_launcher(tmp_path)) as server:
+                for who in ("alice", "bob"):
+                    cookie = await signed_in(server, who)
+                    page = await pages.enter_async_context(
+                        open_game(server.public_url, cookie, cookie_name=server.cookie_name))
+                    await page.wait_for_text(TITLE)
+                pids = server.app_pids()
+                assert len(pids) == 2
+            await page.wait_closed()
+            assert "The server is shutting down. Your game is saved." in page.text()
+        for pid in pids:
+            assert gone(pid)
+
+    run(main())
+
+
+def test_an_app_that_will_not_quit_is_killed_with_its_group() -> None:
+    async def main() -> None:
+        code = ("import os, signal, subprocess, sys; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
+                "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']);"
+                "sys.stdout.write('__GANGLION__\\n'); sys.stdout.flush(); "
+                "import time; time.sleep(60)")
+
+        async def launch(identity: str, width: int, height: int) -> Launch:
+            return Launch(argv=[sys.executable, "-c", code], env={}, cwd=Path.cwd())
+
+        async with running_server(launch, quit_grace=0.3) as server:
+            cookie = await signed_in(server)
+            async with open_game(server.public_url, cookie, cookie_name=server.cookie_name):
+                await _until(lambda: server.app_pids() and
+                             len(session_processes(server.app_pids()[0])) == 2)
+                pid = server.app_pids()[0]
+                await server.hang_up("local", "bye")
+                assert gone(pid)
+
+    run(main())
+
+
+# ------------------------------------------------------------------------- the app's side
+def test_the_app_gets_a_fresh_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SERVER_SECRET", "x")
+    monkeypatch.setenv("PATH", "/usr/bin")
+    launch = Launch(argv=["true"], env={"HOME": "/h"}, cwd=Path.cwd())
+
+    async def noop(data: object = None) -> None:
+        return None
+
+    server = WebServer(fake_launcher([]), links=LinkIssuer(), signer=CookieSigner(KEY))
+    service = GameService(launch, write_bytes=noop, write_str=noop, close=noop, server=server)
+    env = service._build_environment(100, 30)
+    assert "SERVER_SECRET" not in env
+    assert env["PATH"] == "/usr/bin" and env["HOME"] == "/h"
+    assert env["TEXTUAL_DRIVER"] == "textual.drivers.web_driver:WebDriver"
+    assert (env["COLUMNS"], env["ROWS"]) == ("100", "30")
+
+
+def test_the_app_runs_under_the_web_driver_without_a_terminal(tmp_path: Path) -> None:
+    """`python -m casino_tui` with pipes refuses without a terminal, but runs under Textual's
+    web driver (the driver, not isatty, decides)."""
+    import subprocess
+
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path),
+           "CASINO_TUI_DATA_DIR": str(tmp_path / "data"),
+           "CASINO_TUI_CONFIG_DIR": str(tmp_path / "config")}
+    plain = subprocess.run([sys.executable, "-m", "casino_tui"], env=env, input=b"",
+                           capture_output=True, timeout=60)
+    assert plain.returncode == 1 and b"needs a terminal" in plain.stderr
+    web = subprocess.Popen([sys.executable, "-m", "casino_tui"],
+                           env={**env, "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver"},
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert web.stdin is not None and web.stdout is not None
+    out = b""
+    while TITLE.encode() not in out:  # the title screen, drawn for the page
+        chunk = os.read(web.stdout.fileno(), 65536)
+        assert chunk, out
+        out += chunk
+    assert out.startswith(b"__GANGLION__\n")  # it started its driver
+    quit_meta = b'{"type": "quit"}'  # what textual-serve sends to end the app
+    web.stdin.write(b"M" + len(quit_meta).to_bytes(4, "big") + quit_meta)
+    web.stdin.flush()
+    _, err = web.communicate(timeout=30)
+    assert web.returncode == 0 and b"needs a terminal" not in err
+
+
+def test_a_game_started_in_the_browser_is_left_saved(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running_server(game_launcher(tmp_path)) as server:
+            cookie = await signed_in(server)
+            async with open_game(server.public_url, cookie,
+                                 cookie_name=server.cookie_name) as page:
+                await page.wait_for_text(TITLE)
+                await page.send_keys("n")
+                await page.wait_for_text("Preset")
+                await page.send_keys(ENTER)
+                await page.wait_for_text("Your turn")
+                await _until(lambda: _save_moves(tmp_path) >= 0)
+        store = open_store(tmp_path)
+        entry = store.latest_unfinished()
+        assert entry is not None
+        game = store.load(entry)  # not locked by anything: the app ended
+        store.close(game.slot)
+
+    run(main())
