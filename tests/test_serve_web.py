@@ -229,3 +229,52 @@ def test_a_browser_session_gets_what_an_ssh_session_of_that_key_gets(
             await server.close()
 
     run(main())
+
+
+def test_a_new_session_goes_back_to_the_game_left_last_a_table_or_a_solo_save(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With an unfinished solo save and a seat in a table game in progress, a new session
+    (a page reload, an SSH reconnection) resumes the one the player opened or played last:
+    --continue for the solo save, none for the table (the game goes back to it at start)."""
+    from casino_tui.table import GameConfig, SeatConfig
+    from casino_tui.table.hub import Person
+
+    data = tmp_path / "data"
+    monkeypatch.setattr("casino_tui.serve.players._unfinished_via_saves", lambda data_dir: True)
+    saved_at: list[float] = [0.0]
+    monkeypatch.setattr("casino_tui.serve.server.latest_save_time", lambda data_dir: saved_at[0])
+
+    async def main() -> None:
+        server = GameServer(ServeConfig(data_dir=data, port=0))
+        await server.start()
+        try:
+            dirs = PlayerDirs.for_fingerprint(data, ANN)
+            assert await server.game_arguments(dirs, ANN) == ["--continue"]  # no table yet
+            env: dict[str, str] = {}
+            server._table_secret(1, ANN, env)
+            hub = await hub_from_environment(env)
+            assert hub is not None and server.hub_service is not None
+            try:
+                ann = Person("", "Ann")
+                seats = (SeatConfig("South", True), SeatConfig("North", False, "easy"))
+                info = await hub.create_table(GameConfig(players=2, seats=seats, seed=3), ann)
+                sub = await hub.subscribe(info.table_id, ann, 0)  # the waiting room
+                sub.close()
+                # Not started: the solo save still comes first.
+                assert await server.game_arguments(dirs, ANN) == ["--continue"]
+                await hub.start(info.table_id, ann)
+                sub = await hub.subscribe(info.table_id, ann, 0)  # the game at her seat
+                sub.close()
+                last = server.hub_service.last_at_table(player_id(ANN))
+                assert last is not None and last[0] == info.table_id
+                assert await server.game_arguments(dirs, ANN) == []
+                assert await server.game_arguments(dirs, ANN, ascii=True) == ["--ascii"]
+                saved_at[0] = last[1] + 1  # a solo move after it
+                assert await server.game_arguments(dirs, ANN) == ["--continue"]
+                assert server.hub_service.last_at_table(player_id(BOB)) is None
+            finally:
+                await hub.close()
+        finally:
+            await server.close()
+
+    run(main())

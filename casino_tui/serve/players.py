@@ -275,6 +275,21 @@ def _unfinished_via_saves(data_dir: Path) -> bool | None:
         return False
 
 
+def latest_save_time(data_dir: Path) -> float | None:
+    """When the game that ``--continue`` would resume was last saved (seconds since the
+    epoch), None when there is none."""
+    try:
+        from casino_tui.saves import SaveStore, games_dir
+    except ImportError:
+        return None
+    try:
+        entry = SaveStore(games_dir(data_dir)).latest_unfinished()
+    except Exception as err:  # a damaged store must not keep the player out
+        log.warning("cannot list the saved games in %s: %s", data_dir, err)
+        return None
+    return None if entry is None else entry.modified.timestamp()
+
+
 def join_command(command: str) -> str | None:
     """The table code of an exec request ``join CODE`` (the one command the server accepts;
     the code as :func:`casino_tui.table.codes.normalize_code` reads it), else None."""

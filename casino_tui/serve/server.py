@@ -27,6 +27,7 @@ from .players import (
     check_data_dir,
     host_key_problem,
     join_command,
+    latest_save_time,
     load_or_create_host_key,
     player_id,
     prepare_player,
@@ -528,9 +529,8 @@ class GameServer:
                     player_id(owner.fingerprint)):
                 log.info("session %d: player %s connected over SSH: ended their game in a "
                          "browser", number, owner.fingerprint)
-            args = await asyncio.to_thread(app_arguments, dirs,
-                                           continue_supported=self.continue_supported,
-                                           ascii=client_wants_ascii(client_env), join=join)
+            args = await self.game_arguments(dirs, owner.fingerprint,
+                                             ascii=client_wants_ascii(client_env), join=join)
             if self.closing:
                 _refuse(process, "casino-tui: the server is shutting down. Try again later.",
                         True)
@@ -572,6 +572,37 @@ class GameServer:
         with contextlib.suppress(Exception):
             process.exit(end.status)
 
+
+    async def game_arguments(self, dirs: PlayerDirs, fingerprint: str, *,
+                             ascii: bool = False, join: str | None = None) -> list[str]:
+        """The game's arguments for a new session of the player (SSH or browser): as
+        :func:`app_arguments`, but without ``--continue`` when the game they left last is at
+        a table (their seat in a game in progress, opened or played after their latest solo
+        save): the game then goes back to that table at start, as after a dropped
+        connection. Call it once the player's earlier session has ended."""
+        args = await asyncio.to_thread(app_arguments, dirs,
+                                       continue_supported=self.continue_supported,
+                                       ascii=ascii, join=join)
+        service, hub = self.hub_service, self.hub
+        if CONTINUE_FLAG not in args or service is None or hub is None:
+            return args
+        last = service.last_at_table(player_id(fingerprint))
+        if last is None:
+            return args
+        table_id, when = last
+        saved = await asyncio.to_thread(latest_save_time, dirs.data)
+        if saved is not None and saved > when:
+            return args
+        from casino_tui.table.hub import HubError, Person
+
+        try:
+            tables = await hub.list_tables(Person(player_id(fingerprint), "?"))
+        except HubError:
+            return args
+        if any(t.table_id == table_id and t.your_seat is not None and t.started
+               and not t.finished for t in tables):
+            return [a for a in args if a != CONTINUE_FLAG]
+        return args
 
     def _table_secret(self, number: int, fingerprint: str, env: dict[str, str]) -> str | None:
         """Admit session ``number``'s game to the tables: a new secret naming the player's

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from casino_tui.table.weblink import WebLink
 
-from .players import PlayerDirs, app_arguments, fingerprint_of, prepare_player
+from .players import PlayerDirs, fingerprint_of, prepare_player
 from .pty_session import NOTICE_ENV, SessionEnd, child_environment
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -136,8 +136,7 @@ class BrowserFront:
             # continue it.
             await server.hang_up_ssh(fingerprint, SessionEnd("browser", 1), number,
                                      "started a game in a browser")
-            args = await asyncio.to_thread(app_arguments, dirs,
-                                           continue_supported=server.continue_supported)
+            args = await server.game_arguments(dirs, fingerprint)
         env = child_environment(WEB_TERM, {}, dirs.root, dirs.data, dirs.config,
                                 players_dir=dirs.root.parent)
         if problem is not None:

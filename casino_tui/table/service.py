@@ -59,6 +59,7 @@ import asyncio
 import itertools
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,6 +177,10 @@ class HubService:
         self._feeds: dict[Identity, dict[int, _Feed]] = {}
         self._secrets: dict[str, Identity] = {}
         self._numbers = itertools.count(1)
+        # player -> the table where they last followed their seat's game or played, and when
+        # (the wall clock, comparable with a file's time)
+        self._at_table: dict[str, tuple[str, float]] = {}
+        self.clock: Callable[[], float] = time.time
 
     # ------------------------------------------------------------------ life
     @property
@@ -202,6 +207,12 @@ class HubService:
 
     def _welcome(self, identity: Identity) -> dict[str, JSON]:
         return {"web": self._mint is not None}
+
+    def last_at_table(self, player: str) -> tuple[str, float] | None:
+        """(table id, time) of the last time ``player``'s app opened the game at their seat
+        at a table or played a move there (this server's run only), else None. The server
+        compares it with the player's latest solo save to know which game they left last."""
+        return self._at_table.get(player)
 
     def register(self, secret: str, identity: Identity) -> None:
         """Admit the app that says ``secret``: it speaks for ``identity``."""
@@ -494,6 +505,7 @@ class HubService:
         except ValueError as err:
             raise BadRequest(f"move: {err}") from None
         events = await self.hub.submit_move(table, call.person, seat, move)
+        self._at_table[call.identity.player] = (table, self.clock())
         return [e.to_json() for e in events]
 
     async def _next_round(self, call: _Call) -> JSON:
@@ -513,8 +525,11 @@ class HubService:
         feeds = self._feeds.setdefault(call.identity, {})
         if len(feeds) >= self.max_subscriptions:
             raise BadRequest(f"at most {self.max_subscriptions} subscriptions at once")
-        epoch = (await self.hub.snapshot(table, call.person)).epoch
+        view = await self.hub.snapshot(table, call.person)
+        epoch = view.epoch
         sub = await self.hub.subscribe(table, call.person, after)
+        if view.seat is not None:
+            self._at_table[call.identity.player] = (table, self.clock())
         if not self.wire.connected(call.identity):  # gone meanwhile
             sub.close()
             raise HubError("the connection ended")
