@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -20,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from casino_tui.saves import SaveStore, games_dir
 from casino_tui.saves.store import data_dir as resolve_data_dir
 
 from .tokens import CookieSigner, LinkIssuer, load_or_create_key
@@ -73,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--data-dir", metavar="DIR",
                         help="the data directory (default: $CASINO_TUI_DATA_DIR, else the "
                              "platform's user data directory)")
+    parser.add_argument("--link-minutes", type=_minutes, default=LINK_MINUTES, metavar="N",
+                        help=f"how long a new link works (default {LINK_MINUTES:g}); each "
+                             "works once")
     parser.add_argument("--idle-minutes", type=_minutes, default=60.0, metavar="N",
                         help="stop a game nobody typed in for N minutes (it is saved; reload "
                              "the page to go on); 0: never (default 60)")
@@ -88,13 +93,22 @@ def game_environment(environ: dict[str, str] | os._Environ[str] | None = None) -
     return env
 
 
+def has_unfinished_game(data: Path) -> bool:
+    """True when data directory ``data`` has a game that Continue would open."""
+    try:
+        return SaveStore(games_dir(data)).latest_unfinished() is not None
+    except Exception:  # a damaged store: the title screen tells what it can
+        return False
+
+
 def local_launcher(data: Path, cwd: Path) -> Launcher:
-    """The launcher of ``casino-tui web``: the normal game with ``--continue`` (a reload goes
-    back to the unfinished game) in data directory ``data``."""
+    """The launcher of ``casino-tui web``: the normal game in data directory ``data``, with
+    ``--continue`` when there is an unfinished game (a reload goes back to it)."""
     from .server import Launch
 
     async def launch(identity: str, width: int, height: int) -> Launch:
-        return Launch(argv=[sys.executable, "-m", "casino_tui", "--continue",
+        resume = ["--continue"] if await asyncio.to_thread(has_unfinished_game, data) else []
+        return Launch(argv=[sys.executable, "-m", "casino_tui", *resume,
                             "--data-dir", str(data)],
                       env=game_environment(), cwd=cwd)
 
@@ -121,7 +135,7 @@ async def _serve(args: argparse.Namespace, data: Path, key: bytes) -> int:
 
     idle = args.idle_minutes * 60 if args.idle_minutes > 0 else None
     server = WebServer(local_launcher(data, Path.cwd()),
-                       links=LinkIssuer(ttl_seconds=LINK_MINUTES * 60),
+                       links=LinkIssuer(ttl_seconds=max(args.link_minutes * 60, 1.0)),
                        signer=CookieSigner(key), host=LOOPBACK, port=args.port,
                        limits=WebLimits(max_sessions=4, rate_limit_per_minute=30,
                                         idle_timeout_seconds=idle))
@@ -130,13 +144,13 @@ async def _serve(args: argparse.Namespace, data: Path, key: bytes) -> int:
     except OSError as err:
         print(f"casino-tui web: cannot listen on {LOOPBACK}:{args.port}: {err.strerror or err}"
               + (" (another program uses that port: try --port 0)"
-                 if getattr(err, "errno", None) == 98 else ""), file=sys.stderr)
+                 if err.errno == errno.EADDRINUSE else ""), file=sys.stderr)
         return 2
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop.set)
-    minutes = f"{LINK_MINUTES:g} minutes"
+    minutes = f"{args.link_minutes:g} minute{'' if args.link_minutes == 1 else 's'}"
     print(f"casino-tui web: serving the game on {server.public_url} (this machine only), "
           f"games in {data}", flush=True)
     print(f"Open this link in your browser (it works once, within {minutes}):\n\n"

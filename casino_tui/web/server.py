@@ -62,6 +62,18 @@ MAX_COLUMNS = 400
 MAX_ROWS = 200
 MAX_MESSAGE_BYTES = 64 * 1024  # a browser's stdin frame (a paste) is far smaller
 RATE_WINDOW_SECONDS = 60.0
+# the page's terminal takes keys only once focused: focus it when it appears, so keys go to the
+# game at once (as in a terminal window), without a click first
+FOCUS_SCRIPT = """<script>
+(function () {
+  var tries = 0, timer = setInterval(function () {
+    var input = document.querySelector(".xterm-helper-textarea");
+    if (input) { input.focus(); clearInterval(timer); }
+    else if (++tries > 400) { clearInterval(timer); }
+  }, 25);
+})();
+</script>
+"""
 DEFAULT_HINT = ("For a new link, press Enter in the terminal where 'casino-tui web' runs, or "
                 "start it again.")
 
@@ -419,10 +431,13 @@ class WebServer(Server):
     async def handle_link(self, request: web.Request) -> web.StreamResponse:
         identity = self.links.redeem(request.match_info["token"])
         if identity is None:
-            minutes = max(1, round(self.links.ttl_seconds / 60))
+            minutes = self.links.ttl_seconds / 60
+            signed_in = self.identity_of(request) is not None
             return _page(403, "This link was already used or has expired",
-                         f"Each link opens the game once, within {minutes} minute"
-                         f"{'s' if minutes != 1 else ''} of being made. {self.new_link_hint}")
+                         f"Each link opens the game once, within {minutes:g} minute"
+                         f"{'s' if minutes != 1 else ''} of being made. {self.new_link_hint}",
+                         ("This browser is signed in already: open the game", "/")
+                         if signed_in else None)
         response = web.Response(status=303, headers={"Location": "/"})
         response.set_cookie(self.cookie_name, self.signer.sign(identity),
                             max_age=int(self.signer.max_age_seconds), path="/", httponly=True,
@@ -445,7 +460,7 @@ class WebServer(Server):
             text = text.replace('<div class="message">Session ended.</div>',
                                 '<div class="message">Session ended. Your game is saved: '
                                 'Restart (or reload the page) to go on.</div>')
-            response.text = text
+            response.text = text.replace("</body>", FOCUS_SCRIPT + "</body>", 1)
         response.headers["Cache-Control"] = "no-store"
         return response
 
@@ -593,11 +608,14 @@ async def _close(websocket: web.WebSocketResponse, reason: str) -> None:
                               message=reason.encode("utf-8")[:120])
 
 
-def _page(status: int, title: str, text: str) -> web.Response:
-    """A plain HTML page (no script) for a refusal."""
+def _page(status: int, title: str, text: str,
+          link: tuple[str, str] | None = None) -> web.Response:
+    """A plain HTML page (no script) for a refusal; ``link``: (its text, where it goes)."""
+    more = "" if link is None else \
+        f'<p><a href="{html.escape(link[1])}">{html.escape(link[0])}</a></p>'
     body = (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}"
             "</title><style>body{background:#0c181f;color:#e8e8e8;font-family:monospace;"
-            "max-width:44em;margin:4em auto;line-height:1.5}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p></body></html>\n")
+            "max-width:44em;margin:4em auto;line-height:1.5}a{color:#8cf}</style></head><body>"
+            f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>{more}</body></html>\n")
     return web.Response(status=status, text=body, content_type="text/html",
                         headers={"Cache-Control": "no-store"})

@@ -100,6 +100,10 @@ def test_a_link_signs_the_browser_in_once() -> None:
                     assert again.status == 403
                     text = await again.text()
                     assert "already used or has expired" in text and "press Enter" in text
+                    assert "signed in already" in text  # this browser has its cookie
+            async with aiohttp.ClientSession() as http, http.get(link) as elsewhere:
+                assert elsewhere.status == 403
+                assert "signed in already" not in await elsewhere.text()
             assert calls == []  # pages start nothing
 
     run(main())
@@ -447,5 +451,26 @@ def test_a_game_started_in_the_browser_is_left_saved(tmp_path: Path) -> None:
         assert entry is not None
         game = store.load(entry)  # not locked by anything: the app ended
         store.close(game.slot)
+
+    run(main())
+
+
+def test_what_a_player_types_is_shown_literally(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running_server(game_launcher(tmp_path)) as server:
+            cookie = await signed_in(server)
+            async with open_game(server.public_url, cookie,
+                                 cookie_name=server.cookie_name) as page:
+                await page.wait_for_text(TITLE)
+                await page.send_keys("n")
+                await page.wait_for_text("Preset")
+                await page.send_keys(ENTER)
+                await page.wait_for_text("Your turn")
+                await page.send_keys("\x13")  # ctrl+s: save a copy, named
+                await page.wait_for_text("Save a copy of this game as")
+                await page.send_keys("[bold red]x[/] [link=http://e]y")
+                await page.send_keys(ENTER)
+                await page.wait_for_text("Saved a copy: “[bold red]x[/]")
+                assert "[link=http://e]y" in page.text()
 
     run(main())

@@ -1,0 +1,271 @@
+"""``casino-tui web`` in a real browser: Debian's Chromium driven by Playwright. One browser for
+the module; every test runs its own ``casino-tui web`` with its own data directory.
+
+The page draws the terminal on a canvas, so what it shows is read from the frames its own
+websocket receives, through pyte (tests/web/browser_support.py). Set CASINO_TUI_SCREENSHOTS to
+a folder to keep screenshots of the pages."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pty_support import PtyApp
+
+from casino_tui.web.tokens import CookieSigner
+
+from .browser_support import (
+    CHROMIUM,
+    TITLE,
+    PageScreen,
+    WebCommand,
+    chromium_missing,
+    screenshot,
+)
+
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs Linux (/proc)"),
+    pytest.mark.skipif(chromium_missing() is not None, reason=chromium_missing() or ""),
+]
+
+VIEWPORT = {"width": 1000, "height": 640}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def context(browser: Any) -> Iterator[Any]:
+    """A fresh browser profile (no cookies) for one test."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def web(tmp_path: Path) -> Iterator[WebCommand]:
+    command = WebCommand(tmp_path / "data")
+    try:
+        yield command
+    finally:
+        status = command.stop()
+        command.kill()
+        assert status == 0
+
+
+def moves_saved(data: Path) -> int:
+    """The moves of the one saved game (-1: none yet)."""
+    saves = list((data / "games").glob("*.json"))
+    if len(saves) != 1:
+        return -1
+    try:
+        return len(json.loads(saves[0].read_bytes())["moves"])
+    except (OSError, ValueError, KeyError):
+        return -1
+
+
+def until(predicate: Any, timeout: float = 15, what: str = "it") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def start_game_and_move(page: Any, screen: PageScreen, data: Path) -> int:
+    """From the title: a new game against the computer by keys; South plays the move shown
+    and the computer answers. The moves saved then."""
+    screen.wait_for_text(TITLE)
+    page.keyboard.press("n")
+    screen.wait_for_text("Preset")
+    page.keyboard.press("Enter")
+    screen.wait_for_text("Your turn")
+    screen.wait_for(lambda: moves_saved(data) >= 0, what="the game's save")
+    before = moves_saved(data)
+    page.keyboard.press("Enter")  # South plays the move shown
+    screen.wait_for(lambda: moves_saved(data) >= before + 2, what="a move and the reply")
+    screen.wait_for_text("Your turn")
+    return moves_saved(data)
+
+
+def test_the_title_appears_and_a_move_is_played_by_keys(context: Any, web: WebCommand) -> None:
+    page = context.new_page()
+    screen = PageScreen(page)
+    page.goto(web.link)
+    assert page.url == f"{web.base_url}/"  # the link signed in and went to the game
+    screen.wait_for_text(TITLE)
+    assert "New game" in screen.text()
+    screenshot(page, "title")
+    played = start_game_and_move(page, screen, web.data)
+    assert played >= 2
+    assert "South" in screen.text() and "Your hand" in screen.text()
+    screenshot(page, "after-a-move")
+    assert len(web.app_processes()) == 1
+
+
+def test_a_reload_mid_game_resumes(context: Any, web: WebCommand) -> None:
+    page = context.new_page()
+    screen = PageScreen(page)
+    page.goto(web.link)
+    played = start_game_and_move(page, screen, web.data)
+    first = web.app_processes()
+    page.reload()
+    screen.wait_for(lambda: len(screen.sockets) == 2, what="the new websocket")
+    screen.wait_for_text("Your turn")  # back at the table, not at the title
+    assert TITLE not in screen.text()
+    screenshot(page, "after-reload")
+    assert moves_saved(web.data) == played
+    until(lambda: len(web.app_processes()) == 1 and web.app_processes() != first,
+          what="one app, a new one")
+    # and the game goes on from there
+    page.keyboard.press("Enter")
+    screen.wait_for(lambda: moves_saved(web.data) >= played + 2, what="the next move")
+
+
+def test_refused_without_a_valid_link_or_cookie(context: Any, web: WebCommand) -> None:
+    page = context.new_page()
+    response = page.goto(web.base_url + "/")
+    assert response is not None and response.status == 403
+    assert "You need a link to play" in page.inner_text("body")
+    screenshot(page, "no-cookie")
+    # a forged cookie
+    context.add_cookies([{"name": f"casino_tui_{web.base_url.rsplit(':', 1)[1]}",
+                          "value": CookieSigner(bytes(32)).sign("local"),
+                          "url": web.base_url}])
+    response = page.goto(web.base_url + "/")
+    assert response is not None and response.status == 403
+    # a link used once already
+    link = web.link
+    other = context.browser.new_context(viewport=VIEWPORT)
+    try:
+        assert other.new_page().goto(link).status == 200  # someone else opened it first
+    finally:
+        other.close()
+    response = page.goto(link)
+    assert response is not None and response.status == 403
+    assert "already used or has expired" in page.inner_text("body")
+    screenshot(page, "used-link")
+    until(lambda: not web.app_processes(), what="the other page's app to end")
+    assert web.app_processes() == []
+
+
+def test_an_expired_link_is_refused(context: Any, tmp_path: Path) -> None:
+    web = WebCommand(tmp_path / "data", "--link-minutes", "0.02")  # 1.2 seconds
+    try:
+        time.sleep(1.5)
+        page = context.new_page()
+        response = page.goto(web.link)
+        assert response is not None and response.status == 403
+        assert "already used or has expired" in page.inner_text("body")
+        fresh = web.new_link()  # Enter in its terminal
+        screen = PageScreen(page)
+        page.goto(fresh)
+        screen.wait_for_text(TITLE)
+    finally:
+        assert web.stop() == 0
+
+
+class _ForeignPage(BaseHTTPRequestHandler):
+    """A page of another origin (another port of 127.0.0.1: the same site, so the browser
+    sends the game's cookie) that tries the game's websocket."""
+
+    target = ""
+
+    def do_GET(self) -> None:
+        body = ("<!DOCTYPE html><html><body><script>window.result = 'pending';"
+                f"var ws = new WebSocket({json.dumps(self.target)});"
+                "ws.onopen = function () { window.result = 'open'; };"
+                "ws.onclose = function (e) { if (window.result === 'pending') "
+                "window.result = 'refused'; };"
+                "</script></body></html>").encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_a_foreign_origin_is_refused(context: Any, web: WebCommand) -> None:
+    page = context.new_page()
+    screen = PageScreen(page)
+    page.goto(web.link)  # signed in: the browser has the cookie
+    screen.wait_for_text(TITLE)
+    page.close()
+    until(lambda: not web.app_processes(), what="the game page's app to end")
+    handler = type("Foreign", (_ForeignPage,), {
+        "target": web.base_url.replace("http:", "ws:") + "/ws?width=80&height=24"})
+    foreign = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=foreign.serve_forever, daemon=True)
+    thread.start()
+    try:
+        evil = context.new_page()
+        evil.goto(f"http://127.0.0.1:{foreign.server_address[1]}/")
+        evil.wait_for_function("window.result !== 'pending'", timeout=10000)
+        assert evil.evaluate("window.result") == "refused"
+        time.sleep(0.3)
+        assert web.app_processes() == []  # nothing was started
+    finally:
+        foreign.shutdown()
+        foreign.server_close()
+
+
+def test_a_game_goes_from_the_browser_to_the_terminal_and_back(context: Any,
+                                                             tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    web = WebCommand(data)
+    try:
+        page = context.new_page()
+        screen = PageScreen(page)
+        page.goto(web.link)
+        played = start_game_and_move(page, screen, data)
+        page.close()  # the tab is closed: the app saves and ends
+        until(lambda: not web.app_processes(), what="the app to end")
+        # in a terminal, the same data directory: Continue opens the browser's game
+        env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "TMPDIR")}
+        env.update(HOME=str(data), TERM="xterm-256color", LANG="C.UTF-8", LC_ALL="C.UTF-8",
+                   CASINO_TUI_CONFIG_DIR=str(data / "config"))
+        terminal = PtyApp(["--continue", "--data-dir", str(data)], env)
+        try:
+            terminal.wait_for("Your turn")
+            mark = terminal.mark()
+            terminal.send("\r")  # South's next move, in the terminal
+            until(lambda: moves_saved(data) >= played + 2, what="the terminal's move")
+            terminal.wait_for("Your turn", since=mark)
+            in_terminal = moves_saved(data)
+            os.kill(terminal.pid, signal.SIGTERM)  # closes the game (saved)
+            terminal.wait_exit()
+        finally:
+            terminal.close()
+        # and back in the browser: a new link, the game where the terminal left it
+        page = context.new_page()
+        screen = PageScreen(page)
+        page.goto(web.new_link())
+        screen.wait_for_text("Your turn")
+        assert TITLE not in screen.text()
+        assert moves_saved(data) == in_terminal
+        screenshot(page, "back-from-the-terminal")
+    finally:
+        assert web.stop() == 0
+        assert not web.app_processes()
