@@ -38,10 +38,12 @@ from test_serve_tables_e2e import (
     WIDTH,
     Player,
     check_hands,
+    create_table,
     join_by_code,
     play_turns,
     saved_state,
     serve,
+    start,
     whose_turn,
 )
 from web.web_support import WebClient, open_game, sign_in
@@ -322,3 +324,128 @@ def test_an_ssh_session_takes_the_game_back_from_the_browser(
         server.wait_log(r"connected over SSH: ended their game in a browser")
     finally:
         ann.close()
+
+
+# ====================================================================== in Chromium
+CHROMIUM_KEYS = {"Right": "ArrowRight", "Left": "ArrowLeft", "Up": "ArrowUp",
+                 "Down": "ArrowDown"}
+# The page's terminal at least WIDTH x HEIGHT (the table's helpers read its boxes whole).
+VIEWPORT = {"width": 1160, "height": 780}
+
+
+class ChromiumPlayer(Player):
+    """A person at a Chromium tab: keys pressed in the page, its screen read from the frames
+    its own websocket receives (tests/web/browser_support.py)."""
+
+    def __init__(self, tmux: Tmux, key: Key, name: str, page: Any) -> None:
+        from web.browser_support import PageScreen
+
+        super().__init__(tmux, key, name)
+        self.page = page
+        self.page_screen = PageScreen(page)
+
+    def screen(self) -> str:
+        self.page.wait_for_timeout(20)  # Playwright delivers the frames meanwhile
+        return self.page_screen.text()
+
+    def send(self, *keys: str) -> None:
+        for key in keys:
+            self.page.keyboard.press(CHROMIUM_KEYS.get(key, key))
+
+    def type(self, text: str) -> None:
+        self.page.keyboard.type(text)
+
+    def wait_for(self, text: str, timeout: float = 20) -> str:
+        found = wait_until(lambda: text in (s := self.screen()) and s, timeout,
+                           f"{text!r} on {self.name}'s page", detail=self.screen)
+        assert isinstance(found, str)
+        return found
+
+    def wait_match(self, pattern: str, timeout: float = 20) -> re.Match[str]:
+        found = wait_until(lambda: re.search(pattern, self.screen()), timeout,
+                           f"{pattern!r} on {self.name}'s page", detail=self.screen)
+        assert isinstance(found, re.Match)
+        return found
+
+    def hand(self) -> list[str]:
+        return sorted(hand_cards(self.screen()))
+
+    def size(self) -> tuple[int, int]:
+        found = re.search(r"width=(\d+)&height=(\d+)", self.page_screen.sockets[-1])
+        assert found is not None
+        return int(found.group(1)), int(found.group(2))
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    from web.browser_support import CHROMIUM, chromium_missing
+
+    missing = chromium_missing()
+    if missing is not None:
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def test_in_chromium_a_player_sits_with_an_ssh_player_and_plays_a_round(
+        tmux: Tmux, tmp_path: Path, servers: list[Server], chromium: Any) -> None:
+    """Ann opens the title's link in Chromium: her SSH game ends and she is at the title in
+    the page, with her name. She takes the open seat at Bob's table from the list (t, Enter);
+    Bob, over SSH, starts; they play a whole round, every screen checked against the hub's
+    record, the page reloaded in the middle of it."""
+    from web.browser_support import screenshot
+
+    server = serve(servers, tmp_path / "data", "--web-port", "0")
+    ann_ssh = Player(tmux, make_key(tmp_path, "ann"), "Ann")
+    name_at_the_tables(ann_ssh, server.port)
+    link = link_from_title(ann_ssh)
+    bob = Player(tmux, make_key(tmp_path, "bob"), "Bob")
+    code = create_table(bob, server.port)
+    context = chromium.new_context(viewport=VIEWPORT)
+    try:
+        ann = ChromiumPlayer(tmux, ann_ssh.key, "Ann", context.new_page())
+        ann.page.goto(link)
+        assert ann.page.url == f"{web_url(server)}/"  # signed in, at the game's page
+        ann.wait_for(TITLE_WITH_TABLES, timeout=30)
+        width, height = ann.size()
+        assert width >= WIDTH and height >= HEIGHT, (width, height)
+        assert tmux.wait_exit(ann_ssh.pane) == 1
+        assert MOVED_TO_BROWSER in tmux.screen(ann_ssh.pane)
+        screenshot(ann.page, "serve-title")
+        ann.send("t")
+        ann.wait_for("You are Ann at these tables")  # her name, chosen over SSH
+        ann.wait_match(rf"{code}\s+Standard Cassino · 2 players")
+        ann.send("Enter")
+        ann.wait_match(r"Seat 2\s+Ann\s+person \(you\)")
+        ann.seat = 1
+        start(bob, ann)
+        scratch = tmp_path / "copy"
+        played = play_turns([bob, ann], server.data_dir, scratch, moves=5)
+        assert played == 5
+        screenshot(ann.page, "serve-table")
+
+        before = check_hands([bob, ann], server.data_dir, scratch)
+        hand = ann.hand()
+        ann.page.reload()
+        wait_until(lambda: ann.screen() is not None and len(ann.page_screen.sockets) == 2, 20,
+                   "the reloaded page's websocket")
+        ann.wait_for("Your hand", timeout=30)
+        wait_until(lambda: ann.hand() == hand, 10, f"Ann's hand {hand}", detail=ann.screen)
+        after = check_hands([bob, ann], server.data_dir, scratch)
+        assert after.history == before.history
+
+        played += play_turns([bob, ann], server.data_dir, scratch, moves=1000)
+        state = saved_state(server.data_dir, scratch)
+        assert state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
+        assert played == len(state.history)
+        for p in (bob, ann):
+            p.wait_for("Round 1 summary")
+        screenshot(ann.page, "serve-summary")
+    finally:
+        context.close()
