@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger("casino_tui.serve")
 
-COOKIE_KEY_FILE = "web_cookie_key"  # in the server's data directory (mode 0600)
+COOKIE_KEY_FILE = "web/cookie.key"  # in the server's data directory (mode 0600)
 LINK_MINUTES = 5  # a link works once, within this many minutes
 NEW_LINK_HINT = ("For a new link, connect to the server over SSH and choose Browser on the "
                  "title screen.")
