@@ -449,3 +449,37 @@ def test_in_chromium_a_player_sits_with_an_ssh_player_and_plays_a_round(
         screenshot(ann.page, "serve-summary")
     finally:
         context.close()
+
+
+def test_the_server_stopping_ends_the_browser_game_cleanly(
+        tmux: Tmux, tmp_path: Path, servers: list[Server], loop: Loop) -> None:
+    """SIGTERM: the browser's game is stopped (it saves), its page is told, no process of it
+    is left, and the server exits 0."""
+    from serve_support import group_alive, process_alive
+
+    server = serve(servers, tmp_path / "data", "--web-port", "0")
+    ann_ssh = Player(tmux, make_key(tmp_path, "ann"), "Ann")
+    ann_ssh.connect(server.port)
+    link = link_from_title(ann_ssh)
+
+    async def cookie() -> str:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as http:
+            return await sign_in(http, link)
+
+    ann = BrowserPlayer(tmux, ann_ssh.key, "Ann", loop, web_url(server), loop.run(cookie()))
+    ann.open()
+    try:
+        ann.wait_for(TITLE_WITH_TABLES, timeout=30)
+        pid = int(server.wait_log(r"browser session started for \S+ \(pid (\d+)\)").group(1))
+        assert process_alive(pid)
+        assert server.stop() == 0
+        client = ann.client
+        assert client is not None
+        loop.run(client.wait_closed())
+        assert "The server is shutting down. Your game is saved" in ann.screen()
+        assert not process_alive(pid) and not group_alive(pid)  # its session: nothing left
+        assert re.search(r"session \d+ end: player \S+ in a browser", server.log())
+    finally:
+        ann.close()
