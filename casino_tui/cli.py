@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "rule presets against computer opponents and/or other people at the same "
                     "keyboard.",
         epilog="Subcommands: 'casino-tui arena --help' pits computer players against each "
-               "other; 'casino-tui serve --help' serves the game over SSH; 'casino-tui stats' "
+               "other; 'casino-tui serve --help' serves the game over SSH; 'casino-tui web' "
+               "serves it to a browser on this machine; 'casino-tui stats' "
                "prints your statistics; 'casino-tui replay FILE' replays a saved game. In the "
                "game, press ? or F1 for every key.",
     )

@@ -286,7 +286,9 @@ class WebServer(Server):
     """textual-serve's server with one-time links, signed cookies, Origin checks, bounds and
     one live session per identity; see the module's text. ``launcher`` tells how to start an
     identity's app. ``on_session_start`` (set by the owner) is called with the identity when a
-    browser session starts (its result is awaited if it is awaitable).
+    browser session starts, after the websocket's handshake and before the launcher and the
+    app (its result is awaited if it is awaitable), so the owner can end another game of that
+    player first.
 
     Run it in a running event loop: ``await server.start()`` (binds; ``port`` 0 picks a free
     one, then ``server.port`` and ``server.public_url`` tell it), ``await server.close()``
@@ -460,9 +462,28 @@ class WebServer(Server):
             text = text.replace('<div class="message">Session ended.</div>',
                                 '<div class="message">Session ended. Your game is saved: '
                                 'Restart (or reload the page) to go on.</div>')
-            response.text = text.replace("</body>", FOCUS_SCRIPT + "</body>", 1)
+            text = text.replace("</body>", FOCUS_SCRIPT + "</body>", 1)
+            if not self._fixed_public_url:
+                text = self._as_requested(request, text)
+            response.text = text
         response.headers["Cache-Control"] = "no-store"
         return response
+
+    def _as_requested(self, request: web.Request, text: str) -> str:
+        """The page's addresses (its script, the websocket) on the host the browser asked
+        for: textual-serve writes the public URL, which without ``public_url`` is only a guess
+        from the listening address (127.0.0.1 where the browser typed localhost, or 0.0.0.0);
+        the cookie is kept per host, so the websocket must go to the page's own host."""
+        parts = urlsplit(self.public_url)
+        host = html.escape(request.host, quote=True)
+        if not host or host.lower() == parts.netloc.lower():
+            return text
+        scheme = "https" if request.secure else "http"
+        for old, new in ((f"{parts.scheme}://{parts.netloc}/", f"{scheme}://{host}/"),
+                         (f"ws://{parts.netloc}/", f"{'wss' if request.secure else 'ws'}://"
+                                                   f"{host}/")):
+            text = text.replace(f'"{old}', f'"{new}')
+        return text
 
     def _origin_ok(self, request: web.Request) -> bool:
         origin = request.headers.get("Origin")
@@ -532,7 +553,20 @@ class WebServer(Server):
         if session.stop_requested.is_set():
             await _close(websocket, session.end_reason or "")
             return websocket
-        launch = await self.launcher(session.identity, width, height)
+        if self.on_session_start is not None:  # before the app: the owner may end another
+            try:                                # game of the player's first (its saves)
+                result = self.on_session_start(session.identity)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                log.exception("on_session_start failed")
+        try:
+            launch = await self.launcher(session.identity, width, height)
+        except Exception:
+            log.exception("could not launch the game of %s", session.identity)
+            await _close(websocket, "The game could not be started. Try again later.")
+            return websocket
+
         async def close() -> None:
             # the app says it exits: when the player quit it, the page is closed now; when
             # the server stops it, the page is told why first (below)
@@ -548,13 +582,6 @@ class WebServer(Server):
         try:
             await service.start(width, height)
             log.info("browser session started for %s (pid %s)", session.identity, service.pid)
-            if self.on_session_start is not None:
-                try:
-                    result = self.on_session_start(session.identity)
-                    if inspect.isawaitable(result):
-                        await result
-                except Exception:
-                    log.exception("on_session_start failed")
             messages = asyncio.ensure_future(self._process_messages(websocket, service))
             stop = asyncio.ensure_future(session.stop_requested.wait())
             idle = asyncio.ensure_future(self._idle_watch(service, session))

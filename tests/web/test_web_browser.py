@@ -269,3 +269,11 @@ def test_a_game_goes_from_the_browser_to_the_terminal_and_back(context: Any,
     finally:
         assert web.stop() == 0
         assert not web.app_processes()
+
+
+def test_the_link_works_with_localhost_too(context: Any, web: WebCommand) -> None:
+    page = context.new_page()
+    screen = PageScreen(page)
+    page.goto(web.link.replace("127.0.0.1", "localhost"))
+    screen.wait_for_text(TITLE)
+    assert screen.sockets[0].startswith("ws://localhost:")

@@ -109,6 +109,29 @@ def test_a_link_signs_the_browser_in_once() -> None:
     run(main())
 
 
+def test_the_page_speaks_to_the_host_the_browser_asked_for() -> None:
+    async def main() -> None:
+        calls: list[str] = []
+        async with running_server(fake_launcher(calls)) as server:
+            cookie = await signed_in(server)
+            port = server.port
+            for host, websocket in ((f"127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"),
+                                    (f"localhost:{port}", f"ws://localhost:{port}/ws"),
+                                    ('x"><script>', "ws://x&quot;&gt;&lt;script&gt;/ws")):
+                headers = {"Cookie": f"{server.cookie_name}={cookie}", "Host": host}
+                async with aiohttp.ClientSession() as http, \
+                        http.get(server.public_url + "/", headers=headers) as page:
+                    body = await page.text()
+                    assert f'data-session-websocket-url="{websocket}"' in body, host
+                    assert "<script>/ws" not in body
+            # a browser that typed localhost has its cookie there, and its page's Origin
+            assert await ws_status(server, {"Cookie": f"{server.cookie_name}={cookie}",
+                                            "Origin": f"http://localhost:{port}",
+                                            "Host": f"localhost:{port}"}) == 101
+
+    run(main())
+
+
 def test_the_page_needs_a_valid_cookie() -> None:
     async def main() -> None:
         calls: list[str] = []
@@ -148,7 +171,7 @@ def test_an_expired_link_is_refused() -> None:
 def test_the_websocket_refuses_before_starting_anything() -> None:
     async def main() -> None:
         calls: list[str] = []
-        async with running_server(fake_launcher(calls)) as server:
+        async with running_server(fake_launcher(calls), quit_grace=0.2) as server:
             good = await signed_in(server)
             name = server.cookie_name
             own = origin_of(server.public_url)
@@ -472,5 +495,45 @@ def test_what_a_player_types_is_shown_literally(tmp_path: Path) -> None:
                 await page.send_keys(ENTER)
                 await page.wait_for_text("Saved a copy: “[bold red]x[/]")
                 assert "[link=http://e]y" in page.text()
+
+    run(main())
+
+
+def test_the_owner_hears_of_a_session_before_its_app_starts() -> None:
+    async def main() -> None:
+        order: list[str] = []
+        calls: list[str] = []
+        inner = fake_launcher(calls)
+
+        async def launch(identity: str, width: int, height: int) -> Launch:
+            order.append(f"launch {identity}")
+            return await inner(identity, width, height)
+
+        async def started(identity: str) -> None:
+            await asyncio.sleep(0.05)  # awaited before the launch
+            order.append(f"start {identity}")
+
+        async with running_server(launch, quit_grace=0.2) as server:
+            server.on_session_start = started
+            cookie = await signed_in(server, "sha256-X")
+            async with open_game(server.public_url, cookie, cookie_name=server.cookie_name):
+                await _until(lambda: len(server.app_pids()) == 1)
+            assert order == ["start sha256-X", "launch sha256-X"]
+
+    run(main())
+
+
+def test_a_launcher_that_fails_closes_the_page_with_a_reason() -> None:
+    async def main() -> None:
+        async def launch(identity: str, width: int, height: int) -> Launch:
+            raise OSError("disk full")
+
+        async with running_server(launch) as server:
+            cookie = await signed_in(server)
+            async with open_game(server.public_url, cookie,
+                                 cookie_name=server.cookie_name) as page:
+                await page.wait_closed()
+                assert "The game could not be started" in page.text()
+            await _until(lambda: server.sessions() == [])
 
     run(main())
