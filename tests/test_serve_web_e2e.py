@@ -29,8 +29,10 @@ from serve_support import (
     hand_cards,
     make_key,
     needs_ssh_tmux,
+    player_dir,
     wait_until,
 )
+from stats_support import record, write_ledger
 from test_serve_tables_e2e import (
     HEIGHT,
     SUMMARY,
@@ -187,6 +189,18 @@ def link_from_title(player: Player) -> str:
     return found.group(1)
 
 
+def statistics(player: Player) -> list[str]:
+    """From the title screen: the Statistics screen's lines of all games and by level (then
+    back to the title)."""
+    player.send("i")
+    screen = player.wait_for("All games")
+    lines = [line.strip() for line in screen.splitlines()
+             if re.search(r"All games|\b(?:easy|hard)\b", line)]
+    player.send("Escape")
+    player.wait_for(TITLE)
+    return lines
+
+
 def name_at_the_tables(player: Player, port: int) -> None:
     """Connect, choose a display name at the tables, back to the title screen."""
     player.to_tables(port)
@@ -197,14 +211,20 @@ def name_at_the_tables(player: Player, port: int) -> None:
 # ====================================================================== the tests
 def test_an_ssh_player_takes_their_game_to_a_browser_and_plays_a_round_at_a_table(
         tmux: Tmux, tmp_path: Path, servers: list[Server], loop: Loop) -> None:
-    """Ann names herself and plays a solo move over SSH, then opens the title's one-time link
-    in a browser: her SSH game ends ("continues in the browser"), the browser continues her
-    saved game, and at the tables she has the same name. She creates a table; Bob joins it
-    over SSH; they play a whole round, Ann's page reloaded in the middle of it."""
+    """Ann names herself, looks at her statistics and plays a solo move over SSH, then opens
+    the title's one-time link in a browser: her SSH game ends ("continues in the browser"),
+    the browser continues her saved game, shows the same statistics, and at the tables she
+    has the same name. She creates a table; Bob joins it over SSH; they play a whole round,
+    Ann's page reloaded in the middle of it."""
     server = serve(servers, tmp_path / "data", "--web-port", "0")
     base = web_url(server)
     ann_ssh = Player(tmux, make_key(tmp_path, "ann"), "Ann")
     name_at_the_tables(ann_ssh, server.port)
+    # Three finished games in her statistics (her ledger, in her data directory).
+    write_ledger(player_dir(server.data_dir, ann_ssh.key) / "data",
+                 [record(1, "win"), record(2, "loss"), record(3, "win", level="easy")])
+    ssh_figures = statistics(ann_ssh)
+    assert re.search(r"All games\s+3\s+2\s+67%", ssh_figures[0]), ssh_figures
     # A solo game over SSH: one move, then back to the title (it is saved).
     ann_ssh.send("n")
     ann_ssh.wait_for("Preset")
@@ -251,6 +271,7 @@ def test_an_ssh_player_takes_their_game_to_a_browser_and_plays_a_round_at_a_tabl
         ann.wait_for("Leave this game")
         ann.send("y")
         ann.wait_for(TITLE_WITH_TABLES)
+        assert statistics(ann) == ssh_figures  # the same statistics
         # The same display name: the tables do not ask for one.
         ann.send("t")
         ann.wait_for("You are Ann at these tables")
