@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from casino_tui.table.hub import HubError
 from casino_tui.table.weblink import WebLink
 
 from .players import PlayerDirs, fingerprint_of, prepare_player
@@ -107,8 +108,6 @@ class BrowserFront:
         """A one-time link for ``player`` (the id the table channel's secret names)."""
         web = self.web
         if web is None:
-            from casino_tui.table.hub import HubError
-
             raise HubError("the server's web front end is not running")
         return WebLink(web.new_link(player), web.links.ttl_seconds)
 
