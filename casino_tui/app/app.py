@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.table.events import TableView
     from casino_tui.table.hub import Person, TableHub, TableInfo
     from casino_tui.table.replay import Replay
+    from casino_tui.table.weblink import WebLinks
 
     from .glyphs import AsciiFilter
     from .players import Chooser
@@ -62,6 +63,8 @@ class CasinoApp(App[None]):
     it at start, then offers Tables); ``tables``: the app runs under a server with tables (its
     Settings offer the display name; implied by ``hub`` or ``tables_link``); ``join``: the
     code of a table to join (``ssh -t HOST join CODE``, a valid code), once there is a hub;
+    ``web_links``: where the title screen's Browser entry gets a one-time link to play in a
+    web browser (the server's tables, when the server has a web front end);
     ``replay``: a saved game to replay at once (``casino-tui replay FILE``; closing it quits).
     """
 
@@ -91,8 +94,10 @@ class CasinoApp(App[None]):
                  tables_link: Mapping[str, str] | None = None,
                  person: Person | None = None, daily: bool = False,
                  clock: Callable[[], datetime] | None = None,
-                 replay: Replay | None = None) -> None:
+                 replay: Replay | None = None,
+                 web_links: WebLinks | None = None) -> None:
         super().__init__()
+        self.web_links = web_links
         self.start_replay = replay
         self.hub = hub
         self.person = person
@@ -418,6 +423,8 @@ class CasinoApp(App[None]):
         if hub is None:
             return
         self.hub = hub
+        if hub.offers_web:  # the server has a web front end: the title offers a link
+            self.web_links = hub
         if self.person is None:
             self.person = _Person(hub.player, self.settings.display_name or "")
         from .screens.title import TitleScreen
@@ -488,6 +495,17 @@ class CasinoApp(App[None]):
                                           refresh_every=self.tables_refresh))
 
         self.with_person(listed)
+
+    def show_web_link(self) -> None:
+        """A one-time link to play in a web browser (on a server with a web front end)."""
+        links = self.web_links
+        if links is None:
+            return
+        from casino_tui.stats.daily import utc_now
+
+        from .screens.weblink import WebLinkScreen
+
+        self.push_screen(WebLinkScreen(links, lambda: utc_now(self.clock)))
 
     # ------------------------------------------------------------------ navigation
     def action_help(self) -> None:

@@ -67,6 +67,30 @@ def _minutes(text: str) -> float:
     return n
 
 
+def _public_url(text: str) -> str:
+    """``scheme://host[:port]`` of an http(s) URL without a path (a trailing ``/`` is
+    dropped), for --web-public-url."""
+    from urllib.parse import urlsplit
+
+    try:
+        url = urlsplit(text.strip())
+        port = url.port
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a URL: {err}") from None
+    if url.scheme not in ("http", "https") or not url.hostname:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an http:// or https:// URL with a host "
+            "(such as https://games.example.org)")
+    if url.username is not None or url.password is not None or url.query or url.fragment \
+            or url.path not in ("", "/"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give only the scheme, host and port (the game is served at the root "
+            "of its address, such as https://games.example.org)")
+    if not all(c.isalnum() or c in "-.:[]" for c in url.netloc) or port == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} has a host or port that cannot be used")
+    return f"{url.scheme}://{url.netloc.lower()}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="casino-tui serve",
@@ -105,10 +129,41 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rate-limit", type=_count, default=DEFAULT_RATE_LIMIT, metavar="N",
                         help="new connections allowed per client address per minute "
                              f"(default {DEFAULT_RATE_LIMIT}; 0: no limit)")
+    web = parser.add_argument_group(
+        "browser players",
+        "A web front end beside SSH: a player opens the Browser entry of the title screen "
+        "over SSH and gets a one-time link that signs a browser in as them (the same name, "
+        "saves and tables). It uses the limits above too. TLS belongs to a reverse proxy.")
+    web.add_argument("--web-port", type=_port, metavar="PORT",
+                     help="serve the game to browsers on this port too (0 picks a free port "
+                          "and logs it); without it there is no web front end")
+    web.add_argument("--web-host", metavar="ADDR",
+                     help=f"address of the web front end (default {DEFAULT_HOST}, this "
+                          "machine only: put a reverse proxy in front of it)")
+    web.add_argument("--web-public-url", type=_public_url, metavar="URL",
+                     help="the address browsers use, when a reverse proxy serves the web "
+                          "front end (https://games.example.org): the links name it, and "
+                          "its cookies are sent over HTTPS only")
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warning", "error"),
                         help="how much to log to standard error (default info)")
     return parser
+
+
+def web_flags_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the web front end's flags together, or None."""
+    if args.web_port is None:
+        given = [f for f, v in (("--web-host", args.web_host),
+                                ("--web-public-url", args.web_public_url)) if v is not None]
+        if given:
+            verb = "need" if len(given) > 1 else "needs"
+            return f"{' and '.join(given)} {verb} --web-port PORT (the web front end's port)"
+        return None
+    if args.web_port != 0 and args.web_port == args.port \
+            and (args.web_host or DEFAULT_HOST) == args.host:
+        return (f"--web-port {args.web_port} is the SSH port (--port): give the web front end "
+                "a port of its own")
+    return None
 
 
 def config_from_args(args: argparse.Namespace) -> ServeConfig:
@@ -120,6 +175,8 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
         max_sessions=args.max_sessions,
         idle_timeout=args.idle_timeout * 60 if args.idle_timeout > 0 else None,
         rate_limit=args.rate_limit,
+        web_port=args.web_port, web_host=args.web_host or DEFAULT_HOST,
+        web_public_url=args.web_public_url,
     )
 
 
@@ -128,6 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.max_sessions < 1:
         parser.error("--max-sessions must be at least 1")
+    problem = web_flags_problem(args)
+    if problem is not None:
+        parser.error(problem)
     logging.basicConfig(level=getattr(logging, args.log_level.upper()), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.log_level != "debug":
@@ -145,6 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 async def _run(config: ServeConfig) -> int:
     from .players import DataDirError
     from .server import GameServer
+    from .webfront import WebFrontError
 
     try:
         server = GameServer(config)
@@ -156,6 +217,9 @@ async def _run(config: ServeConfig) -> int:
     except DataDirError as err:  # before listening: never blamed on the port
         log.error("%s", err)
         return 2
+    except WebFrontError as err:  # the SSH side was closed again
+        log.error("%s", err)
+        return 1
     except OSError as err:
         log.error("cannot listen on %s port %d: %s", config.host, config.port,
                   err.strerror or err)

@@ -30,3 +30,9 @@ class ServeConfig:
     idle_timeout: float | None = 30 * 60.0  # seconds; None: never
     rate_limit: int = 10  # new connections per address per minute; 0: no limit
     hangup_grace: float = 2.0  # seconds a hung-up game has to exit before SIGTERM
+    # The web front end (issue 16): None: none; 0: a free port (logged).
+    web_port: int | None = None
+    web_host: str = "127.0.0.1"
+    # The address browsers use (behind a reverse proxy that speaks TLS): scheme://host[:port]
+    # without a path; None: http://web_host:web_port.
+    web_public_url: str | None = None

@@ -54,6 +54,17 @@ def player_id(fingerprint: str) -> str:
     return f"{algo.lower()}-{safe}"
 
 
+def fingerprint_of(player: str) -> str:
+    """The key fingerprint a :func:`player_id` was made from (``sha256-AbC-_x`` ->
+    ``SHA256:AbC+/x``): base64 digests hold no ``-`` or ``_``, so nothing is lost. Raises
+    ``ValueError`` for a text that no fingerprint gives."""
+    algo, sep, safe = player.partition("-")
+    fingerprint = f"{algo.upper()}:{safe.replace('-', '+').replace('_', '/')}"
+    if not sep or not safe or player_id(fingerprint) != player:
+        raise ValueError(f"not a player id: {player!r}")
+    return fingerprint
+
+
 @dataclass(frozen=True)
 class PlayerDirs:
     """Where one player's files live."""
@@ -262,6 +273,21 @@ def _unfinished_via_saves(data_dir: Path) -> bool | None:
     except Exception as err:  # a damaged store must not keep the player out
         log.warning("cannot list the saved games in %s: %s", data_dir, err)
         return False
+
+
+def latest_save_time(data_dir: Path) -> float | None:
+    """When the game that ``--continue`` would resume was last saved (seconds since the
+    epoch), None when there is none."""
+    try:
+        from casino_tui.saves import SaveStore, games_dir
+    except ImportError:
+        return None
+    try:
+        entry = SaveStore(games_dir(data_dir)).latest_unfinished()
+    except Exception as err:  # a damaged store must not keep the player out
+        log.warning("cannot list the saved games in %s: %s", data_dir, err)
+        return None
+    return None if entry is None else entry.modified.timestamp()
 
 
 def join_command(command: str) -> str | None:

@@ -129,8 +129,9 @@ def valid_term(term: str | None) -> str:
 
 @dataclass
 class SessionEnd:
-    """How a session ended: ``reason`` is quit, exit, killed, disconnect, idle, shutdown or
-    replaced (the player started another session)."""
+    """How a session ended: ``reason`` is quit, exit, killed, disconnect, idle, shutdown,
+    replaced (the player started another session) or browser (the player's game went on in a
+    browser)."""
 
     reason: str
     status: int
@@ -377,6 +378,8 @@ def _end_message(end: SessionEnd, idle_timeout: float | None) -> bytes:
                 f"a key press. Your game is saved: connect again to continue.")
     elif end.reason == "shutdown":
         text = "The server is shutting down. Your game is saved: connect again later."
+    elif end.reason == "browser":
+        text = "Your game continues in the browser. Connect again to take it back here."
     elif end.reason == "replaced":
         text = ("You connected again from somewhere else: this session is closed, and your "
                 "game goes on in the new one.")

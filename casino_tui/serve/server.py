@@ -27,6 +27,7 @@ from .players import (
     check_data_dir,
     host_key_problem,
     join_command,
+    latest_save_time,
     load_or_create_host_key,
     player_id,
     prepare_player,
@@ -39,6 +40,7 @@ from .pty_session import (
     client_wants_ascii,
     valid_term,
 )
+from .webfront import BrowserFront, WebFrontError
 
 if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.ai.worker import WorkerPool
@@ -265,6 +267,8 @@ class GameServer:
         self.hub_service: HubService | None = None
         self.thinker: WorkerPool | None = None
         self._idle_task: asyncio.Task[None] | None = None
+        # Browser players (--web-port): None without a web front end.
+        self.web_front: BrowserFront | None = None
 
     @property
     def no_game_timeout(self) -> float:
@@ -292,6 +296,14 @@ class GameServer:
         if sockets:
             self.port = sockets[0].getsockname()[1]
         await self._open_tables()
+        if cfg.web_port is not None:
+            front = BrowserFront(self)
+            try:
+                await front.start()
+            except WebFrontError:
+                await self.close()
+                raise
+            self.web_front = front
         log.info("host key %s (%s)", host_key.get_fingerprint("sha256"),
                  cfg.data_dir / "ssh_host_ed25519_key.pub")
         if self.authorized is None:
@@ -319,8 +331,11 @@ class GameServer:
             if not connection.games and connection.conn is not None:
                 connection.conn.disconnect(asyncssh.DISC_BY_APPLICATION,
                                            "casino-tui: the server is shutting down.")
-        if self._tasks:
-            await asyncio.wait(self._tasks, timeout=self.config.hangup_grace + 5)
+        front, self.web_front = self.web_front, None
+        if self._tasks or front is not None:
+            await asyncio.wait([*self._tasks, asyncio.ensure_future(
+                front.close() if front is not None else asyncio.sleep(0))],
+                timeout=self.config.hangup_grace + 5)
         await self._close_tables()
         if self._acceptor is not None:
             with contextlib.suppress(Exception):
@@ -452,7 +467,12 @@ class GameServer:
             self.active -= 1
             owner.game_ended()
 
-    def _player_lock(self, fingerprint: str) -> asyncio.Lock:
+    def new_session_number(self) -> int:
+        """The number of a new session (SSH or browser), for the log and its table secret."""
+        return next(self._ids)
+
+    def player_lock(self, fingerprint: str) -> asyncio.Lock:
+        """One player's games start one at a time (each hangs up the one before)."""
         lock = self._player_locks.get(fingerprint)
         if lock is None:
             lock = asyncio.Lock()
@@ -466,14 +486,23 @@ class GameServer:
         dead but not yet noticed (the client's machine slept, the network dropped): it still
         runs the game and holds its save open, so this one could not continue it. The hang-up
         saves the game; once it has ended, this session starts with --continue."""
-        older = {n: g for n, g in self.sessions.items() if g.player == owner.fingerprint}
+        assert owner.fingerprint is not None
+        await self.hang_up_ssh(owner.fingerprint, SessionEnd("replaced", 1), number,
+                               f"connected again from {owner.peer}")
+
+    async def hang_up_ssh(self, fingerprint: str, end: SessionEnd, number: int,
+                          why: str) -> None:
+        """Hang up the SSH games of the player of ``fingerprint`` (``end`` says why to them;
+        ``why`` is for the log of session ``number``, which takes over) and wait, bounded,
+        until they have ended."""
+        older = {n: g for n, g in self.sessions.items() if g.player == fingerprint}
         if not older:
             return
         for n, game in older.items():
             if not game.hanging_up:
-                log.info("session %d: player %s connected again from %s: hanging up their "
-                         "session %d", number, owner.fingerprint, owner.peer, n)
-            game.stop(SessionEnd("replaced", 1))
+                log.info("session %d: player %s %s: hanging up their session %d", number,
+                         fingerprint, why, n)
+            game.stop(end)
         wait = self.config.hangup_grace + REPLACE_WAIT_EXTRA
         waiters = [asyncio.ensure_future(g.ended.wait()) for g in older.values()]
         _done, pending = await asyncio.wait(waiters, timeout=wait)
@@ -487,18 +516,21 @@ class GameServer:
                     join: str | None = None) -> None:
         assert owner.fingerprint is not None
         cfg = self.config
-        number = next(self._ids)
+        number = self.new_session_number()
         dirs = PlayerDirs.for_fingerprint(cfg.data_dir, owner.fingerprint)
         # A full disk (or a data directory gone read-only) keeps nobody out: the game starts
         # and tells the player, and the log says so.
         problem = prepare_player(dirs, owner.fingerprint)
         term = valid_term(process.get_terminal_type())
         client_env = dict(process.env)
-        async with self._player_lock(owner.fingerprint):
+        async with self.player_lock(owner.fingerprint):
             await self._replace_older(number, owner)
-            args = await asyncio.to_thread(app_arguments, dirs,
-                                           continue_supported=self.continue_supported,
-                                           ascii=client_wants_ascii(client_env), join=join)
+            if self.web_front is not None and await self.web_front.hang_up(
+                    player_id(owner.fingerprint)):
+                log.info("session %d: player %s connected over SSH: ended their game in a "
+                         "browser", number, owner.fingerprint)
+            args = await self.game_arguments(dirs, owner.fingerprint,
+                                             ascii=client_wants_ascii(client_env), join=join)
             if self.closing:
                 _refuse(process, "casino-tui: the server is shutting down. Try again later.",
                         True)
@@ -540,6 +572,37 @@ class GameServer:
         with contextlib.suppress(Exception):
             process.exit(end.status)
 
+
+    async def game_arguments(self, dirs: PlayerDirs, fingerprint: str, *,
+                             ascii: bool = False, join: str | None = None) -> list[str]:
+        """The game's arguments for a new session of the player (SSH or browser): as
+        :func:`app_arguments`, but without ``--continue`` when the game they left last is at
+        a table (their seat in a game in progress, opened or played after their latest solo
+        save): the game then goes back to that table at start, as after a dropped
+        connection. Call it once the player's earlier session has ended."""
+        args = await asyncio.to_thread(app_arguments, dirs,
+                                       continue_supported=self.continue_supported,
+                                       ascii=ascii, join=join)
+        service, hub = self.hub_service, self.hub
+        if CONTINUE_FLAG not in args or service is None or hub is None:
+            return args
+        last = service.last_at_table(player_id(fingerprint))
+        if last is None:
+            return args
+        table_id, when = last
+        saved = await asyncio.to_thread(latest_save_time, dirs.data)
+        if saved is not None and saved > when:
+            return args
+        from casino_tui.table.hub import HubError, Person
+
+        try:
+            tables = await hub.list_tables(Person(player_id(fingerprint), "?"))
+        except HubError:
+            return args
+        if any(t.table_id == table_id and t.your_seat is not None and t.started
+               and not t.finished for t in tables):
+            return [a for a in args if a != CONTINUE_FLAG]
+        return args
 
     def _table_secret(self, number: int, fingerprint: str, env: dict[str, str]) -> str | None:
         """Admit session ``number``'s game to the tables: a new secret naming the player's

@@ -41,6 +41,7 @@ from .config import DEFAULT_LEVEL, GameConfig, config_to_json
 from .controller import MoveRefused
 from .events import TableEvent, TableView
 from .hub import QUEUE_MAX, HubError, Person, TableInfo
+from .weblink import WebLink
 from .wire import FrameError, Message, Refused, WireClient, WireError, link_from_environment
 
 log = logging.getLogger("casino_tui.table.remote")
@@ -165,6 +166,20 @@ class RemoteHub:
     @property
     def connected(self) -> bool:
         return self._online.is_set() and not self.closed
+
+    @property
+    def offers_web(self) -> bool:
+        """The server has a web front end: :meth:`web_link` makes a link for a browser."""
+        return self._client.welcome.get("web") is True
+
+    async def web_link(self) -> WebLink:
+        """A one-time link that signs a browser in as this channel's player (the server
+        decides whose: the secret's). Raises :class:`HubError` (no web front end here)."""
+        value = await self._call("web_link", {})
+        try:
+            return WebLink.from_json(value)
+        except ValueError as err:
+            raise _damaged(err) from None
 
     async def close(self) -> None:
         """Close the channel (the server marks the person away at their seats)."""

@@ -45,6 +45,12 @@ again they come back at those tables. A client that lost its connection subscrib
 the last event number it has, so it misses no event (``casino_tui.table.remote`` does). When
 the session ends (:meth:`HubService.end_session`) the person also stops watching the tables
 they only watched.
+
+A browser link (issue 16): when the server has a web front end it installs the function that
+mints a one-time link for a player (:meth:`HubService.offer_web`); every welcome then says
+``"web": true``, and the op ``web_link`` (no arguments) answers ``{"url": ..., "expires_in":
+...}`` for the identity the session's secret names, the only player it can ever be for.
+Without a web front end ``web_link`` is refused (``kind: hub``).
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ import asyncio
 import itertools
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +72,7 @@ from .config import DEFAULT_LEVEL, LEVELS, config_from_json
 from .controller import MoveRefused
 from .events import QUIET_KINDS, TableEvent
 from .hub import HubError, Person, Subscription, TableHub
+from .weblink import WebLink
 from .wire import FrameError, Identity, Message, WireServer
 
 log = logging.getLogger("casino_tui.table.service")
@@ -74,6 +82,10 @@ MAX_ID = 2**53 - 1  # call ids: whole numbers every JSON reader keeps exact
 MAX_TEXT = 400  # characters of a text argument (a chat line is limited further by the hub)
 MAX_TABLE_ID = 64
 ANONYMOUS = "?"  # the name of a caller who never sent one, for calls that do not show it
+NO_WEB = "this server has no web front end: ask its operator to start it with --web-port"
+
+# Mints a one-time link that signs a browser in as the given player (their id).
+LinkMinter = Callable[[str], WebLink]
 
 
 class BadRequest(Exception):
@@ -155,7 +167,9 @@ class HubService:
         self.hub = hub
         self.max_subscriptions = max_subscriptions
         self.wire = WireServer(self._handle, on_connect=self._connected,
-                               on_disconnect=self._disconnected, **wire_options)
+                               on_disconnect=self._disconnected, welcome=self._welcome,
+                               **wire_options)
+        self._mint: LinkMinter | None = None
         self._names: dict[str, str] = {}  # player -> the display name they last sent
         self._tables: dict[str, set[str]] = {}  # player -> the tables they came to
         self._away: dict[str, set[str]] = {}  # player -> tables where a drop made them away
@@ -163,6 +177,10 @@ class HubService:
         self._feeds: dict[Identity, dict[int, _Feed]] = {}
         self._secrets: dict[str, Identity] = {}
         self._numbers = itertools.count(1)
+        # player -> the table where they last followed their seat's game or played, and when
+        # (the wall clock, comparable with a file's time)
+        self._at_table: dict[str, tuple[str, float]] = {}
+        self.clock: Callable[[], float] = time.time
 
     # ------------------------------------------------------------------ life
     @property
@@ -180,6 +198,21 @@ class HubService:
                 feed.stop()
         self._feeds.clear()
         await self.wire.close()
+
+    def offer_web(self, mint: LinkMinter | None) -> None:
+        """The server has a web front end: ``mint(player)`` makes a one-time link for a player
+        (None: it has none any more). Apps that connect from now on are told in their
+        welcome."""
+        self._mint = mint
+
+    def _welcome(self, identity: Identity) -> dict[str, JSON]:
+        return {"web": self._mint is not None}
+
+    def last_at_table(self, player: str) -> tuple[str, float] | None:
+        """(table id, time) of the last time ``player``'s app opened the game at their seat
+        at a table or played a move there (this server's run only), else None. The server
+        compares it with the player's latest solo save to know which game they left last."""
+        return self._at_table.get(player)
 
     def register(self, secret: str, identity: Identity) -> None:
         """Admit the app that says ``secret``: it speaks for ``identity``."""
@@ -472,6 +505,7 @@ class HubService:
         except ValueError as err:
             raise BadRequest(f"move: {err}") from None
         events = await self.hub.submit_move(table, call.person, seat, move)
+        self._at_table[call.identity.player] = (table, self.clock())
         return [e.to_json() for e in events]
 
     async def _next_round(self, call: _Call) -> JSON:
@@ -491,8 +525,11 @@ class HubService:
         feeds = self._feeds.setdefault(call.identity, {})
         if len(feeds) >= self.max_subscriptions:
             raise BadRequest(f"at most {self.max_subscriptions} subscriptions at once")
-        epoch = (await self.hub.snapshot(table, call.person)).epoch
+        view = await self.hub.snapshot(table, call.person)
+        epoch = view.epoch
         sub = await self.hub.subscribe(table, call.person, after)
+        if view.seat is not None:
+            self._at_table[call.identity.player] = (table, self.clock())
         if not self.wire.connected(call.identity):  # gone meanwhile
             sub.close()
             raise HubError("the connection ended")
@@ -509,6 +546,15 @@ class HubService:
 
         call.after.append(begin)
         return {"sub": feed.number, "epoch": epoch}
+
+    async def _web_link(self, call: _Call) -> JSON:
+        mint = self._mint
+        if mint is None:
+            raise HubError(NO_WEB)
+        link = mint(call.identity.player)  # the secret's player, whatever the app says
+        log.info("table channel: a one-time browser link for %s (session %d)",
+                 call.identity.player, call.identity.session)
+        return link.to_json()
 
     async def _unsubscribe(self, call: _Call) -> JSON:
         number = call.whole("sub")
@@ -545,5 +591,6 @@ OPS: dict[str, _Op] = {
     "events_after": _op(HubService._events_after, "table", "number"),
     "subscribe": _op(HubService._subscribe, "table", "after"),
     "unsubscribe": _op(HubService._unsubscribe, "sub"),
+    "web_link": _op(HubService._web_link),
 }
 NAMED_OPS = frozenset(name for name, op in OPS.items() if op.named)

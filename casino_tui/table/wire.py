@@ -15,7 +15,7 @@ object closes that connection (the other side is told why when it can be); never
 The exchange::
 
     app -> server   {"type": "hello", "secret": "...", "version": 1}      the first frame
-    server -> app   {"type": "welcome", "player": "...", "version": 1}    or
+    server -> app   {"type": "welcome", "player": "...", "version": 1, ...}  or
     server -> app   {"type": "refused", "reason": "..."}                  and the socket closes
     then any JSON objects both ways, each with a "type"; the server closes a connection after
     {"type": "error", "reason": "..."} when a frame breaks the rules above.
@@ -178,6 +178,9 @@ class Identity:
 
 Handler = Callable[[Identity, Message], Awaitable[None] | None]
 Notify = Callable[[Identity], Awaitable[None] | None]
+# More fields of the welcome for an identity (what the server offers it, say); never
+# ``type``, ``player`` or ``version``.
+Welcome = Callable[[Identity], Mapping[str, Any]]
 
 
 class _Link:
@@ -215,16 +218,19 @@ class WireServer:
     connection (it may be a coroutine function; its errors are logged). ``on_connect(identity)``
     is called after each accepted hello, reconnections included; ``on_disconnect(identity)``
     when the identity's current connection ends (not when a newer one replaced it).
+    ``welcome(identity)``: more fields for the welcome (what the server offers that client).
     :meth:`send` never waits: a reader that lets :data:`MAX_BUFFERED` bytes pile up is cut off.
     """
 
     def __init__(self, handler: Handler, *, on_connect: Notify | None = None,
-                 on_disconnect: Notify | None = None, max_frame: int = MAX_FRAME,
+                 on_disconnect: Notify | None = None, welcome: Welcome | None = None,
+                 max_frame: int = MAX_FRAME,
                  hello_timeout: float = HELLO_TIMEOUT, max_buffered: int = MAX_BUFFERED,
                  max_connections: int = MAX_CONNECTIONS) -> None:
         self.handler = handler
         self.on_connect = on_connect
         self.on_disconnect = on_disconnect
+        self.welcome = welcome
         self.max_frame = max_frame
         self.hello_timeout = hello_timeout
         self.max_buffered = max_buffered
@@ -351,7 +357,8 @@ class WireServer:
         self._current[identity] = link
         if older is not None:
             older.close()  # a reconnection replaces the connection before it
-        link.send(encode({"type": "welcome", "player": identity.player,
+        extra = dict(self.welcome(identity)) if self.welcome is not None else {}
+        link.send(encode({**extra, "type": "welcome", "player": identity.player,
                           "version": PROTOCOL_VERSION}))
         await _call(self.on_connect, identity)
         while not link.closed:

@@ -1,5 +1,5 @@
-"""The title screen: New game, Tables (on a server with tables), Continue, Load, Daily deal,
-Statistics, Rules, Settings, Quit."""
+"""The title screen: New game, Tables (on a server with tables), Browser (on a server with a web
+front end), Continue, Load, Daily deal, Statistics, Rules, Settings, Quit."""
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ class TitleScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "menu('new')", "New game", show=False, id="title.new"),
         Binding("t", "menu('tables')", "Tables", show=False, id="title.tables"),
+        Binding("b", "menu('browser')", "Browser", show=False, id="title.browser"),
         Binding("c", "menu('continue')", "Continue", show=False, id="title.continue"),
         Binding("l", "menu('load')", "Load", show=False, id="title.load"),
         Binding("d", "menu('daily')", "Daily deal", show=False, id="title.daily"),
@@ -69,9 +70,11 @@ class TitleScreen(Screen[None]):
         app = self.casino
         tables = [("t", "tables: play with other people on this server")] \
             if app.hub is not None else []
+        browser = [("b", "a one-time link to play in a web browser")] \
+            if app.web_links is not None else []
         return [(self.HELP_TITLE, [
             ("↑↓ Enter", "choose an entry"),
-            ("n", "new game"), *tables,
+            ("n", "new game"), *tables, *browser,
             ("c", "continue the saved game (when there is one)" if app.hub is None else
              "continue the saved game, or the game at your seat at a table"),
             ("l", "load a saved game (when there are saves)"),
@@ -118,9 +121,12 @@ class TitleScreen(Screen[None]):
 
         tables = [Option(entry("Tables", "t", "play with people here"), id="tables")] \
             if app.hub is not None else []
+        browser = [Option(entry("Browser", "b", "a link to play in a browser"),
+                          id="browser")] if app.web_links is not None else []
         menu.add_options([
             Option(entry("New game", "n"), id="new"),
             *tables,
+            *browser,
             Option(entry("Continue", "c", note or app.no_continue_note()), id="continue",
                    disabled=note is None),
             Option(entry("Load game", "l", "" if can_load else "no saves yet"), id="load",
@@ -144,6 +150,8 @@ class TitleScreen(Screen[None]):
             app.show_setup()
         elif what == "tables":
             app.show_tables()
+        elif what == "browser":
+            app.show_web_link()
         elif what == "continue":
             app.continue_latest()
         elif what == "load":
