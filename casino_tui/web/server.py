@@ -28,6 +28,7 @@ import contextlib
 import ctypes
 import html
 import inspect
+import ipaddress
 import logging
 import os
 import shlex
@@ -396,6 +397,7 @@ class WebServer(Server):
             if not self._fixed_public_url:
                 host = self.host if ":" not in self.host else f"[{self.host}]"
                 self.public_url = f"http://{host}:{self.port}"
+        log.info("serving the game in a browser on %s", self.public_url)
 
     async def close(self) -> None:
         """End every session (their apps stop and save), then stop listening."""
@@ -405,8 +407,30 @@ class WebServer(Server):
             runner, self._runner = self._runner, None
             await runner.cleanup()
 
+    def client_address(self, request: web.Request) -> str:
+        """The browser's address, which the per-address rate limit counts: the peer's, or,
+        behind a reverse proxy on this machine (a public URL is set and the peer is a loopback
+        address), the address that proxy puts last in ``X-Forwarded-For`` (the one it saw;
+        earlier entries come from the client and prove nothing)."""
+        peer = request.remote or "?"
+        if not self._fixed_public_url:
+            return peer
+        try:
+            loopback = ipaddress.ip_address(peer).is_loopback
+        except ValueError:
+            return peer
+        forwarded = request.headers.get("X-Forwarded-For", "")
+        last = forwarded.rsplit(",", 1)[-1].strip()
+        if not loopback or not last:
+            return peer
+        try:
+            return str(ipaddress.ip_address(last))
+        except ValueError:
+            return peer
+
     async def on_startup(self, app: web.Application) -> None:
-        log.info("serving the game in a browser on %s", self.public_url)
+        """textual-serve prints its banner here; the address is logged by :meth:`start` once
+        it is known (port 0 picks one only when the site starts)."""
 
     async def on_shutdown(self, app: web.Application) -> None:
         await self.end_all("The server is shutting down. Your game is saved.")
@@ -528,7 +552,7 @@ class WebServer(Server):
             return web.Response(status=503, text="Too many games are being played in browsers "
                                 "right now. Try again in a few minutes.\n",
                                 headers={"Retry-After": "60"})
-        address = request.remote or "?"
+        address = self.client_address(request)
         if self.limits.rate_limit_per_minute:
             now = self._clock()
             starts = self._starts.get(address)
@@ -551,7 +575,7 @@ class WebServer(Server):
         if refusal is not None:  # before the handshake: nothing is started
             return refusal
         assert identity is not None
-        address = request.remote or "?"
+        address = self.client_address(request)
         if self.limits.rate_limit_per_minute:
             self._starts.setdefault(address, deque()).append(self._clock())
         # one live session per identity: the old one ends first (its app saves and exits)

@@ -618,3 +618,35 @@ def test_quick_reloads_leave_one_game_and_no_stray_process(tmp_path: Path) -> No
         assert all(gone(pid) for pid in pids)
 
     run(main())
+
+
+@pytest.mark.parametrize(("public_url", "peer", "forwarded", "counted"), [
+    # no reverse proxy: the peer, whatever the request says
+    (None, "127.0.0.1", "203.0.113.9", "127.0.0.1"),
+    (None, "198.51.100.4", "203.0.113.9", "198.51.100.4"),
+    # a proxy on this machine: the address it saw (the last entry; the client wrote the rest)
+    ("https://casino.example", "127.0.0.1", "10.9.9.9, 203.0.113.9", "203.0.113.9"),
+    ("https://casino.example", "::1", "2001:db8::7", "2001:db8::7"),
+    # a peer that is not on this machine cannot name another address
+    ("https://casino.example", "198.51.100.4", "203.0.113.9", "198.51.100.4"),
+    # a proxy that sent nothing usable: its own address
+    ("https://casino.example", "127.0.0.1", "", "127.0.0.1"),
+    ("https://casino.example", "127.0.0.1", "not an address", "127.0.0.1"),
+])
+def test_the_address_the_rate_limit_counts(public_url: str | None, peer: str, forwarded: str,
+                                           counted: str) -> None:
+    from unittest import mock
+
+    from aiohttp.test_utils import make_mocked_request
+
+    async def launcher(identity: str, width: int, height: int) -> Launch:
+        raise AssertionError("nothing is started")
+
+    server = WebServer(launcher, links=LinkIssuer(), signer=CookieSigner(KEY),
+                       host="127.0.0.1", port=0, public_url=public_url)
+    transport = mock.Mock()
+    transport.get_extra_info.side_effect = (
+        lambda name, default=None: (peer, 5555) if name == "peername" else default)
+    headers = {"X-Forwarded-For": forwarded} if forwarded else {}
+    request = make_mocked_request("GET", "/ws", headers=headers, transport=transport)
+    assert server.client_address(request) == counted

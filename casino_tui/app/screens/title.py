@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Middle, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -105,7 +106,11 @@ class TitleScreen(Screen[None]):
         symbols = app.painter.symbols
         logo = Text("\n".join(LOGO if symbols else LOGO_ASCII), style="bold")
         suits = Text("♠ ♥ ♦ ♣" if symbols else "S  H  D  C", style="bold")
-        self.query_one("#title-logo", Static).update(Text("\n").join([logo, Text(""), suits]))
+        try:
+            title_logo = self.query_one("#title-logo", Static)
+        except NoMatches:  # not composed yet, or being taken down (a quit as the app starts)
+            return
+        title_logo.update(Text("\n").join([logo, Text(""), suits]))
         saved = app.saved_game_label()
         note = saved or app.table_continue_label()
         can_load = app.can_load()
