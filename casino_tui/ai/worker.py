@@ -149,12 +149,18 @@ class AIWorker:
         if pool is None:
             return
         processes = list((getattr(pool, "_processes", None) or {}).values())
+        manager = getattr(pool, "_executor_manager_thread", None)
         pool.shutdown(wait=False, cancel_futures=True)
         for proc in processes:
             with contextlib.suppress(Exception):
                 proc.kill()
         if wait:
             pool.shutdown(wait=True)
+        elif isinstance(manager, threading.Thread):
+            # The pool's manager thread sees the killed process at once and closes its wakeup
+            # pipe: let it finish (briefly), or an exit right after races it (Python 3.11's
+            # exit hook writes to that pipe as it closes: "OSError: Bad file descriptor").
+            manager.join(timeout=2.0)
 
     async def __aenter__(self) -> AIWorker:
         return self
