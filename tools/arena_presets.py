@@ -1,0 +1,123 @@
+"""Hard against Medium in every preset: one ``casino-tui arena`` run per preset and player count.
+
+    nice -n 19 .venv/bin/python tools/arena_presets.py --pairs 40 --iterations 200 --seed 1 \\
+        --jobs 2 --out arena_presets.jsonl
+
+Each run is exactly the arena command printed in the table's last column (``casino-tui arena
+--a hard --b medium --preset P --players N --unit round --pairs 40 --iterations 200 --seed 1``),
+so every figure can be checked alone. Two players everywhere (five in ``five``); with
+``--partnerships`` also four players in the presets where four play in two partnerships. The
+JSON of every run is appended to ``--out`` (one line each, with its command), and a Markdown
+table is printed at the end; ``--table FILE`` prints the table of an earlier ``--out`` file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from casino_tui.arena import ArenaConfig, run_arena, summarize
+from casino_tui.engine import PRESET_ALIASES, PRESET_NAMES, Rules, State
+
+SHORT = {full: short for short, full in reversed(PRESET_ALIASES.items())}
+
+
+def short_name(preset: str) -> str:
+    return SHORT.get(preset, preset)
+
+
+def runs(presets: list[str], partnerships: bool, only_partnerships: bool) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+    for p in presets:
+        rules = Rules.preset(p)
+        counts = rules.player_counts
+        base = 2 if 2 in counts else counts[0]
+        if not only_partnerships:
+            out.append((p, base))
+        if (partnerships or only_partnerships) and 4 in counts:
+            sides = State(rules, 4, seed=0, deal=False).sides
+            if len(sides) == 2:
+                out.append((p, 4))
+    return out
+
+
+def command(cfg: ArenaConfig) -> str:
+    effort = (f"--iterations {cfg.iterations}" if cfg.iterations is not None
+              else f"--budget {cfg.budget if cfg.budget is not None else 1.0:g}")
+    return (f"casino-tui arena --a {cfg.a} --b {cfg.b} --preset {short_name(cfg.preset)} "
+            f"--players {cfg.players} --unit {cfg.unit} --pairs {cfg.pairs} {effort} "
+            f"--seed {cfg.seed}")
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = ["| Preset | Players | Hard minus Medium, points a pair | 95% interval | "
+             "Hard's time a move (median / p95) |",
+             "|---|---|---|---|---|"]
+    for r in rows:
+        cfg = r["config"]
+        res = r["result"]
+        lo, hi = res["ci95"]
+        t = r["time_per_move"]["a"]
+        players = f"{cfg['players']}" + (" (partnerships)" if cfg["players"] == 4
+                                         and r["matches_per_pair"] == 2 else "")
+        if cfg["unit"] == "round":
+            value = f"{res['mean']:+.2f}"
+            interval = f"{lo:+.2f} to {hi:+.2f}"
+        else:
+            value = f"wins {100 * res['win_rate']:.1f}%"
+            interval = f"{100 * lo:.1f}% to {100 * hi:.1f}%"
+        lines.append(f"| `{short_name(cfg['preset'])}` | {players} | {value} | {interval} | "
+                     f"{1000 * t['median']:.0f} ms / {1000 * t['p95']:.0f} ms |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--a", default="hard")
+    p.add_argument("--b", default="medium")
+    p.add_argument("--presets", nargs="*", default=None, help="default: every preset")
+    p.add_argument("--pairs", type=int, default=40)
+    p.add_argument("--iterations", type=int, default=200)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--unit", default="round", choices=("round", "game"))
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--partnerships", action="store_true",
+                   help="also four players in partnerships where the preset has them")
+    p.add_argument("--only-partnerships", action="store_true")
+    p.add_argument("--out", type=Path, default=None, help="append each run's JSON here")
+    p.add_argument("--table", type=Path, default=None,
+                   help="only print the table of an earlier --out file")
+    ns = p.parse_args(argv)
+    if ns.table is not None:
+        rows = [json.loads(line) for line in ns.table.read_text().splitlines() if line.strip()]
+        print(table(rows))
+        return 0
+    presets = ([Rules.preset(x).preset_name for x in ns.presets] if ns.presets
+               else list(PRESET_NAMES))
+    rows = []
+    for preset, players in runs(presets, ns.partnerships, ns.only_partnerships):
+        cfg = ArenaConfig(ns.a, ns.b, preset, ns.unit, ns.pairs, ns.seed, players, None,
+                          ns.iterations, ns.jobs)
+        start = time.perf_counter()
+        summary = summarize(cfg, run_arena(cfg), time.perf_counter() - start)
+        summary["command"] = command(cfg)
+        rows.append(summary)
+        res = summary["result"]
+        key = "mean" if cfg.unit == "round" else "win_rate"
+        sys.stderr.write(f"{short_name(preset)} {players}p: {res[key]:+.2f} "
+                         f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] "
+                         f"{summary['elapsed_seconds']:.0f} s\n")
+        sys.stderr.flush()
+        if ns.out is not None:
+            with ns.out.open("a") as f:
+                f.write(json.dumps(summary) + "\n")
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
