@@ -42,6 +42,8 @@ class RuleValues:
     sweeps_immediate: bool
     sweeps_cancel: bool
     max_value: int
+    claims: bool  # the game ends by a claim (call-out, RULES.md 6.4)
+    claim_reach: float  # the most a claim could credit, sweeps left out
 
 
 def _exact_points(rules: Rules, card: Card) -> float:
@@ -90,6 +92,8 @@ def rule_values(rules: Rules) -> RuleValues:
         absolute=rules.majority_rule == "absolute_majority",
         exact_immediate=timing == "all_immediate", sweeps_immediate=timing != "end_of_round",
         sweeps_cancel=bool(rules.sweeps_cancel), max_value=max_value,
+        claims=rules.game_end == "claim",
+        claim_reach=sum(exact) + cards_points + suit_points + (6 if diamond else 0),
     )
 
 
