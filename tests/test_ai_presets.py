@@ -135,3 +135,38 @@ def test_secures_the_partners_build_before_an_opponent_can_take_it(level: str) -
     build_at = next(i for i, p in enumerate(st.table) if not isinstance(p, int))
     for move in choices(st, level):
         assert move.kind == "capture" and build_at in move.piles, move
+
+
+# ------------------------------------------------------------------ count-out
+def test_hard_wins_a_count_out_race_rather_than_take_more_points() -> None:
+    # Count-out (RULES.md 6.3), 20 all, last cards of the round, nothing hidden. Taking 10D
+    # scores a point more, but the cards are counted first: 8H on A 2 5 keeps enough cards from
+    # the opponent, and that alone wins. (Found by exhaustive search of random last deals.)
+    rules = Rules.preset("classic", game_end="count_out")
+    st = parse_position(
+        "turn=0 dealer=1 table=AC,2H,5H,7C,9C hands=10D8H7S/4C9S10C stock=- "
+        "taken=2S4D8C3HQHAS8S7D3D7H5DKSJH6H10SJS9HJD9D4S/"
+        "4HQD2CAD8DAH3C3S6C5CJC6D10HQCKC6SKHQSKD5S2D last=1 score=20/20", rules)
+    winning = Move.capture(C("8H"), (0, 1, 2))
+    more_points = Move.capture(C("10D"), (0, 1, 3))
+    for move, winner in ((winning, 0), (more_points, 1)):
+        after = st.clone()
+        after.apply(move)
+        assert _minimax_winner(after) == winner, move  # with best play on both sides
+    assert all(m == winning for m in choices(st, "hard"))
+
+
+def _minimax_winner(st: State) -> int:
+    """The side that wins with best play from here to the end of the round (two players: a
+    seat is its side)."""
+    if st.is_game_over:
+        assert st.winner is not None
+        return st.winner
+    seat = st.current_player
+    assert seat is not None
+    results = []
+    for m in st.legal_moves():
+        child = st.clone()
+        child.apply(m)
+        results.append(_minimax_winner(child))
+    return seat if seat in results else results[0]
