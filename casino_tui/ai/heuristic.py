@@ -81,7 +81,7 @@ class Knowledge:
                 1 for o in opponents if (o - view.dealer - 1) % n < me)
         opp_cards = min(opp_cards, len(unseen))
         keys: set[int] = set()
-        if rules.owner_must_keep_capture_card is True:
+        if rules.owner_must_keep_capture_card in (True, "penalty_2"):  # Michigan: or pay 2
             for p in view.table:
                 if isinstance(p, Build) and side_of[p.owner] != my_side:
                     keys.add(build_key(p))

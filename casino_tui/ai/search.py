@@ -33,6 +33,7 @@ from ..engine.moves import Build
 from ..engine.scoring import claim_credit
 from ..engine.state import Phase
 from .heuristic import (
+    COURT_KEY,
     Knowledge,
     Scored,
     _winning_claim,
@@ -60,7 +61,7 @@ class Sampler:
         self.others = [s for s in range(view.num_players) if s != view.seat]
         rules = view.rules
         self.needs: dict[int, list[int]] = {}
-        if rules.owner_must_keep_capture_card is True:
+        if rules.owner_must_keep_capture_card in (True, "penalty_2"):  # Michigan: or pay 2
             for p in view.table:
                 if isinstance(p, Build) and p.owner != view.seat:
                     keys = self.needs.setdefault(p.owner, [])
@@ -177,7 +178,32 @@ def policy_scores(st: State, moves: Sequence[Move], rv: RuleValues) -> list[floa
         else:  # claim: never in playouts
             v = -100.0
         out.append(v)
+    if rv.duty_penalty and st.phase is _PLAY:
+        duty_breaks(st, moves, out, rv.duty_penalty * (len(st.sides) - 1))
     return out
+
+
+def duty_breaks(st: State, moves: Sequence[Move], scores: list[float], penalty: float) -> None:
+    """Michigan: take ``penalty`` off every move that leaves one of the mover's builds without a
+    card of the hand to take it (the duty's two points for each opponent)."""
+    seat = st.to_move
+    owned = [(i, build_key(p)) for i, p in enumerate(st.table)
+             if isinstance(p, Build) and p.owner == seat]
+    if not owned:
+        return
+    hand = st.hands[seat]
+    values = st.rules.capturer_values
+    for j, m in enumerate(moves):
+        kind = m.kind
+        if kind != "capture" and kind != "build":
+            continue
+        keys = [k for i, k in owned if i not in m.piles]
+        if kind == "build" and m.value is not None:
+            keys.append(COURT_KEY + m.value - 1 if m.court else m.value)
+        rest = list(hand)
+        rest.remove(m.card)
+        if not all(any(k in capture_keys(values[c], c) for c in rest) for k in keys):
+            scores[j] -= penalty
 
 
 def policy_move(st: State, rv: RuleValues, rng: random.Random, eps: float) -> Move:

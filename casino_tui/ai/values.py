@@ -42,6 +42,7 @@ class RuleValues:
     sweeps_immediate: bool
     sweeps_cancel: bool
     max_value: int
+    duty_penalty: float  # Michigan: what a move leaving a build without its card costs
     claims: bool  # the game ends by a claim (call-out, RULES.md 6.4)
     claim_reach: float  # the most a claim could credit, sweeps left out
 
@@ -92,6 +93,7 @@ def rule_values(rules: Rules) -> RuleValues:
         absolute=rules.majority_rule == "absolute_majority",
         exact_immediate=timing == "all_immediate", sweeps_immediate=timing != "end_of_round",
         sweeps_cancel=bool(rules.sweeps_cancel), max_value=max_value,
+        duty_penalty=2.0 if rules.owner_must_keep_capture_card == "penalty_2" else 0.0,
         claims=rules.game_end == "claim",
         claim_reach=sum(exact) + cards_points + suit_points + (6 if diamond else 0),
     )
