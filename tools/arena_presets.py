@@ -7,8 +7,10 @@ Each run is exactly the arena command printed in the table's last column (``casi
 --a hard --b medium --preset P --players N --unit round --pairs 40 --iterations 200 --seed 1``),
 so every figure can be checked alone. Two players everywhere (five in ``five``); with
 ``--partnerships`` also four players in the presets where four play in two partnerships. The
-JSON of every run is appended to ``--out`` (one line each, with its command), and a Markdown
-table is printed at the end; ``--table FILE`` prints the table of an earlier ``--out`` file.
+JSON of every run is appended to ``--out`` (one line each, with its command and the result of
+every pair), and a Markdown table is printed at the end; ``--table FILE`` prints the table of an
+earlier ``--out`` file, and ``--compare BEFORE AFTER`` the paired change between two such files
+(the same runs and seeds, so the same deals, played by two versions of the code).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from casino_tui.arena import ArenaConfig, run_arena, summarize
+from casino_tui.arena import ArenaConfig, mean_ci, run_arena, summarize
 from casino_tui.engine import PRESET_ALIASES, PRESET_NAMES, Rules, State
 
 SHORT = {full: short for short, full in reversed(PRESET_ALIASES.items())}
@@ -75,6 +77,40 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _key(row: dict[str, Any]) -> tuple[Any, ...]:
+    cfg = row["config"]
+    return (cfg["preset"], cfg["players"], cfg["unit"], cfg["pairs"], cfg["seed"],
+            cfg["iterations"], cfg["a"], cfg["b"])
+
+
+def compare(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> str:
+    """The change of each run present in both files, pair by pair (the same deals)."""
+    old = {_key(r): r for r in before}
+    lines = ["| Preset | Players | Before | After | Change, paired (95% interval) |",
+             "|---|---|---|---|---|"]
+    for r in after:
+        b = old.get(_key(r))
+        if b is None or "pair_values" not in b or "pair_values" not in r:
+            continue
+        d = [y - x for x, y in zip(b["pair_values"], r["pair_values"], strict=True)]
+        m, _sd, lo, hi = mean_ci(d)
+        cfg = r["config"]
+        if cfg["unit"] == "round":
+            was, now = f"{b['result']['mean']:+.2f}", f"{r['result']['mean']:+.2f}"
+            change = f"{m:+.2f} ({lo:+.2f} to {hi:+.2f})"
+        else:
+            was = f"{100 * b['result']['win_rate']:.1f}%"
+            now = f"{100 * r['result']['win_rate']:.1f}%"
+            change = f"{100 * m:+.1f}% ({100 * lo:+.1f}% to {100 * hi:+.1f}%)"
+        lines.append(f"| `{short_name(cfg['preset'])}` | {cfg['players']} | {was} | {now} | "
+                     f"{change} |")
+    return "\n".join(lines)
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--a", default="hard")
@@ -91,10 +127,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=None, help="append each run's JSON here")
     p.add_argument("--table", type=Path, default=None,
                    help="only print the table of an earlier --out file")
+    p.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("BEFORE", "AFTER"),
+                   help="only print the paired change between two --out files")
     ns = p.parse_args(argv)
     if ns.table is not None:
-        rows = [json.loads(line) for line in ns.table.read_text().splitlines() if line.strip()]
-        print(table(rows))
+        print(table(_read(ns.table)))
+        return 0
+    if ns.compare is not None:
+        print(compare(_read(ns.compare[0]), _read(ns.compare[1])))
         return 0
     presets = ([Rules.preset(x).preset_name for x in ns.presets] if ns.presets
                else list(PRESET_NAMES))
@@ -103,8 +143,13 @@ def main(argv: list[str] | None = None) -> int:
         cfg = ArenaConfig(ns.a, ns.b, preset, ns.unit, ns.pairs, ns.seed, players, None,
                           ns.iterations, ns.jobs)
         start = time.perf_counter()
-        summary = summarize(cfg, run_arena(cfg), time.perf_counter() - start)
+        pairs = run_arena(cfg)
+        summary = summarize(cfg, pairs, time.perf_counter() - start)
         summary["command"] = command(cfg)
+        # per pair: points a minus b (rounds), or the share of its games a won (games)
+        summary["pair_values"] = [p.diff if cfg.unit == "round" else
+                                  sum(m.a_win for m in p.matches) / len(p.matches)
+                                  for p in pairs]
         rows.append(summary)
         res = summary["result"]
         key = "mean" if cfg.unit == "round" else "win_rate"
