@@ -13,6 +13,8 @@ import random
 import pytest
 
 from casino_tui.ai import choose_move
+from casino_tui.ai.search import claim_wins, playout, policy_scores
+from casino_tui.ai.values import rule_values
 from casino_tui.engine import Move, Rules, State, parse_card
 from casino_tui.engine.notation import parse_position
 from casino_tui.engine.scoring import claim_credit
@@ -170,3 +172,34 @@ def _minimax_winner(st: State) -> int:
         child.apply(m)
         results.append(_minimax_winner(child))
     return seat if seat in results else results[0]
+
+
+# ------------------------------------------------------------------ Hard's playouts
+def test_players_of_hards_playouts_claim_as_soon_as_the_claim_wins() -> None:
+    st = position("call_out", "turn=0 table=5H,4C hands=9S10D3H/KHKDQS score=18/10",
+                  stock=16, taken=(20, 10))
+    rv = rule_values(st.rules)
+    assert claim_wins(st, rv)
+    playout(st, rv, random.Random(1), 0, 0.1, 100)
+    assert st.is_game_over and st.winner == 0 and st.history == [Move.claim()]
+    short = position("call_out", "turn=0 table=5H,4C hands=9S10D3H/KHKDQS score=17/10",
+                     stock=16, taken=(20, 10))
+    assert not claim_wins(short, rv)
+
+
+def test_hards_playouts_see_michigans_duty() -> None:
+    st = position("michigan", "turn=0 table=[4S5S=9s@0],AH hands=9C10C3D/KHKDQS", stock=16)
+    moves = st.legal_moves()
+    scores = dict(zip(moves, policy_scores(st, moves, rule_values(st.rules)), strict=True))
+    breaks = [m for m in moves if m.kind == "build" and m.card == C("9C")]
+    assert breaks
+    plain = Rules.preset("sudden_death", sweep_points=2)  # Michigan without the duty
+    same = State.from_position(plain, 2, table=st.table, hands=st.hands, to_move=0,
+                               stock=st.stock, captured=st.captured, last_capturer=1)
+    plain_scores = dict(zip(moves, policy_scores(same, moves, rule_values(plain)),
+                            strict=True))
+    for m in breaks:
+        assert scores[m] == pytest.approx(plain_scores[m] - 2.0)
+    for m in moves:
+        if m not in breaks:
+            assert scores[m] == pytest.approx(plain_scores[m])
