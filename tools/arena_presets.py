@@ -8,9 +8,10 @@ Each run is exactly the arena command printed in the table's last column (``casi
 so every figure can be checked alone. Two players everywhere (five in ``five``); with
 ``--partnerships`` also four players in the presets where four play in two partnerships. The
 JSON of every run is appended to ``--out`` (one line each, with its command and the result of
-every pair), and a Markdown table is printed at the end; ``--table FILE`` prints the table of an
-earlier ``--out`` file, and ``--compare BEFORE AFTER`` the paired change between two such files
-(the same runs and seeds, so the same deals, played by two versions of the code).
+every pair), and a Markdown table is printed at the end; ``--table FILE...`` prints the table of
+earlier ``--out`` files (``--by-preset``: a line a preset, two and four players side by side),
+and ``--compare BEFORE AFTER`` the paired change between two such files (the same runs and
+seeds, so the same deals, played by two versions of the code).
 """
 
 from __future__ import annotations
@@ -77,6 +78,41 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _cell(r: dict[str, Any]) -> str:
+    res = r["result"]
+    lo, hi = res["ci95"]
+    if r["config"]["unit"] == "round":
+        return f"{res['mean']:+.2f} ({lo:+.2f} to {hi:+.2f})"
+    return f"{100 * res['win_rate']:.1f}% ({100 * lo:.1f}% to {100 * hi:.1f}%)"
+
+
+def by_preset(rows: list[dict[str, Any]]) -> str:
+    """One line a preset: two players (five in ``five``), then four in partnerships; a later
+    row of the same run replaces an earlier one."""
+    cells: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in rows:
+        cfg = r["config"]
+        col = "4" if cfg["players"] == 4 and r["matches_per_pair"] == 2 else "base"
+        cells.setdefault(cfg["preset"], {})[col] = r
+    lines = ["| Preset | Two players (`five`: five) | Four in partnerships | "
+             "Hard's time a move, two players (median / p95) |", "|---|---|---|---|"]
+    for preset in PRESET_NAMES:
+        got = cells.get(preset)
+        if not got:
+            continue
+        base = got.get("base")
+        four = got.get("4")
+        t = base["time_per_move"]["a"] if base else None
+        time_text = f"{1000 * t['median']:.0f} ms / {1000 * t['p95']:.0f} ms" if t else ""
+        if four:
+            four_text = _cell(four)
+        else:
+            four_text = "not measured" if runs([preset], True, True) else "no partnerships"
+        lines.append(f"| `{short_name(preset)}` | {_cell(base) if base else 'not measured'} | "
+                     f"{four_text} | {time_text} |")
+    return "\n".join(lines)
+
+
 def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     cfg = row["config"]
     return (cfg["preset"], cfg["players"], cfg["unit"], cfg["pairs"], cfg["seed"],
@@ -125,13 +161,16 @@ def main(argv: list[str] | None = None) -> int:
                    help="also four players in partnerships where the preset has them")
     p.add_argument("--only-partnerships", action="store_true")
     p.add_argument("--out", type=Path, default=None, help="append each run's JSON here")
-    p.add_argument("--table", type=Path, default=None,
-                   help="only print the table of an earlier --out file")
+    p.add_argument("--table", type=Path, nargs="+", default=None, metavar="FILE",
+                   help="only print the table of earlier --out files")
+    p.add_argument("--by-preset", action="store_true",
+                   help="with --table: one line a preset, two and four players side by side")
     p.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("BEFORE", "AFTER"),
                    help="only print the paired change between two --out files")
     ns = p.parse_args(argv)
     if ns.table is not None:
-        print(table(_read(ns.table)))
+        rows = [r for path in ns.table for r in _read(path)]
+        print(by_preset(rows) if ns.by_preset else table(rows))
         return 0
     if ns.compare is not None:
         print(compare(_read(ns.compare[0]), _read(ns.compare[1])))
