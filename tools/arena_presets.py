@@ -57,8 +57,8 @@ def command(cfg: ArenaConfig) -> str:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = ["| Preset | Players | Hard minus Medium, points a pair | 95% interval | "
-             "Hard's time a move (median / p95) |",
+    lines = ["| Preset | Players | a against b (round: points a pair, a minus b; game: games "
+             "a won) | 95% interval | a's time a move (median / p95) |",
              "|---|---|---|---|---|"]
     for r in rows:
         cfg = r["config"]
