@@ -28,6 +28,7 @@ from .values import RuleValues, pile_value, rule_values
 
 COURT_KEY = 100  # capture key of a court rank r (classic courts have no value): 100 + r
 CLEAR_KEY = -1  # the table-clearer card (Danish 5C, 5S variant)
+GAME_POINTS = 30.0  # a move that wins (or gives away) the game at once, in round points
 
 
 def capture_keys(rules_capturer: Sequence[int], card: Card) -> tuple[int, ...]:
@@ -49,6 +50,8 @@ class Knowledge:
     key_counts: dict[int, int]  # capture key -> unseen cards that capture with it
     opp_cards: int  # cards the opponents may play before this seat's next turn
     opp_build_keys: set[int]  # values of builds the opponents own (they hold a capturer)
+    win_by_sweep: bool  # a sweep of ours scored at once would win the game (sudden death)
+    lose_by_sweep: bool  # a sweep of an opponent scored at once would win them the game
 
     @classmethod
     def of(cls, view: SeatView) -> Knowledge:
@@ -78,12 +81,15 @@ class Knowledge:
                 1 for o in opponents if (o - view.dealer - 1) % n < me)
         opp_cards = min(opp_cards, len(unseen))
         keys: set[int] = set()
-        if rules.owner_must_keep_capture_card is True:
+        if rules.owner_must_keep_capture_card in (True, "penalty_2"):  # Michigan: or pay 2
             for p in view.table:
                 if isinstance(p, Build) and side_of[p.owner] != my_side:
                     keys.add(build_key(p))
+        n_sides = len(view.sides)
         return cls(view, rv, view.seat, side_of, my_side, opponents, unseen, counts, opp_cards,
-                   keys)
+                   keys, wins_at_once(view, my_side, rv.sweep_now),
+                   any(wins_at_once(view, s, rv.sweep_now) for s in range(n_sides)
+                       if s != my_side))
 
     def p_hold(self, key: int) -> float:
         """Chance that the opponents hold at least one card capturing with ``key``."""
@@ -100,6 +106,15 @@ class Knowledge:
                 return 1.0
             q *= max(0.0, (n - k - i) / (n - i))
         return 1.0 - q
+
+
+def wins_at_once(view: SeatView, side: int, points: float) -> bool:
+    """Would ``points`` scored at once (a sweep in sudden death, a penalty) end the game for
+    ``side``? It must reach the target and be strictly highest (RULES.md 6.2, D-SD-1)."""
+    if points <= 0:
+        return False
+    s = view.scores[side] + points
+    return s >= view.target and all(s > o for i, o in enumerate(view.scores) if i != side)
 
 
 def build_key(b: Build) -> int:
@@ -202,8 +217,9 @@ def reply_options(know: Knowledge, table: Sequence[Pile]) -> list[tuple[float, f
             v *= 2
         total_value += v
     out: list[tuple[float, float]] = []
+    game = GAME_POINTS if know.lose_by_sweep else 0.0  # their sweep would end the game
     if CLEAR_KEY in know.key_counts or CLEAR_KEY in know.opp_build_keys:
-        out.append((total_value + rv.sweep_any, know.p_hold(CLEAR_KEY)))
+        out.append((total_value + rv.sweep_any + game, know.p_hold(CLEAR_KEY)))
     tv = rules.table_values
     # numeric loose cards: subset sums (all subsets of up to 10 cards, else up to 3 at a time)
     num = [(c, tv[c][0]) for c in loose if tv[c]]
@@ -269,7 +285,7 @@ def reply_options(know: Knowledge, table: Sequence[Pile]) -> list[tuple[float, f
         if value <= 0:
             continue
         if taken_builds == len(builds) and taken_loose == len(loose):
-            value += rv.sweep_any
+            value += rv.sweep_any + game
         out.append((value, know.p_hold(key)))
     return out
 
@@ -318,6 +334,8 @@ def score_move(know: Knowledge, move: Move) -> Scored:
     sweep = kind == "capture" and not after
     if sweep and not (_is_final_play(view) and view.rules.final_play_sweep == "not_counted"):
         gain += rv.sweep_any
+        if know.win_by_sweep:
+            gain += GAME_POINTS
     if kind == "pluck":
         gain += 0.05
     final = kind != "pluck" and kind != "pass" and _is_final_play(view)
@@ -351,7 +369,11 @@ def _duty_penalty(know: Knowledge, move: Move, after: Sequence[Pile]) -> float:
         if isinstance(p, Build) and p.owner == know.seat:
             key = build_key(p)
             if not any(key in capture_keys(rules.capturer_values[c], c) for c in hand):
-                return 2.0 * (len(know.view.sides) - 1)
+                penalty = 2.0 * (len(know.view.sides) - 1)
+                if any(wins_at_once(know.view, s, 2) for s in range(len(know.view.sides))
+                       if s != know.my_side):
+                    penalty += GAME_POINTS  # the two points give an opponent the game
+                return penalty
     return 0.0
 
 

@@ -11,7 +11,9 @@
    deal), and the position is valued by the round points each side can expect: points already
    taken, sweeps, and the chance of winning the card and suit majorities. All candidates see the
    same worlds and the same playout randomness (common random numbers), and a candidate that is
-   clearly worse than the best is dropped (successive elimination).
+   clearly worse than the best is dropped (successive elimination). Where the game ends by a
+   claim (call-out), every player of a playout claims as soon as the claim wins, so a race to
+   the points that can be claimed is seen.
 4. **Last deal, exactly.** When nothing is hidden any more (two players, empty stock) the rest of
    the round is solved by alpha-beta with a transposition table.
 
@@ -28,8 +30,10 @@ from dataclasses import dataclass, field
 
 from ..engine import Move, SeatView, State
 from ..engine.moves import Build
+from ..engine.scoring import claim_credit
 from ..engine.state import Phase
 from .heuristic import (
+    COURT_KEY,
     Knowledge,
     Scored,
     _winning_claim,
@@ -44,6 +48,7 @@ MAX_CANDIDATES = 8
 SOLVER_NODES = 60_000
 _PLAY = Phase.PLAY
 _PLUCK = Phase.PLUCK
+_CLAIM = Move.claim()
 
 
 # ------------------------------------------------------------------ determinization
@@ -56,7 +61,7 @@ class Sampler:
         self.others = [s for s in range(view.num_players) if s != view.seat]
         rules = view.rules
         self.needs: dict[int, list[int]] = {}
-        if rules.owner_must_keep_capture_card is True:
+        if rules.owner_must_keep_capture_card in (True, "penalty_2"):  # Michigan: or pay 2
             for p in view.table:
                 if isinstance(p, Build) and p.owner != view.seat:
                     keys = self.needs.setdefault(p.owner, [])
@@ -173,7 +178,32 @@ def policy_scores(st: State, moves: Sequence[Move], rv: RuleValues) -> list[floa
         else:  # claim: never in playouts
             v = -100.0
         out.append(v)
+    if rv.duty_penalty and st.phase is _PLAY:
+        duty_breaks(st, moves, out, rv.duty_penalty * (len(st.sides) - 1))
     return out
+
+
+def duty_breaks(st: State, moves: Sequence[Move], scores: list[float], penalty: float) -> None:
+    """Michigan: take ``penalty`` off every move that leaves one of the mover's builds without a
+    card of the hand to take it (the duty's two points for each opponent)."""
+    seat = st.to_move
+    owned = [(i, build_key(p)) for i, p in enumerate(st.table)
+             if isinstance(p, Build) and p.owner == seat]
+    if not owned:
+        return
+    hand = st.hands[seat]
+    values = st.rules.capturer_values
+    for j, m in enumerate(moves):
+        kind = m.kind
+        if kind != "capture" and kind != "build":
+            continue
+        keys = [k for i, k in owned if i not in m.piles]
+        if kind == "build" and m.value is not None:
+            keys.append(COURT_KEY + m.value - 1 if m.court else m.value)
+        rest = list(hand)
+        rest.remove(m.card)
+        if not all(any(k in capture_keys(values[c], c) for c in rest) for k in keys):
+            scores[j] -= penalty
 
 
 def policy_move(st: State, rv: RuleValues, rng: random.Random, eps: float) -> Move:
@@ -207,13 +237,30 @@ def utility(st: State, rv: RuleValues, my_side: int) -> float:
     return mine - sum(others) / len(others) if others else mine
 
 
+def claim_wins(st: State, rv: RuleValues) -> bool:
+    """Would the player to move win the game by claiming now (call-out, RULES.md 6.4)?"""
+    side = st.side_of[st.to_move]
+    seats = st.sides[side]
+    sweeps = sum(st.sweeps[s] for s in seats)
+    score = st.scores[side]
+    if score + rv.claim_reach + sweeps * rv.sweep < st.target:
+        return False  # cannot reach it whatever the side holds: skip the count
+    cards = [c for s in seats for c in st.captured[s]]
+    return score + sum(claim_credit(st.rules, cards, sweeps).values()) >= st.target
+
+
 def playout(st: State, rv: RuleValues, rng: random.Random, my_side: int, eps: float,
             max_plies: int, to_round_end: bool = False) -> float:
-    """Play on with the policy to the end of the deal (or of the round), then value it."""
+    """Play on with the policy to the end of the deal (or of the round), then value it. Where
+    the game ends by a claim, every player claims as soon as the claim wins."""
     deal = -1 if to_round_end else st.deal_no
     round_no = st.round_no
     plies = 0
+    claims = rv.claims
     while (st.phase is _PLAY or st.phase is _PLUCK) and plies < max_plies:
+        if claims and st.phase is _PLAY and claim_wins(st, rv):
+            st.apply(_CLAIM, validate=False)
+            break
         st.apply(policy_move(st, rv, rng, eps), validate=False)
         plies += 1
         if (deal >= 0 and st.deal_no != deal) or st.round_no != round_no:

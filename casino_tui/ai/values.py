@@ -31,6 +31,7 @@ class RuleValues:
     cv: tuple[float, ...]  # heuristic value of capturing a card: exact + share of majorities
     sweep: float  # points of one sweep (0 when sweeps do not score at the end of the round)
     sweep_any: float  # points of one sweep, whenever they are scored
+    sweep_now: float  # points of one sweep added to the game score at once (sudden death)
     cards_points: int
     suit: int | None  # majority suit index, or None when no suit majority is scored
     suit_points: int
@@ -41,6 +42,9 @@ class RuleValues:
     sweeps_immediate: bool
     sweeps_cancel: bool
     max_value: int
+    duty_penalty: float  # Michigan: what a move leaving a build without its card costs
+    claims: bool  # the game ends by a claim (call-out, RULES.md 6.4)
+    claim_reach: float  # the most a claim could credit, sweeps left out
 
 
 def _exact_points(rules: Rules, card: Card) -> float:
@@ -82,11 +86,16 @@ def rule_values(rules: Rules) -> RuleValues:
     return RuleValues(
         deck=deck, deck_size=n, exact=tuple(exact), cv=tuple(cv),
         sweep=float(rules.sweep_points) if timing == "end_of_round" else 0.0,
-        sweep_any=float(rules.sweep_points), cards_points=cards_points, suit=suit,
+        sweep_any=float(rules.sweep_points),
+        sweep_now=float(rules.sweep_points) if timing != "end_of_round" else 0.0,
+        cards_points=cards_points, suit=suit,
         suit_points=suit_points, suit_size=suit_size, diamond=diamond,
         absolute=rules.majority_rule == "absolute_majority",
         exact_immediate=timing == "all_immediate", sweeps_immediate=timing != "end_of_round",
         sweeps_cancel=bool(rules.sweeps_cancel), max_value=max_value,
+        duty_penalty=2.0 if rules.owner_must_keep_capture_card == "penalty_2" else 0.0,
+        claims=rules.game_end == "claim",
+        claim_reach=sum(exact) + cards_points + suit_points + (6 if diamond else 0),
     )
 
 
