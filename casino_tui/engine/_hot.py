@@ -36,18 +36,24 @@ _BUILDS: Final[list[dict[int, Move]]] = [{} for _ in range(52)]
 _INTERN_LIMIT: Final = 2_500  # per card and kind in the dicts: at most some 30 MB of moves
 
 
+def _new_move(kind: str, card: int, mask: int, value: int | None, single: bool | None) -> Move:
+    """A new Move, made in one C call (``Move(...)`` runs the NamedTuple's Python-level
+    ``__new__``, several times slower; the result is the same)."""
+    return tuple.__new__(Move, (kind, card, _mask_tuple(mask), value, single, False))
+
+
 def _capture(card: int, mask: int) -> Move:
     if mask < _SMALL:
         row = _CAPS_SMALL[card]
         got = row[mask]
         if got is None:
-            got = Move(_CAPTURE, card, _mask_tuple(mask))
+            got = _new_move(_CAPTURE, card, mask, None, None)
             row[mask] = got
         return got
     cache = _CAPS[card]
     mv = cache.get(mask)
     if mv is None:
-        mv = Move(_CAPTURE, card, _mask_tuple(mask))
+        mv = _new_move(_CAPTURE, card, mask, None, None)
         if len(cache) < _INTERN_LIMIT:
             cache[mask] = mv
     return mv
@@ -62,20 +68,34 @@ def _build(card: int, mask: int, value: int, single: bool) -> Move:
         i = mask * 2 + single
         got = row[i]
         if got is None:
-            got = Move(_BUILD, card, _mask_tuple(mask), value, single)
+            got = _new_move(_BUILD, card, mask, value, single)
             row[i] = got
         return got
     key = (mask << 6 | value) << 1 | single
     cache = _BUILDS[card]
     mv = cache.get(key)
     if mv is None:
-        mv = Move(_BUILD, card, _mask_tuple(mask), value, single)
+        mv = _new_move(_BUILD, card, mask, value, single)
         if len(cache) < _INTERN_LIMIT:
             cache[key] = mv
     return mv
 
 
+_MASK_TUPLES: Final[list[tuple[int, ...] | None]] = [None] * _SMALL  # small masks, made once
+
+
 def _mask_tuple(mask: int) -> tuple[int, ...]:
+    """The table positions of ``mask``, ascending."""
+    if mask < _SMALL:
+        got = _MASK_TUPLES[mask]
+        if got is None:
+            got = _mask_tuple_of(mask)
+            _MASK_TUPLES[mask] = got
+        return got
+    return _mask_tuple_of(mask)
+
+
+def _mask_tuple_of(mask: int) -> tuple[int, ...]:
     out: list[int] = []
     i = 0
     while mask:
@@ -130,12 +150,20 @@ def _unions(groups: list[int]) -> list[int]:
 
 
 def _popcount(m: int) -> int:
+    if 0 <= m < _SMALL:
+        return _POPCOUNTS[m]
+    return _popcount_of(m)
+
+
+def _popcount_of(m: int) -> int:
     c = 0
     while m:
         m &= m - 1
         c += 1
     return c
 
+
+_POPCOUNTS: Final[list[int]] = [_popcount_of(m) for m in range(_SMALL)]
 
 _KEY_SHIFT: Final = 32
 
