@@ -473,7 +473,9 @@ def play_on_table(table: list[Pile], move: Move, owner: int,
     if kind == "capture":
         taken.extend(cards)
         return keep, None
-    new = Build(tuple(cards), move.value or 0, bool(move.single), owner, move.court)
+    # (one C call: ``Build(...)`` runs the NamedTuple's Python-level ``__new__``)
+    new = tuple.__new__(Build, (tuple(cards), move.value or 0, bool(move.single), owner,
+                                move.court))
     keep.append(new)
     return keep, new
 
