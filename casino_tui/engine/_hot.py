@@ -28,7 +28,7 @@ _TRAIL: Final[Literal["trail"]] = "trail"
 # builds: one list per card and value, mask and kind), which needs neither hashing nor a boxed
 # key; the others in one dict per card (builds: keyed by mask, value and kind).
 _TRAILS: Final[list[Move]] = [Move(_TRAIL, c) for c in range(52)]
-_SMALL: Final = 1 << 10  # masks below this are interned in the lists
+_SMALL: Final = 1 << 8  # masks below this are interned in the lists
 _CAPS_SMALL: Final[list[list[Move | None]]] = [[None] * _SMALL for _ in range(52)]
 _BUILDS_SMALL: Final[list[list[Move | None] | None]] = [None] * (52 * 32)  # card * 32 + value
 _CAPS: Final[list[dict[int, Move]]] = [{} for _ in range(52)]
