@@ -46,6 +46,36 @@ def _positive(text: str) -> int:
     return n
 
 
+def whole_number(text: str) -> int:
+    """An argument type: a whole number, zero or more (``serve``'s and ``web``'s limits)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{text} must not be negative")
+    return n
+
+
+def port_number(text: str) -> int:
+    """An argument type: a TCP port, 0-65535 (0: the system picks a free one)."""
+    n = whole_number(text)
+    if n > 65535:
+        raise argparse.ArgumentTypeError(f"{text} is not a port number (0-65535)")
+    return n
+
+
+def number_of_minutes(text: str) -> float:
+    """An argument type: a number of minutes, zero or more (finite)."""
+    try:
+        n = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
+    if not n >= 0 or n == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} must be zero or more minutes")
+    return n
+
+
 def _seed(text: str) -> int:
     from .table.config import parse_seed
 

@@ -17,6 +17,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from casino_tui.cli import number_of_minutes, port_number, whole_number
+
 from .config import (
     DEFAULT_HOST,
     DEFAULT_IDLE_MINUTES,
@@ -38,33 +40,6 @@ def default_data_dir() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("casino-tui", appauthor=False)) / "server"
-
-
-def _count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"{text} must not be negative")
-    return n
-
-
-def _port(text: str) -> int:
-    n = _count(text)
-    if n > 65535:
-        raise argparse.ArgumentTypeError(f"{text} is not a port number (0-65535)")
-    return n
-
-
-def _minutes(text: str) -> float:
-    try:
-        n = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
-    if not n >= 0 or n == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text} must be zero or more minutes")
-    return n
 
 
 def _public_url(text: str) -> str:
@@ -106,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR",
                         help=f"address to listen on (default {DEFAULT_HOST}, this machine "
                              "only; 0.0.0.0 or :: accept other machines)")
-    parser.add_argument("--port", type=_port, default=DEFAULT_PORT, metavar="N",
+    parser.add_argument("--port", type=port_number, default=DEFAULT_PORT, metavar="N",
                         help=f"port to listen on (default {DEFAULT_PORT}; 0 picks a free "
                              "port and logs it)")
     parser.add_argument("--data-dir", type=Path, metavar="DIR",
@@ -116,17 +91,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="admit only the keys in this OpenSSH authorized_keys file "
                              "(re-read when it changes). Without it ANY key is admitted "
                              "(open mode)")
-    parser.add_argument("--max-sessions", type=_count, default=DEFAULT_MAX_SESSIONS,
+    parser.add_argument("--max-sessions", type=whole_number, default=DEFAULT_MAX_SESSIONS,
                         metavar="N", help="most players connected at once, with a game or "
                                           "not; more are told the server is full (default "
                                           f"{DEFAULT_MAX_SESSIONS})")
-    parser.add_argument("--idle-timeout", type=_minutes, default=DEFAULT_IDLE_MINUTES,
+    parser.add_argument("--idle-timeout", type=number_of_minutes, default=DEFAULT_IDLE_MINUTES,
                         metavar="MINUTES",
                         help="hang up a game after this many minutes without a key press; "
                              f"it stays saved (default {DEFAULT_IDLE_MINUTES:g}; 0: never). A "
                              f"connection without a game is closed after {NO_GAME_SECONDS:g} "
                              "seconds, or this if shorter")
-    parser.add_argument("--rate-limit", type=_count, default=DEFAULT_RATE_LIMIT, metavar="N",
+    parser.add_argument("--rate-limit", type=whole_number, default=DEFAULT_RATE_LIMIT,
+                        metavar="N",
                         help="new connections allowed per client address per minute "
                              f"(default {DEFAULT_RATE_LIMIT}; 0: no limit)")
     web = parser.add_argument_group(
@@ -134,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         "A web front end beside SSH: a player opens the Browser entry of the title screen "
         "over SSH and gets a one-time link that signs a browser in as them (the same name, "
         "saves and tables). It uses the limits above too. TLS belongs to a reverse proxy.")
-    web.add_argument("--web-port", type=_port, metavar="PORT",
+    web.add_argument("--web-port", type=port_number, metavar="PORT",
                      help="serve the game to browsers on this port too (0 picks a free port "
                           "and logs it); without it there is no web front end")
     web.add_argument("--web-host", metavar="ADDR",

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from casino_tui.cli import number_of_minutes, port_number
 from casino_tui.saves import SaveStore, games_dir
 from casino_tui.saves.store import data_dir as resolve_data_dir
 
@@ -40,26 +41,6 @@ ENV_KEEP = ("HOME", "USER", "LOGNAME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_
             "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", "CASINO_TUI_CONFIG_DIR")
 
 
-def _port(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= n <= 65535:
-        raise argparse.ArgumentTypeError(f"{text} is not a port number (0-65535)")
-    return n
-
-
-def _minutes(text: str) -> float:
-    try:
-        n = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
-    if not n >= 0 or n == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text} must be zero or more minutes")
-    return n
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="casino-tui web",
@@ -69,16 +50,16 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Only this machine can reach the server, and only through the link: other "
                "users of the machine cannot open your games. Press Enter for a new link; "
                "Ctrl+C stops the server (games in progress are saved).")
-    parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
+    parser.add_argument("--port", type=port_number, default=DEFAULT_PORT,
                         help=f"the port to listen on (default {DEFAULT_PORT}; 0 picks a free "
                              "one)")
     parser.add_argument("--data-dir", metavar="DIR",
                         help="the data directory (default: $CASINO_TUI_DATA_DIR, else the "
                              "platform's user data directory)")
-    parser.add_argument("--link-minutes", type=_minutes, default=LINK_MINUTES, metavar="N",
+    parser.add_argument("--link-minutes", type=number_of_minutes, default=LINK_MINUTES, metavar="N",
                         help=f"how long a new link works (default {LINK_MINUTES:g}); each "
                              "works once")
-    parser.add_argument("--idle-minutes", type=_minutes, default=60.0, metavar="N",
+    parser.add_argument("--idle-minutes", type=number_of_minutes, default=60.0, metavar="N",
                         help="stop a game nobody typed in for N minutes (it is saved; reload "
                              "the page to go on); 0: never (default 60)")
     return parser
