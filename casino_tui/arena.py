@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .ai import LEVELS, choose_move
+from .ai import ARENA_LEVELS, LEVELS, choose_move
 from .engine import Rules, RulesError, State, resolve_preset_name
 
 MAX_ROUNDS_PER_GAME = 60
@@ -52,7 +52,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="casino-tui arena",
                 description="Play two computer levels against each other on mirrored deals.")
-    p.add_argument("--a", required=True, metavar="LEVEL", help=f"first level ({', '.join(LEVELS)})")
+    p.add_argument("--a", required=True, metavar="LEVEL",
+                   help=f"first level ({', '.join(LEVELS + ARENA_LEVELS)})")
     p.add_argument("--b", required=True, metavar="LEVEL", help="second level")
     p.add_argument("--preset", default="classic", help="rules preset (default classic)")
     p.add_argument("--unit", default="round", choices=("round", "game"),
@@ -89,9 +90,9 @@ def parse_config(argv: Sequence[str]) -> tuple[ArenaConfig, bool]:
     ns = build_parser().parse_args(list(argv))
     for name in ("a", "b"):
         level = getattr(ns, name)
-        if level not in LEVELS:
+        if level not in LEVELS and level not in ARENA_LEVELS:
             raise ArenaUsageError(f"--{name}: unknown level {level!r} "
-                                  f"(choose from {', '.join(LEVELS)})")
+                                  f"(choose from {', '.join(LEVELS + ARENA_LEVELS)})")
     try:
         preset = resolve_preset_name(ns.preset)
     except RulesError as e:
@@ -307,7 +308,7 @@ def _render(cfg: ArenaConfig, summary: dict[str, Any]) -> None:
     res = summary["result"]
     effort = (f"{cfg.iterations} iterations" if cfg.iterations is not None
               else f"{cfg.budget if cfg.budget is not None else 1.0:g} s budget")
-    if "hard" not in (cfg.a, cfg.b):
+    if not {"hard", *ARENA_LEVELS} & {cfg.a, cfg.b}:
         effort = "no search"
     title = (f"{cfg.a} (a) vs {cfg.b} (b): {cfg.preset}, {cfg.players} players, "
              f"{cfg.pairs} pairs, seed {cfg.seed}, {effort}, unit {cfg.unit}")

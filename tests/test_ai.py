@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from casino_tui.ai import LEVELS, choose_move, hint
+from casino_tui.ai import ARENA_LEVELS, LEVELS, choose_move, hint
 from casino_tui.ai import search as search_mod
 from casino_tui.ai.heuristic import Knowledge, choose_medium, rank_moves
 from casino_tui.ai.values import majority_probs, pending_points, rule_values
@@ -99,11 +99,16 @@ def _with_hidden_cards_shuffled(state: State, seat: int, rng: random.Random) -> 
     for s in others:
         n = len(hands[s])
         hands[s], hidden = hidden[:n], hidden[n:]
-    return State.from_position(
+    twin = State.from_position(
         state.rules, state.num_players, table=state.table, hands=hands, to_move=state.to_move,
         dealer=state.dealer, stock=hidden, captured=state.captured, sweeps=state.sweeps,
         last_capturer=state.last_capturer, scores=state.scores, round_no=state.round_no,
         deal_no=state.deal_no, seed=state.seed)
+    # the same public past: the plays of this deal, from the same table
+    twin.history = list(state.history)
+    twin.deal_start = state.deal_start
+    twin.deal_table = state.deal_table
+    return twin
 
 
 @pytest.mark.parametrize(("preset", "players"), [("classic", 2), ("classic", 4), ("royal", 3)])
@@ -117,7 +122,8 @@ def test_choices_depend_only_on_what_the_seat_can_see(preset: str, players: int)
     assert any(t.hands != state.hands or t.stock != state.stock for t in twins)
     for twin in twins:
         assert twin.view(seat) == state.view(seat)
-        for level in LEVELS:
+        assert twin.view(seat).deal_plays  # Hard-infer has plays to learn from
+        for level in LEVELS + ARENA_LEVELS:
             a = choose_move(state.view(seat), level, seed=9, iterations=6)
             b = choose_move(twin.view(seat), level, seed=9, iterations=6)
             assert a == b, level

@@ -21,12 +21,18 @@ import random
 from ..engine import Move, SeatView
 from .explain import explain
 from .heuristic import choose_easy, choose_medium, choose_random
+from .infer import InferringSampler
 from .search import search as _search
 
 LEVELS: tuple[str, ...] = ("random", "easy", "medium", "hard")
+# Levels for the arena only, never offered to players: ``hard-v1``, Hard as it was frozen on
+# 2026-11-25 (the yardstick a new Hard must beat; it never changes), and ``hard-infer``, an
+# experiment measured against it: Hard whose sampled deals are weighed by how well they
+# explain the opponents' plays of the deal (:mod:`casino_tui.ai.infer`).
+ARENA_LEVELS: tuple[str, ...] = ("hard-v1", "hard-infer")
 DEFAULT_BUDGET = 1.0  # seconds per move for Hard
 
-__all__ = ["DEFAULT_BUDGET", "LEVELS", "choose_move", "hint"]
+__all__ = ["ARENA_LEVELS", "DEFAULT_BUDGET", "LEVELS", "choose_move", "hint"]
 
 
 def _check(view: SeatView) -> None:
@@ -42,8 +48,9 @@ def choose_move(view: SeatView, level: str, *, seed: int, budget: float | None =
     sampled deals for Hard instead of a time limit (it takes precedence over ``budget``), which
     makes its choice reproducible. The other levels take no time to think and ignore both.
     """
-    if level not in LEVELS:
-        raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
+    if level not in LEVELS and level not in ARENA_LEVELS:
+        raise ValueError(f"unknown level {level!r}; choose one of "
+                         f"{', '.join(LEVELS + ARENA_LEVELS)}")
     if budget is not None and not budget > 0:
         raise ValueError("budget must be a positive number of seconds")
     if iterations is not None and iterations < 1:
@@ -58,7 +65,10 @@ def choose_move(view: SeatView, level: str, *, seed: int, budget: float | None =
         return choose_medium(view, rng)
     if iterations is None and budget is None:
         budget = DEFAULT_BUDGET
-    return _search(view, seed=seed, budget=budget, iterations=iterations).move
+    if level == "hard-infer":
+        return _search(view, seed=seed, budget=budget, iterations=iterations,
+                       sampler=InferringSampler(view)).move
+    return _search(view, seed=seed, budget=budget, iterations=iterations).move  # hard, hard-v1
 
 
 def hint(view: SeatView, *, seed: int, budget: float | None = None,

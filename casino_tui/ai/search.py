@@ -377,7 +377,9 @@ def _candidates(ranked: list[Scored], limit: int) -> list[Scored]:
 
 
 def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
-           iterations: int | None = None) -> SearchResult:
+           iterations: int | None = None, sampler: Sampler | None = None) -> SearchResult:
+    """Hard's move for ``view.seat``; ``sampler``: how the unseen cards are dealt into worlds
+    (by default :class:`Sampler`: every deal consistent with the view alike)."""
     start = time.perf_counter()
     rng = random.Random(f"casino-tui/hard/{seed}")
     moves = view.legal_moves()
@@ -398,7 +400,8 @@ def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
     rv = know.rv
     my_side = know.my_side
     deadline = None if iterations is not None or budget is None else start + 0.92 * budget
-    sampler = Sampler(view)
+    if sampler is None:
+        sampler = Sampler(view)
 
     # the last deal with nothing hidden: solve it
     if not sampler.hidden and len(view.sides) == 2 and not view.stock_size:

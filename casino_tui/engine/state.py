@@ -168,6 +168,9 @@ class State:
         self._legal: list[Move] | None = None
         self._played_card: Card | None = None
         self.initial_grant: tuple[int, list[Card]] | None = None
+        # this deal's plays are history[deal_start:], made from deal_table (the table dealt)
+        self.deal_start = len(self.history)
+        self.deal_table: tuple[Pile, ...] = ()
 
     def _rng(self, what: str) -> random.Random:
         return random.Random(f"casino-tui/{self.seed}/{what}")
@@ -260,6 +263,8 @@ class State:
         self._legal = None
         if first and self.rules.initial_pairs_to_first_player:
             self._grant_initial_pairs()
+        self.deal_start = len(self.history)
+        self.deal_table = tuple(self.table)
 
     def _grant_initial_pairs(self) -> None:
         seat = self.to_move
@@ -746,6 +751,7 @@ class State:
             is_last_deal=self.is_last_deal, deal_no=self.deal_no, round_no=self.round_no,
             pluck_used=tuple(self.pluck_used), target=self.target,
             unassigned=tuple(self.unassigned), played_card=self._played_card,
+            deal_table=self.deal_table, deal_plays=tuple(self.history[self.deal_start:]),
         )
 
     def clone(self) -> State:
@@ -794,6 +800,8 @@ class State:
         self._legal = None
         self._played_card = o._played_card
         self.initial_grant = o.initial_grant
+        self.deal_start = o.deal_start
+        self.deal_table = o.deal_table
 
     # ------------------------------------------------------------------ positions
     @classmethod
@@ -825,6 +833,7 @@ class State:
         st.unassigned = list(unassigned)
         st.phase = Phase(phase)
         st._played_card = played_card
+        st.deal_table = tuple(st.table)
         if deal_no is None:
             deal_no = 1 if rules.draw_mode else _deals_made(st.deal_sizes, num_players,
                                                              len(st.stock))
@@ -981,6 +990,10 @@ class SeatView:
     target: int
     unassigned: tuple[Card, ...] = ()
     played_card: Card | None = None
+    # the plays of this deal so far, in order, and the table they started from (a seat may
+    # replay them: every play is public)
+    deal_table: tuple[Pile, ...] = ()
+    deal_plays: tuple[Move, ...] = ()
 
     def __reduce__(self) -> tuple[Any, ...]:
         # pickled field by field (the computer players' worker process gets views): compiled
@@ -989,7 +1002,8 @@ class SeatView:
                            self.table, self.captured, self.hand_sizes, self.stock_size,
                            self.scores, self.sweeps, self.dealer, self.to_move, self.phase,
                            self.last_capturer, self.is_last_deal, self.deal_no, self.round_no,
-                           self.pluck_used, self.target, self.unassigned, self.played_card))
+                           self.pluck_used, self.target, self.unassigned, self.played_card,
+                           self.deal_table, self.deal_plays))
 
     def unseen_cards(self) -> list[Card]:
         """Cards this seat cannot see: other hands and the stock."""
