@@ -6,6 +6,7 @@ import asyncio
 import random
 
 import pytest
+from ai_support import shuffled_hidden
 
 from casino_tui.ai import ARENA_LEVELS, LEVELS, choose_move, hint
 from casino_tui.ai import search as search_mod
@@ -90,27 +91,6 @@ def test_hard_copes_with_hundreds_of_legal_moves() -> None:
 
 
 # ------------------------------------------------------------------ honesty and determinism
-def _with_hidden_cards_shuffled(state: State, seat: int, rng: random.Random) -> State:
-    """The same position with every card hidden from ``seat`` dealt differently."""
-    others = [s for s in range(state.num_players) if s != seat]
-    hidden = [c for s in others for c in state.hands[s]] + list(state.stock)
-    rng.shuffle(hidden)
-    hands = [list(h) for h in state.hands]
-    for s in others:
-        n = len(hands[s])
-        hands[s], hidden = hidden[:n], hidden[n:]
-    twin = State.from_position(
-        state.rules, state.num_players, table=state.table, hands=hands, to_move=state.to_move,
-        dealer=state.dealer, stock=hidden, captured=state.captured, sweeps=state.sweeps,
-        last_capturer=state.last_capturer, scores=state.scores, round_no=state.round_no,
-        deal_no=state.deal_no, seed=state.seed)
-    # the same public past: the plays of this deal, from the same table
-    twin.history = list(state.history)
-    twin.deal_start = state.deal_start
-    twin.deal_table = state.deal_table
-    return twin
-
-
 @pytest.mark.parametrize(("preset", "players"), [("classic", 2), ("classic", 4), ("royal", 3)])
 def test_choices_depend_only_on_what_the_seat_can_see(preset: str, players: int) -> None:
     state = State(Rules.preset(preset), players, seed=21)
@@ -118,7 +98,7 @@ def test_choices_depend_only_on_what_the_seat_can_see(preset: str, players: int)
     seat = state.current_player
     assert seat is not None
     rng = random.Random(5)
-    twins = [_with_hidden_cards_shuffled(state, seat, rng) for _ in range(2)]
+    twins = [shuffled_hidden(state, seat, rng) for _ in range(2)]
     assert any(t.hands != state.hands or t.stock != state.stock for t in twins)
     for twin in twins:
         assert twin.view(seat) == state.view(seat)

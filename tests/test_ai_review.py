@@ -8,6 +8,7 @@ import asyncio
 import random
 
 import pytest
+from ai_support import shuffled_hidden
 
 from casino_tui.ai import choose_move
 from casino_tui.ai.review import (
@@ -54,22 +55,6 @@ def _last_cards(table: str, hand: str, other: str, stock: int = 0) -> State:
                                stock=stock_cards, captured=[rest[: len(rest) // 2],
                                                             rest[len(rest) // 2:]],
                                last_capturer=1)
-
-
-def _shuffled_hidden(state: State, seat: int, rng: random.Random) -> State:
-    """The same position with every card hidden from ``seat`` dealt differently."""
-    others = [s for s in range(state.num_players) if s != seat]
-    hidden = [c for s in others for c in state.hands[s]] + list(state.stock)
-    rng.shuffle(hidden)
-    hands = [list(h) for h in state.hands]
-    for s in others:
-        n = len(hands[s])
-        hands[s], hidden = hidden[:n], hidden[n:]
-    return State.from_position(
-        state.rules, state.num_players, table=state.table, hands=hands, to_move=state.to_move,
-        dealer=state.dealer, stock=hidden, captured=state.captured, sweeps=state.sweeps,
-        last_capturer=state.last_capturer, scores=state.scores, round_no=state.round_no,
-        deal_no=state.deal_no, seed=state.seed)
 
 
 # ------------------------------------------------------------------ the plays of a round
@@ -159,7 +144,7 @@ def test_the_estimate_uses_only_what_the_player_could_see() -> None:
     view = state.view(seat)
     played = view.legal_moves()[-1]
     rng = random.Random(8)
-    twins = [_shuffled_hidden(state, seat, rng) for _ in range(2)]
+    twins = [shuffled_hidden(state, seat, rng) for _ in range(2)]
     assert any(t.hands != state.hands or t.stock != state.stock for t in twins)
     first = estimate(view, played, seed=5, iterations=12)
     for twin in twins:
