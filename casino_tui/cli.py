@@ -36,11 +36,15 @@ def _preset(name: str) -> str:
             "them)") from None
 
 
-def _positive(text: str) -> int:
+def _integer(text: str) -> int:
     try:
-        n = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _positive(text: str) -> int:
+    n = _integer(text)
     if n < 1:
         raise argparse.ArgumentTypeError(f"{text} must be at least 1")
     return n
@@ -48,10 +52,7 @@ def _positive(text: str) -> int:
 
 def whole_number(text: str) -> int:
     """An argument type: a whole number, zero or more (``serve``'s and ``web``'s limits)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    n = _integer(text)
     if n < 0:
         raise argparse.ArgumentTypeError(f"{text} must not be negative")
     return n

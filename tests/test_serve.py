@@ -265,13 +265,6 @@ def keys(tmp_path: Path) -> dict[str, Key]:
 
 
 @pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    t = Tmux(tmp_path)
-    yield t
-    t.close()
-
-
-@pytest.fixture
 def servers(tmp_path: Path) -> Iterator[list[Server]]:
     started: list[Server] = []
     yield started

@@ -15,7 +15,7 @@ import contextlib
 import re
 import shutil
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,7 +26,6 @@ from serve_support import (
     Key,
     Server,
     Tmux,
-    hand_cards,
     make_key,
     needs_ssh_tmux,
     player_dir,
@@ -50,7 +49,7 @@ from test_serve_tables_e2e import (
 )
 from web.web_support import WebClient, open_game, sign_in
 
-from casino_tui.engine import Phase
+from casino_tui.engine import Phase, State
 
 pytestmark = needs_ssh_tmux
 
@@ -81,9 +80,29 @@ class Loop:
         self.loop.close()
 
 
-class BrowserPlayer(Player):
+class ScreenPlayer(Player):
+    """A player whose screen is read by :meth:`screen` (not from tmux): waits poll it."""
+
+    where = "screen"
+
+    def wait_for(self, text: str, timeout: float = 20) -> str:
+        found = wait_until(lambda: text in (s := self.screen()) and s, timeout,
+                           f"{text!r} on {self.name}'s {self.where}", detail=self.screen)
+        assert isinstance(found, str)
+        return found
+
+    def wait_match(self, pattern: str, timeout: float = 20) -> re.Match[str]:
+        found = wait_until(lambda: re.search(pattern, self.screen()), timeout,
+                           f"{pattern!r} on {self.name}'s {self.where}", detail=self.screen)
+        assert isinstance(found, re.Match)
+        return found
+
+
+class BrowserPlayer(ScreenPlayer):
     """A person in a browser tab (at the protocol level), with the methods of an SSH
     :class:`Player` (their key names them) so that the table's helpers play for either."""
+
+    where = "browser screen"
 
     def __init__(self, tmux: Tmux, key: Key, name: str, loop: Loop, base_url: str,
                  cookie: str) -> None:
@@ -132,27 +151,6 @@ class BrowserPlayer(Player):
     def type(self, text: str) -> None:
         self.send(text)
 
-    def wait_for(self, text: str, timeout: float = 20) -> str:
-        found = wait_until(lambda: text in (s := self.screen()) and s, timeout,
-                           f"{text!r} on {self.name}'s browser screen", detail=self.screen)
-        assert isinstance(found, str)
-        return found
-
-    def wait_match(self, pattern: str, timeout: float = 20) -> re.Match[str]:
-        found = wait_until(lambda: re.search(pattern, self.screen()), timeout,
-                           f"{pattern!r} on {self.name}'s browser screen", detail=self.screen)
-        assert isinstance(found, re.Match)
-        return found
-
-    def hand(self) -> list[str]:
-        return sorted(hand_cards(self.screen()))
-
-
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    t = Tmux(tmp_path)
-    yield t
-    t.close()
 
 
 @pytest.fixture
@@ -170,6 +168,30 @@ def loop() -> Iterator[Loop]:
     running = Loop()
     yield running
     running.close()
+
+
+def reload_at_the_same_position(player: Player, reload: Callable[[], None],
+                                players: list[Player], data_dir: Path, scratch: Path) -> None:
+    """``reload`` the player's page mid-game: they are back at their seat with the same hand,
+    and nothing was played meanwhile."""
+    before = check_hands(players, data_dir, scratch)
+    hand = player.hand()
+    reload()
+    player.wait_for("Your hand", timeout=30)
+    wait_until(lambda: player.hand() == hand, 10, f"{player.name}'s hand {hand}",
+               detail=player.screen)
+    after = check_hands(players, data_dir, scratch)
+    assert after.history == before.history
+
+
+def finish_round(players: list[Player], data_dir: Path, scratch: Path, played: int) -> State:
+    """Play on to the end of the round (``played`` moves so far): the saved game, which holds
+    every move played."""
+    played += play_turns(players, data_dir, scratch, moves=1000)
+    state = saved_state(data_dir, scratch)
+    assert state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
+    assert played == len(state.history)
+    return state
 
 
 def web_url(server: Server) -> str:
@@ -193,9 +215,18 @@ def statistics(player: Player) -> list[str]:
     """From the title screen: the Statistics screen's lines of all games and by level (then
     back to the title)."""
     player.send("i")
-    screen = player.wait_for("All games")
-    lines = [line.strip() for line in screen.splitlines()
-             if re.search(r"All games|\b(?:easy|hard)\b", line)]
+    player.wait_for("All games")
+    seen: list[list[str]] = []
+
+    def settled() -> list[str] | None:
+        """The lines, once two looks a moment apart agree (the screen may arrive in parts)."""
+        seen.append([line.strip() for line in player.screen().splitlines()
+                     if re.search(r"All games|\b(?:easy|hard)\b", line)])
+        return seen[-1] if len(seen) > 1 and seen[-1] == seen[-2] else None
+
+    lines = wait_until(settled, 10, "the statistics screen to settle", interval=0.3,
+                       detail=player.screen)
+    assert isinstance(lines, list)
     player.send("Escape")
     player.wait_for(TITLE)
     return lines
@@ -291,18 +322,8 @@ def test_an_ssh_player_takes_their_game_to_a_browser_and_plays_a_round_at_a_tabl
         assert played == 6
 
         # A reload mid-game: Ann is back at her seat with the same hand.
-        before = check_hands([ann, bob], server.data_dir, scratch)
-        hand = ann.hand()
-        ann.reload()
-        ann.wait_for("Your hand", timeout=30)
-        wait_until(lambda: ann.hand() == hand, 10, f"Ann's hand {hand}", detail=ann.screen)
-        after = check_hands([ann, bob], server.data_dir, scratch)
-        assert after.history == before.history
-
-        played += play_turns([ann, bob], server.data_dir, scratch, moves=1000)
-        state = saved_state(server.data_dir, scratch)
-        assert state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
-        assert played == len(state.history)
+        reload_at_the_same_position(ann, ann.reload, [ann, bob], server.data_dir, scratch)
+        state = finish_round([ann, bob], server.data_dir, scratch, played)
         totals = []
         for p in (ann, bob):
             screen = p.wait_for("Round 1 summary")
@@ -354,9 +375,11 @@ CHROMIUM_KEYS = {"Right": "ArrowRight", "Left": "ArrowLeft", "Up": "ArrowUp",
 VIEWPORT = {"width": 1160, "height": 780}
 
 
-class ChromiumPlayer(Player):
+class ChromiumPlayer(ScreenPlayer):
     """A person at a Chromium tab: keys pressed in the page, its screen read from the frames
-    its own websocket receives (tests/web/browser_support.py)."""
+    its own websocket receives (casino_tui/web/drive.py)."""
+
+    where = "page"
 
     def __init__(self, tmux: Tmux, key: Key, name: str, page: Any) -> None:
         from web.browser_support import PageScreen
@@ -375,21 +398,6 @@ class ChromiumPlayer(Player):
 
     def type(self, text: str) -> None:
         self.page.keyboard.type(text)
-
-    def wait_for(self, text: str, timeout: float = 20) -> str:
-        found = wait_until(lambda: text in (s := self.screen()) and s, timeout,
-                           f"{text!r} on {self.name}'s page", detail=self.screen)
-        assert isinstance(found, str)
-        return found
-
-    def wait_match(self, pattern: str, timeout: float = 20) -> re.Match[str]:
-        found = wait_until(lambda: re.search(pattern, self.screen()), timeout,
-                           f"{pattern!r} on {self.name}'s page", detail=self.screen)
-        assert isinstance(found, re.Match)
-        return found
-
-    def hand(self) -> list[str]:
-        return sorted(hand_cards(self.screen()))
 
     def size(self) -> tuple[int, int]:
         found = re.search(r"width=(\d+)&height=(\d+)", self.page_screen.sockets[-1])
@@ -451,20 +459,13 @@ def test_in_chromium_a_player_sits_with_an_ssh_player_and_plays_a_round(
         assert played == 5
         screenshot(ann.page, "serve-table")
 
-        before = check_hands([bob, ann], server.data_dir, scratch)
-        hand = ann.hand()
-        ann.page.reload()
-        wait_until(lambda: ann.screen() is not None and len(ann.page_screen.sockets) == 2, 20,
-                   "the reloaded page's websocket")
-        ann.wait_for("Your hand", timeout=30)
-        wait_until(lambda: ann.hand() == hand, 10, f"Ann's hand {hand}", detail=ann.screen)
-        after = check_hands([bob, ann], server.data_dir, scratch)
-        assert after.history == before.history
+        def reload() -> None:
+            ann.page.reload()
+            wait_until(lambda: ann.screen() is not None and len(ann.page_screen.sockets) == 2,
+                       20, "the reloaded page's websocket")
 
-        played += play_turns([bob, ann], server.data_dir, scratch, moves=1000)
-        state = saved_state(server.data_dir, scratch)
-        assert state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
-        assert played == len(state.history)
+        reload_at_the_same_position(ann, reload, [bob, ann], server.data_dir, scratch)
+        finish_round([bob, ann], server.data_dir, scratch, played)
         for p in (bob, ann):
             p.wait_for("Round 1 summary")
         screenshot(ann.page, "serve-summary")

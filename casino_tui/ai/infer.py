@@ -83,7 +83,7 @@ class InferringSampler(Sampler):
         self.noise = noise
         self._pool: list[tuple[dict[int, list[int]], list[int]]] = []
         self._cum: list[float] = []
-        self._cache: dict[tuple[int, tuple[Card, ...]], float] = {}
+        self._cache: dict[tuple[int, tuple[Card, ...]], float] = {}  # (play, hand) -> log
 
     @property
     def informed(self) -> bool:
@@ -93,9 +93,9 @@ class InferringSampler(Sampler):
     def likelihood(self, hands: dict[int, list[int]]) -> float:
         """How likely the opponents' plays of this deal were, with these hands now."""
         total = 0.0
-        for seat, table, move, later in self.evidence:
+        for j, (seat, table, move, later) in enumerate(self.evidence):
             held = tuple(sorted(hands.get(seat, ()))) + later
-            key = (id(table), held)
+            key = (j, held)
             lp = self._cache.get(key)
             if lp is None:
                 lp = self._cache[key] = math.log(self._play_chance(seat, table, move, held))

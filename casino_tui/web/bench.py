@@ -28,20 +28,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
-import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-TITLE = "fishing card game"
-LINK = re.compile(r"(http://127\.0\.0\.1:\d+/link/[A-Za-z0-9_-]+)")
+from .drive import CHROMIUM, TITLE, PageScreen, WebCommand, chromium_missing
+
 VIEWPORT = {"width": 1000, "height": 640}
 
 # Runs in the page before its own script: every message of the game's websocket and every key
@@ -77,74 +72,6 @@ PAGE_HOOK = """
 """
 
 
-class Server:
-    """``python -m casino_tui web --port 0`` in data directory ``data``."""
-
-    def __init__(self, data: Path) -> None:
-        config = data / "config"
-        config.mkdir(parents=True, exist_ok=True)
-        (config / "settings.json").write_text(json.dumps({"speed": "instant"}))
-        env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "TMPDIR")}
-        env.update(HOME=str(data), CASINO_TUI_CONFIG_DIR=str(config), LANG="C.UTF-8",
-                   LC_ALL="C.UTF-8")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "casino_tui", "web", "--port", "0", "--data-dir", str(data)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-            text=True, bufsize=1)
-        self.link = self._next_link()
-
-    def _next_link(self) -> str:
-        assert self.process.stdout is not None
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise RuntimeError("casino-tui web ended before printing its link")
-            found = LINK.search(line)
-            if found:
-                return found.group(1)
-
-    def new_link(self) -> str:
-        assert self.process.stdin is not None
-        self.process.stdin.write("\n")
-        self.process.stdin.flush()
-        return self._next_link()
-
-    def app_processes(self) -> list[int]:
-        """The server's game processes and their children (a session's process group)."""
-        apps = _children(self.process.pid)
-        return apps + [c for pid in apps for c in _children(pid)]
-
-    def wait_idle(self, timeout: float = 30) -> None:
-        """Until no game process runs (a closed page's app has saved and ended), and a
-        moment for the machine to settle."""
-        deadline = time.monotonic() + timeout
-        while self.app_processes() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.3)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if fields[0] != "Z" and int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 def _memory_kib(pid: int, field: str) -> int:
     try:
         for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
@@ -155,63 +82,23 @@ def _memory_kib(pid: int, field: str) -> int:
     return 0
 
 
-class Screen:
-    """The page's terminal as text: its websocket's frames fed to pyte, in order."""
-
-    def __init__(self, page: Any) -> None:
-        import pyte
-
-        self._pyte = pyte
-        self.page = page
-        self.screen: Any = None
-        self.stream: Any = None
-        self.frames = 0  # binary frames received by the newest websocket
-        self.title_at: int | None = None  # frames received when the title was complete
-        page.on("websocket", self._on_websocket)
-
-    def _on_websocket(self, ws: Any) -> None:
-        size = re.search(r"width=(\d+)&height=(\d+)", ws.url)
-        width, height = (int(size.group(1)), int(size.group(2))) if size else (80, 24)
-        self.screen = self._pyte.Screen(width, height)
-        self.stream = self._pyte.ByteStream(self.screen)
-        self.frames = 0
-        ws.on("framereceived", self._received)
-
-    def _received(self, payload: str | bytes) -> None:
-        if isinstance(payload, bytes):
-            self.stream.feed(payload)
-            self.frames += 1
-            if self.title_at is None and TITLE in self.text():
-                self.title_at = self.frames
-
-    def text(self) -> str:
-        return "" if self.screen is None else "\n".join(self.screen.display)
-
-    def wait_for(self, predicate: Callable[[], object], timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"timed out; the screen:\n{self.text()}")
-            self.page.wait_for_timeout(10)
-
-
 def _percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
     return ordered[index]
 
 
-def first_frame(browser: Any, server: Server, link: str) -> tuple[float, float]:
+def first_frame(browser: Any, server: WebCommand, link: str) -> tuple[float, float]:
     """Milliseconds from the navigation's start to the paint of the complete title screen,
     and to the websocket's opening (the rest is the app's start and first frame)."""
     context = browser.new_context(viewport=VIEWPORT)
     try:
         page = context.new_page()
         page.add_init_script(PAGE_HOOK)
-        screen = Screen(page)
+        screen = PageScreen(page, watch=TITLE)
         page.goto(link)
-        screen.wait_for(lambda: screen.title_at is not None)
-        index = screen.title_at
+        screen.wait_for(lambda: screen.seen_at is not None, timeout=30)
+        index = screen.seen_at
         assert index is not None
         page.wait_for_function(f"window.__bench.frames.length >= {index} && "
                                f"window.__bench.frames[{index - 1}][1] !== null")
@@ -222,7 +109,7 @@ def first_frame(browser: Any, server: Server, link: str) -> tuple[float, float]:
         context.close()
 
 
-def key_to_screen(browser: Any, server: Server, link: str, keys: int,
+def key_to_screen(browser: Any, server: WebCommand, link: str, keys: int,
                   pause: float) -> tuple[list[float], float, float]:
     """Per key, milliseconds from the key leaving the page to the paint of the next frame;
     and the session's PSS and RSS (MiB) with the game on screen."""
@@ -230,15 +117,15 @@ def key_to_screen(browser: Any, server: Server, link: str, keys: int,
     try:
         page = context.new_page()
         page.add_init_script(PAGE_HOOK)
-        screen = Screen(page)
+        screen = PageScreen(page)
         page.goto(link)
-        screen.wait_for(lambda: TITLE in screen.text())
+        screen.wait_for_text(TITLE, timeout=30)
         page.keyboard.press("n")
-        screen.wait_for(lambda: "Preset" in screen.text())
+        screen.wait_for_text("Preset", timeout=30)
         page.keyboard.press("Enter")
-        screen.wait_for(lambda: "Your turn" in screen.text())
+        screen.wait_for_text("Your turn", timeout=30)
         page.wait_for_timeout(1000)  # the table settled: its worker started, nothing pending
-        pids = server.app_processes()
+        pids = server.session_processes()
         pss = sum(_memory_kib(pid, "Pss") for pid in pids) / 1024
         rss = sum(_memory_kib(pid, "Rss") for pid in pids) / 1024
         latencies = []
@@ -267,22 +154,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pause", type=float, default=0.15,
                         help="seconds between two keys (default 0.15)")
     args = parser.parse_args(argv)
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        print("casino-tui web bench: no Chromium on PATH (Debian package 'chromium')",
-              file=sys.stderr)
+    missing = chromium_missing()
+    if missing is not None:
+        print(f"casino-tui web bench: {missing}", file=sys.stderr)
         return 2
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        print("casino-tui web bench: needs Playwright and pyte (pip install -e '.[test]')",
-              file=sys.stderr)
-        return 2
+    from playwright.sync_api import sync_playwright
+
     with tempfile.TemporaryDirectory(prefix="casino-web-bench-") as tmp:
-        server = Server(Path(tmp) / "data")
+        server = WebCommand(Path(tmp) / "data")
         try:
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=chromium)
+                browser = playwright.chromium.launch(executable_path=CHROMIUM)
                 try:
                     version = browser.version
                     first_frame(browser, server, server.link)  # warm-up (caches, imports)
@@ -296,7 +178,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 finally:
                     browser.close()
         finally:
-            server.stop()
+            try:
+                server.stop()
+            finally:
+                server.kill()
     result = {
         "first_frame_ms": round(statistics.median(v for v, _ in opens), 1),
         "first_frame_ms_each": [round(v, 1) for v, _ in opens],

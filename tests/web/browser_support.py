@@ -1,163 +1,17 @@
 """The real ``casino-tui web`` and a real Chromium (Debian's ``chromium`` through Playwright's
-``executable_path``: these machines cannot download a browser), for the browser tests and the
-benchmark. The page draws on a canvas, so the screen is read from the page's own websocket:
-every binary frame the browser receives is fed to a terminal emulator (pyte)."""
+``executable_path``: these machines cannot download a browser), for the browser tests. The
+command and a page's screen (read from the page's own websocket through pyte) come from
+:mod:`casino_tui.web.drive`, which the benchmark uses too."""
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import shutil
-import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pyte
+from casino_tui.web.drive import CHROMIUM, TITLE, PageScreen, WebCommand, chromium_missing
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-LINK = re.compile(r"(http://127\.0\.0\.1:\d+/link/[A-Za-z0-9_-]+)")
-TITLE = "fishing card game"
-
-
-def chromium_missing() -> str | None:
-    """Why the browser tests cannot run here, or None."""
-    if CHROMIUM is None:
-        return ("no Chromium on PATH (Debian package 'chromium'; .ci/run installs it): the "
-                "browser tests need it")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright for Python is not installed (pip install -e '.[test]')"
-    return None
-
-
-class WebCommand:
-    """``python -m casino_tui web --port 0 --data-dir DATA`` with its own settings folder
-    (computers that move at once); ``link`` is the first one-time link it printed."""
-
-    def __init__(self, data: Path, *extra: str, env: dict[str, str] | None = None) -> None:
-        self.data = data
-        config = data / "config"
-        config.mkdir(parents=True, exist_ok=True)
-        if not (config / "settings.json").exists():
-            (config / "settings.json").write_text(json.dumps({"speed": "instant"}))
-        environment = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH",
-                                                                     "TMPDIR")}
-        environment.update(HOME=str(data), CASINO_TUI_CONFIG_DIR=str(config),
-                           LANG="C.UTF-8", LC_ALL="C.UTF-8")
-        environment.update(env or {})
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "casino_tui", "web", "--port", "0", "--data-dir", str(data),
-             *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=environment, text=True, bufsize=1)
-        self.output: list[str] = []
-        self.link = self._next_link()
-        self.base_url = self.link.split("/link/", 1)[0]
-
-    def _next_link(self) -> str:
-        assert self.process.stdout is not None
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
-                err = self.process.stderr.read() if self.process.stderr else ""
-                raise AssertionError(f"casino-tui web ended: {''.join(self.output)}{err}")
-            self.output.append(line)
-            found = LINK.search(line)
-            if found:
-                return found.group(1)
-        raise AssertionError(f"no link printed: {''.join(self.output)}")
-
-    def new_link(self) -> str:
-        """Press Enter in its terminal: the new link it prints."""
-        assert self.process.stdin is not None
-        self.process.stdin.write("\n")
-        self.process.stdin.flush()
-        return self._next_link()
-
-    def app_processes(self) -> list[int]:
-        """The game processes it runs (its children)."""
-        found = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                except (OSError, IndexError):
-                    continue
-                if fields[0] != "Z" and int(fields[1]) == self.process.pid:
-                    found.append(int(entry.name))
-        return found
-
-    def stop(self) -> int:
-        """SIGTERM (as Ctrl+C would): every game is stopped and saved; its exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(30)
-        finally:
-            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-                if stream is not None:
-                    stream.close()
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(10)
-
-
-class PageScreen:
-    """The terminal screen of a Playwright page, rebuilt from the frames its websocket
-    receives (a new websocket, after a reload, starts a new screen)."""
-
-    def __init__(self, page: Any) -> None:
-        self.page = page
-        self.screen: pyte.Screen | None = None
-        self.sockets: list[str] = []  # the URLs of the websockets the page opened
-        self.closed = 0  # websockets that closed
-        self.frames = 0
-        self.last_frame = 0.0  # time.monotonic() of the latest frame
-        page.on("websocket", self._on_websocket)
-
-    def _on_websocket(self, ws: Any) -> None:
-        self.sockets.append(ws.url)
-        size = re.search(r"width=(\d+)&height=(\d+)", ws.url)
-        width, height = (int(size.group(1)), int(size.group(2))) if size else (80, 24)
-        screen = pyte.Screen(width, height)
-        stream = pyte.ByteStream(screen)
-        self.screen = screen
-
-        def received(payload: str | bytes) -> None:
-            if isinstance(payload, bytes) and self.screen is screen:
-                stream.feed(payload)
-                self.frames += 1
-                self.last_frame = time.monotonic()
-
-        def closed(_: Any) -> None:
-            self.closed += 1
-
-        ws.on("framereceived", received)
-        ws.on("close", closed)
-
-    def text(self) -> str:
-        if self.screen is None:
-            return ""
-        return "\n".join(line.rstrip() for line in self.screen.display)
-
-    def wait_for(self, predicate: Callable[[], object], timeout: float = 15,
-                 what: str = "the screen") -> None:
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.text()}")
-            self.page.wait_for_timeout(20)  # lets Playwright deliver the frames
-
-    def wait_for_text(self, text: str, timeout: float = 15) -> None:
-        self.wait_for(lambda: text in self.text(), timeout, repr(text))
+__all__ = ["CHROMIUM", "TITLE", "PageScreen", "WebCommand", "chromium_missing", "screenshot"]
 
 
 def screenshot(page: Any, name: str) -> None:

@@ -31,6 +31,7 @@ from .browser_support import (
     chromium_missing,
     screenshot,
 )
+from .web_support import moves_saved
 
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs Linux (/proc)"),
@@ -71,17 +72,6 @@ def web(tmp_path: Path) -> Iterator[WebCommand]:
         status = command.stop()
         command.kill()
         assert status == 0
-
-
-def moves_saved(data: Path) -> int:
-    """The moves of the one saved game (-1: none yet)."""
-    saves = list((data / "games").glob("*.json"))
-    if len(saves) != 1:
-        return -1
-    try:
-        return len(json.loads(saves[0].read_bytes())["moves"])
-    except (OSError, ValueError, KeyError):
-        return -1
 
 
 def until(predicate: Any, timeout: float = 15, what: str = "it") -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import sys
 from collections.abc import Coroutine
@@ -25,6 +24,7 @@ from .web_support import (
     ENTER,
     KEY,
     game_launcher,
+    moves_saved,
     open_game,
     origin_of,
     running_server,
@@ -301,16 +301,6 @@ async def _until(predicate: Any, timeout: float = 15) -> None:
 
 
 # ------------------------------------------------------------------------------ the game
-def _save_moves(data: Path) -> int:
-    saves = list((data / "games").glob("*.json"))
-    if len(saves) != 1:
-        return -1
-    try:
-        return len(json.loads(saves[0].read_bytes())["moves"])
-    except (OSError, ValueError, KeyError):
-        return -1
-
-
 def test_the_title_and_a_move_by_keys_then_a_reload_resumes(tmp_path: Path) -> None:
     async def main() -> None:
         calls: list[str] = []
@@ -318,25 +308,21 @@ def test_the_title_and_a_move_by_keys_then_a_reload_resumes(tmp_path: Path) -> N
             cookie = await signed_in(server)
             async with open_game(server.public_url, cookie,
                                  cookie_name=server.cookie_name) as page:
-                await page.wait_for_text(TITLE)
-                await page.send_keys("n")
-                await page.wait_for_text("Preset")
-                await page.send_keys(ENTER)
-                await page.wait_for_text("Your turn")
-                await _until(lambda: _save_moves(tmp_path) >= 0)
-                before = _save_moves(tmp_path)
+                await page.new_game()
+                await _until(lambda: moves_saved(tmp_path) >= 0)
+                before = moves_saved(tmp_path)
                 await page.send_keys(ENTER)  # South plays the move shown
-                await _until(lambda: _save_moves(tmp_path) >= before + 2)
+                await _until(lambda: moves_saved(tmp_path) >= before + 2)
                 await page.wait_for_text("Your turn")
                 pid = server.app_pids()[0]
             # the page is gone (a reload, a dropped connection): the app saved and ended
             await _until(lambda: gone(pid))
-            played = _save_moves(tmp_path)
+            played = moves_saved(tmp_path)
             async with open_game(server.public_url, cookie,
                                  cookie_name=server.cookie_name) as page:
                 await page.wait_for_text("Your turn")  # straight back at the table
                 assert TITLE not in page.text()
-                assert _save_moves(tmp_path) == played
+                assert moves_saved(tmp_path) == played
             assert calls == ["local", "local"]
 
     run(main())
@@ -507,12 +493,8 @@ def test_a_game_started_in_the_browser_is_left_saved(tmp_path: Path) -> None:
             cookie = await signed_in(server)
             async with open_game(server.public_url, cookie,
                                  cookie_name=server.cookie_name) as page:
-                await page.wait_for_text(TITLE)
-                await page.send_keys("n")
-                await page.wait_for_text("Preset")
-                await page.send_keys(ENTER)
-                await page.wait_for_text("Your turn")
-                await _until(lambda: _save_moves(tmp_path) >= 0)
+                await page.new_game()
+                await _until(lambda: moves_saved(tmp_path) >= 0)
         store = open_store(tmp_path)
         entry = store.latest_unfinished()
         assert entry is not None
@@ -528,11 +510,7 @@ def test_what_a_player_types_is_shown_literally(tmp_path: Path) -> None:
             cookie = await signed_in(server)
             async with open_game(server.public_url, cookie,
                                  cookie_name=server.cookie_name) as page:
-                await page.wait_for_text(TITLE)
-                await page.send_keys("n")
-                await page.wait_for_text("Preset")
-                await page.send_keys(ENTER)
-                await page.wait_for_text("Your turn")
+                await page.new_game()
                 await page.send_keys("\x13")  # ctrl+s: save a copy, named
                 await page.wait_for_text("Save a copy of this game as")
                 await page.send_keys("[bold red]x[/] [link=http://e]y")

@@ -92,6 +92,14 @@ class WebClient:
     async def wait_for_text(self, text: str, timeout: float = 15.0) -> None:
         await self.wait_for(lambda: text in self.text(), timeout)
 
+    async def new_game(self) -> None:
+        """From the title screen: a new game with the default choices, to the first turn."""
+        await self.wait_for_text("fishing card game")
+        await self.send_keys("n")
+        await self.wait_for_text("Preset")
+        await self.send_keys(ENTER)
+        await self.wait_for_text("Your turn")
+
     async def wait_closed(self, timeout: float = 15.0) -> None:
         await asyncio.wait_for(asyncio.shield(self._reader), timeout)
 
@@ -105,6 +113,17 @@ class WebClient:
     async def close(self) -> None:
         await self.ws.close()
         await asyncio.wait_for(asyncio.shield(self._reader), 10)
+
+
+def moves_saved(data: Path) -> int:
+    """The moves of the one saved game in data directory ``data`` (-1: none yet)."""
+    saves = list((data / "games").glob("*.json"))
+    if len(saves) != 1:
+        return -1
+    try:
+        return len(json.loads(saves[0].read_bytes())["moves"])
+    except (OSError, ValueError, KeyError):
+        return -1
 
 
 async def sign_in(http: aiohttp.ClientSession, link: str) -> str:
