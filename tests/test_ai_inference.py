@@ -60,8 +60,10 @@ def test_hard_v1_plays_exactly_as_hard_did_when_it_was_frozen() -> None:
     assert checked == len(cases)
 
 
-def test_hard_v1_and_hard_infer_are_arena_levels_but_not_player_choices() -> None:
-    assert set(ARENA_LEVELS) == {"hard-v1", "hard-infer"} and not set(ARENA_LEVELS) & set(LEVELS)
+def test_hard_v1_and_the_experiments_are_arena_levels_but_not_player_choices() -> None:
+    assert set(ARENA_LEVELS) == {"hard-v1", "hard-infer", "hard-wide", "hard-wide-infer",
+                                 "hard-mcts"}
+    assert not set(ARENA_LEVELS) & set(LEVELS)
     cfg, _ = parse_config(["--a", "hard-infer", "--b", "hard-v1"])
     assert (cfg.a, cfg.b) == ("hard-infer", "hard-v1")
     with pytest.raises(ArenaUsageError, match="hard-v1"):

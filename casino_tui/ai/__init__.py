@@ -22,14 +22,20 @@ from ..engine import Move, SeatView
 from .explain import explain
 from .heuristic import choose_easy, choose_medium, choose_random
 from .infer import InferringSampler
+from .ismcts import ismcts
+from .search import V1_STOPPING, WIDE_STOPPING
 from .search import search as _search
 
 LEVELS: tuple[str, ...] = ("random", "easy", "medium", "hard")
 # Levels for the arena only, never offered to players: ``hard-v1``, Hard as it was frozen on
-# 2026-11-25 (the yardstick a new Hard must beat; it never changes), and ``hard-infer``, an
-# experiment measured against it: Hard whose sampled deals are weighed by how well they
-# explain the opponents' plays of the deal (:mod:`casino_tui.ai.infer`).
-ARENA_LEVELS: tuple[str, ...] = ("hard-v1", "hard-infer")
+# 2026-11-25 (the yardstick a new Hard must beat; it never changes), and experiments measured
+# against it (README, "Towards a stronger Hard"): ``hard-infer``, Hard whose sampled deals are
+# weighed by how well they explain the opponents' plays of the deal
+# (:mod:`casino_tui.ai.infer`); ``hard-wide``, Hard that samples more deals before it settles
+# (``search.WIDE_STOPPING``), and ``hard-wide-infer``, both; ``hard-mcts``, a tree search over
+# the plays of the deal on the inferred deals (:mod:`casino_tui.ai.ismcts`).
+ARENA_LEVELS: tuple[str, ...] = ("hard-v1", "hard-infer", "hard-wide", "hard-wide-infer",
+                                 "hard-mcts")
 DEFAULT_BUDGET = 1.0  # seconds per move for Hard
 
 __all__ = ["ARENA_LEVELS", "DEFAULT_BUDGET", "LEVELS", "choose_move", "hint"]
@@ -65,10 +71,13 @@ def choose_move(view: SeatView, level: str, *, seed: int, budget: float | None =
         return choose_medium(view, rng)
     if iterations is None and budget is None:
         budget = DEFAULT_BUDGET
-    if level == "hard-infer":
-        return _search(view, seed=seed, budget=budget, iterations=iterations,
-                       sampler=InferringSampler(view)).move
-    return _search(view, seed=seed, budget=budget, iterations=iterations).move  # hard, hard-v1
+    if level == "hard-mcts":
+        return ismcts(view, seed=seed, budget=budget, iterations=iterations,
+                      sampler=InferringSampler(view)).move
+    sampler = InferringSampler(view) if level in ("hard-infer", "hard-wide-infer") else None
+    stopping = WIDE_STOPPING if level in ("hard-wide", "hard-wide-infer") else V1_STOPPING
+    return _search(view, seed=seed, budget=budget, iterations=iterations, sampler=sampler,
+                   stopping=stopping).move  # hard, hard-v1 and its variants
 
 
 def hint(view: SeatView, *, seed: int, budget: float | None = None,

@@ -376,10 +376,44 @@ def _candidates(ranked: list[Scored], limit: int) -> list[Scored]:
     return keep
 
 
-def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
-           iterations: int | None = None, sampler: Sampler | None = None) -> SearchResult:
-    """Hard's move for ``view.seat``; ``sampler``: how the unseen cards are dealt into worlds
-    (by default :class:`Sampler`: every deal consistent with the view alike)."""
+@dataclass(frozen=True)
+class Stopping:
+    """When the flat search stops sampling worlds: candidates are first compared after
+    ``first_check`` worlds; one is dropped when it trails the best by more than ``z`` standard
+    errors; after ``min_indifferent`` worlds the search ends once the survivors are worth the
+    same within ``tolerance`` points. Whatever these say, the time budget ends it."""
+
+    first_check: int = 12
+    z: float = 2.5
+    min_indifferent: int = 48
+    tolerance: float = 0.08
+
+
+V1_STOPPING = Stopping()  # Hard as frozen on 2026-11-25 (hard-v1)
+WIDE_STOPPING = Stopping(first_check=48, z=3.5, min_indifferent=200, tolerance=0.04)
+
+
+@dataclass
+class Setup:
+    """What every search of a position starts from, once the trivial cases are decided."""
+
+    start: float
+    rng: random.Random
+    ranked: list[Scored]
+    cand_moves: list[Move]
+    rv: RuleValues
+    my_side: int
+    deadline: float | None
+    sampler: Sampler
+    to_round_end: bool  # playouts run to the end of the round (one deal left after this one)
+    max_plies: int
+
+
+def prepare(view: SeatView, *, seed: int, budget: float | None, iterations: int | None,
+            sampler: Sampler | None) -> Setup | SearchResult:
+    """The search's candidates and settings for ``view``; or the result itself where there is
+    nothing to search: one legal move, a winning claim, one candidate, or the last deal of
+    two players with nothing hidden (solved exactly)."""
     start = time.perf_counter()
     rng = random.Random(f"casino-tui/hard/{seed}")
     moves = view.legal_moves()
@@ -421,6 +455,25 @@ def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
         rules.hand_size + rules.last_deal_extra_cards)
     max_plies = (2 * n_players + 1) if rules.draw_mode else 4 * n_players * (
         rules.hand_size + 1) + 2
+    return Setup(start, rng, ranked, cand_moves, rv, my_side, deadline, sampler, to_round_end,
+                 max_plies)
+
+
+def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
+           iterations: int | None = None, sampler: Sampler | None = None,
+           stopping: Stopping = V1_STOPPING) -> SearchResult:
+    """Hard's move for ``view.seat``; ``sampler``: how the unseen cards are dealt into worlds
+    (by default :class:`Sampler`: every deal consistent with the view alike); ``stopping``:
+    how soon the search settles for a candidate."""
+    setup = prepare(view, seed=seed, budget=budget, iterations=iterations, sampler=sampler)
+    if isinstance(setup, SearchResult):
+        return setup
+    rng = setup.rng
+    cand_moves = setup.cand_moves
+    rv = setup.rv
+    my_side = setup.my_side
+    deadline = setup.deadline
+    sampler = setup.sampler
     eps = 0.1
     n = len(cand_moves)
     values: list[list[float]] = [[] for _ in range(n)]
@@ -429,7 +482,7 @@ def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
     limit_worlds = iterations if iterations is not None else 100_000
     if deadline is None and iterations is None:
         limit_worlds = 200
-    next_check = 12
+    next_check = stopping.first_check
     while worlds < limit_worlds and len(active) > 1:
         if deadline is not None and time.perf_counter() >= deadline:
             break
@@ -438,23 +491,25 @@ def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
         for ci in active:
             st = world.clone()
             st.apply(cand_moves[ci], validate=False)
-            values[ci].append(playout(st, rv, random.Random(pseed), my_side, eps, max_plies,
-                                      to_round_end))
+            values[ci].append(playout(st, rv, random.Random(pseed), my_side, eps,
+                                      setup.max_plies, setup.to_round_end))
         worlds += 1
         if worlds >= next_check:  # every 4 worlds at first, then every ~10% more
             next_check = max(worlds + 4, int(worlds * 1.1))
-            active = _eliminate(active, values, worlds)
-            if worlds >= 48 and len(active) > 1 and _indifferent(active, values, worlds):
+            active = _eliminate(active, values, worlds, stopping.z)
+            if worlds >= stopping.min_indifferent and len(active) > 1 and _indifferent(
+                    active, values, worlds, stopping.tolerance):
                 break
     means = {cand_moves[i]: sum(values[i]) / len(values[i]) for i in range(n) if values[i]}
     if len(active) == 1:
         best = active[0]
     else:
         best = max(active, key=lambda i: (sum(values[i][-worlds:]) / max(1, worlds), -i))
-    return SearchResult(cand_moves[best], ranked, means, worlds, False)
+    return SearchResult(cand_moves[best], setup.ranked, means, worlds, False)
 
 
-def _eliminate(active: list[int], values: list[list[float]], worlds: int) -> list[int]:
+def _eliminate(active: list[int], values: list[list[float]], worlds: int,
+               z: float = 2.5) -> list[int]:
     """Drop candidates clearly worse than the current best (paired over the same worlds)."""
     k = worlds
     means = {i: sum(values[i][-k:]) / k for i in active}
@@ -470,7 +525,7 @@ def _eliminate(active: list[int], values: list[list[float]], worlds: int) -> lis
         md = sum(d) / k
         var = sum((x - md) ** 2 for x in d) / max(1, k - 1)
         se = math.sqrt(var / k)
-        if md > 2.5 * se + 0.02 or (se < 1e-9 and md >= 0):
+        if md > z * se + 0.02 or (se < 1e-9 and md >= 0):
             continue
         keep.append(i)
     return keep
