@@ -468,12 +468,8 @@ def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
     setup = prepare(view, seed=seed, budget=budget, iterations=iterations, sampler=sampler)
     if isinstance(setup, SearchResult):
         return setup
-    rng = setup.rng
-    cand_moves = setup.cand_moves
-    rv = setup.rv
-    my_side = setup.my_side
+    rng, cand_moves, rv, my_side = setup.rng, setup.cand_moves, setup.rv, setup.my_side
     deadline = setup.deadline
-    sampler = setup.sampler
     eps = 0.1
     n = len(cand_moves)
     values: list[list[float]] = [[] for _ in range(n)]
@@ -486,7 +482,7 @@ def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
     while worlds < limit_worlds and len(active) > 1:
         if deadline is not None and time.perf_counter() >= deadline:
             break
-        world = sampler.sample(rng)
+        world = setup.sampler.sample(rng)
         pseed = rng.getrandbits(48)
         for ci in active:
             st = world.clone()
@@ -509,7 +505,7 @@ def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
 
 
 def _eliminate(active: list[int], values: list[list[float]], worlds: int,
-               z: float = 2.5) -> list[int]:
+               z: float) -> list[int]:
     """Drop candidates clearly worse than the current best (paired over the same worlds)."""
     k = worlds
     means = {i: sum(values[i][-k:]) / k for i in active}
