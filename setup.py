@@ -13,7 +13,7 @@ import os
 import platform
 import sys
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 # keep in step with casino_tui/engine/_hotpath.py, COMPILED
@@ -38,19 +38,25 @@ class OptionalBuildExt(build_ext):
                   file=sys.stderr)
 
 
+# move generation in C (casino_tui/engine/_hotpath.py loads it when it is built and current)
+NATIVE = Extension("casino_tui.engine._cgen", ["casino_tui/engine/_cgen.c"],
+                   extra_compile_args=["-O2"] if os.name == "posix" else [])
+
+
 def extensions() -> list:
     if os.environ.get("CASINO_TUI_PURE") == "1" or platform.python_implementation() != "CPython":
         return []
     try:
         from mypyc.build import mypycify
     except ImportError:
-        return []
+        return [NATIVE]
     try:
-        return mypycify(COMPILED, opt_level="3", group_name="casino_tui.engine._engine")
+        return [*mypycify(COMPILED, opt_level="3", group_name="casino_tui.engine._engine"),
+                NATIVE]
     except (Exception, SystemExit) as exc:  # a type error (mypyc exits): stay pure
         print(f"casino-tui: mypyc could not compile the engine ({exc}); using pure Python",
               file=sys.stderr)
-        return []
+        return [NATIVE]
 
 
 setup(

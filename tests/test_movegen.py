@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
+import importlib.machinery
 import importlib.util
+import os
 import random
 import subprocess
 import sys
@@ -13,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st_
 
-from casino_tui.engine import IllegalMoveError, Move, Rules, State, fastgen, movegen
-from casino_tui.engine._hotpath import hot, is_compiled
+from casino_tui.engine import IllegalMoveError, Move, Rules, State, _hotpath, fastgen, movegen
+from casino_tui.engine._hotpath import hot, is_compiled, native
 from casino_tui.engine.moves import Build
 from casino_tui.engine.rules import PRESET_NAMES
 
@@ -102,6 +105,131 @@ def test_pure_hot_source_matches_the_loaded_hot_path_with_aces_high() -> None:
                 assert got == movegen.generate(rules, table, hand, seat)
             n += 1
     assert n > 80
+
+
+needs_native = pytest.mark.skipif(native is None, reason="the C move generator is not built "
+                                  "(no C compiler, or CASINO_TUI_PURE=1)")
+
+
+def _native_cases() -> list[tuple[Rules, int]]:
+    return [(Rules.preset(name, **opts), players) for name, opts in CASES
+            for players in Rules.preset(name, **opts).player_counts
+            if Rules.preset(name, **opts).hot_args is not None]
+
+
+@needs_native
+def test_the_c_generator_matches_the_hot_path() -> None:
+    """``_cgen.generate_for`` (C) gives exactly ``_hot.generate_for``'s list, or None, on random
+    positions of every preset and option mix the hot path serves: for the player to move and,
+    with the seat changed, for a player whose builds are on the table; its moves are Moves,
+    which the collector need not track."""
+    assert native is not None
+    n = owned = 0
+    for rules, players in _native_cases():
+        args = rules.hot_args
+        assert args is not None
+        for st in random_positions(rules, players, seed=players + 20, rounds=2):
+            for seat in {st.to_move, (st.to_move + 1) % players}:
+                table, hand = st.table, st.hands[st.to_move]
+                got = native.generate_for(table, hand, seat, *args)
+                assert got == hot.generate_for(table, hand, seat, *args), (table, hand, seat)
+                n += 1
+                owned += any(isinstance(p, Build) and p.owner == seat for p in table)
+                if got:
+                    assert all(type(m) is Move for m in got)
+                if got and -1 not in args[1]:  # (no card of several values: made in C)
+                    assert not any(gc.is_tracked(m) for m in got if m.kind != "trail")
+    assert n > 2000 and owned > 100
+
+
+@needs_native
+def test_the_c_generator_on_big_tables_and_odd_input() -> None:
+    """Tables of 8 to 24 loose cards and builds (the union, sorting and interning paths beyond
+    the first 8 piles), and arguments the C generator hands to ``_hot`` unchanged (tuples, a
+    card number out of range, values it does not take): the same results or errors."""
+    assert native is not None
+    rng = random.Random(8)
+    for preset in ("classic", "royal_cassino", "build_variant_2"):
+        rules = Rules.preset(preset)
+        args = rules.hot_args
+        assert args is not None
+        for _ in range(120):
+            deck = list(rules.deck_cards)
+            rng.shuffle(deck)
+            n = rng.randint(8, 24)
+            loose = deck[:n - 2]
+            builds = [Build((deck[n - 2],), rng.randint(2, 10), True, rng.randrange(2)),
+                      Build((deck[n - 1],), 7, False, 1)]
+            table = movegen.canonical_table(loose) + builds
+            hand = deck[n:n + rng.randint(1, 6)]
+            for seat in (0, 1):
+                want = hot.generate_for(table, hand, seat, *args)
+                assert native.generate_for(table, hand, seat, *args) == want, (table, hand)
+    rules = Rules.preset("classic")
+    args = rules.hot_args
+    assert args is not None
+    table, hand = [3, 17, 30], [8, 40]  # tuples: whatever _hot does with them (compiled: refuses)
+    try:
+        want = hot.generate_for(tuple(table), tuple(hand), 0, *args)
+    except TypeError:
+        with pytest.raises(TypeError):
+            native.generate_for(tuple(table), tuple(hand), 0, *args)
+    else:
+        assert native.generate_for(tuple(table), tuple(hand), 0, *args) == want
+    odd_values = [*args[:2], 70, *args[3:]]  # a capture value beyond the C generator's bits
+    for table, hand, extra in (([3, 17], [40, 60], args), ([3, 17], [8], odd_values)):
+        try:
+            want = hot.generate_for(table, hand, 0, *extra)
+        except IndexError:
+            with pytest.raises(IndexError):
+                native.generate_for(table, hand, 0, *extra)
+        else:
+            assert native.generate_for(table, hand, 0, *extra) == want
+
+
+@needs_native
+def test_the_c_table_update_matches_the_hot_path() -> None:
+    """``_cgen.play_on_table`` gives the same table, build and captured cards as
+    ``_hot.play_on_table`` for every legal move of random positions of every preset."""
+    assert native is not None
+    n = 0
+    for rules, players in _native_cases()[::3]:
+        for st in random_positions(rules, players, seed=players + 30):
+            table = st.table
+            for mv in st.legal_moves():
+                if mv.kind not in ("trail", "capture", "build"):
+                    continue
+                taken_c: list[int] = []
+                taken_p: list[int] = []
+                got = native.play_on_table(table, mv, 1, taken_c)
+                assert got == hot.play_on_table(table, mv, 1, taken_p), (table, mv)
+                assert taken_c == taken_p
+                assert got[1] is None or type(got[1]) is Build
+                n += 1
+    assert n > 1000
+
+
+def test_the_c_generator_is_used_only_when_current(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a source checkout, a C generator older than ``_cgen.c`` is not loaded (with a warning
+    naming the rebuild), nor is any with ``CASINO_TUI_PURE=1``; the engine then generates moves
+    with ``_hot`` alone."""
+    engine = tmp_path / "casino_tui" / "engine"
+    engine.mkdir(parents=True)
+    (tmp_path / "setup.py").write_text("")
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    built = engine / f"_cgen{suffix}"
+    built.write_bytes(b"")
+    source = engine / "_cgen.c"
+    source.write_text("/* newer */")
+    os.utime(built, (1_000_000, 1_000_000))
+    monkeypatch.setattr(_hotpath, "HERE", engine)
+    monkeypatch.delenv("CASINO_TUI_PURE", raising=False)
+    with pytest.warns(UserWarning, match=r"_cgen\.c is newer than its build.*pip install -e"):
+        assert _hotpath._native() is None
+    monkeypatch.setenv("CASINO_TUI_PURE", "1")
+    assert _hotpath._native() is None
+    assert _hotpath.generate_for in (hot.generate_for, getattr(native, "generate_for", None))
 
 
 # royal's reference generator is slow on big tables (aces count 1 or 14): smaller ones there

@@ -35,10 +35,12 @@ def test_the_install_compiled_the_hot_path() -> None:
     if os.environ.get("CASINO_TUI_PURE") == "1" or not (shutil.which("cc") or
                                                          shutil.which("gcc")):
         pytest.skip("no C compiler (or CASINO_TUI_PURE=1): the pure-Python engine is expected")
-    from casino_tui.engine._hotpath import is_compiled
+    from casino_tui.engine._hotpath import is_compiled, is_native
 
     assert is_compiled(), ("the engine's hot path is not compiled: run `pip install -e .` and "
                            "read its output (mypyc reports type errors in casino_tui/engine)")
+    assert is_native(), ("the C move generator (casino_tui/engine/_cgen.c) is not built or is "
+                         "older than its source: run `pip install -e .` and read its output")
 
 
 def test_a_stale_build_loads_every_compiled_module_from_source() -> None:

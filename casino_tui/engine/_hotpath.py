@@ -19,7 +19,7 @@ import importlib.util
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -81,10 +81,51 @@ def _prefer_current_sources() -> None:
 _prefer_current_sources()
 
 from . import _hot  # noqa: E402  (after the finder: the source if the build is stale)
+from .moves import Build, Move, Pile  # noqa: E402
 
 hot: ModuleType = _hot
+
+NATIVE = "_cgen"  # casino_tui/engine/_cgen.c: move generation in C, built by setup.py if it can
+
+
+def _native() -> ModuleType | None:
+    """The C move generator, if it is built, current and not refused (``CASINO_TUI_PURE=1``)."""
+    if os.environ.get("CASINO_TUI_PURE") == "1":
+        return None
+    built = _compiled_file(NATIVE)
+    if built is None:
+        return None
+    source = HERE / f"{NATIVE}.c"
+    if (HERE.parents[1] / "setup.py").exists() and source.exists() \
+            and source.stat().st_mtime > built.stat().st_mtime:
+        warnings.warn(f"casino_tui/engine/{NATIVE}.c is newer than its build; generating moves "
+                      "without it (rebuild with: pip install -e .)", stacklevel=3)
+        return None
+    try:
+        module = importlib.import_module(f"{PACKAGE}.{NATIVE}")
+        module.setup(hot.generate_for, hot.play_on_table, Move, Build, hot._TRAILS)
+    except (ImportError, AttributeError, TypeError) as exc:  # a build for another engine
+        warnings.warn(f"casino_tui/engine/{NATIVE}: {exc}; generating moves without it",
+                      stacklevel=3)
+        return None
+    return module
+
+
+native: ModuleType | None = _native()
+
+# The hot path's move generator and table update: the C ones when they are there (they hand what
+# they do not take to _hot's), else _hot's. Both give the same results (tests/test_movegen.py).
+generate_for: Callable[..., list[Move] | None] = \
+    native.generate_for if native is not None else hot.generate_for
+play_on_table: Callable[[list[Pile], Move, int, list[int]], tuple[list[Pile], Build | None]] = \
+    native.play_on_table if native is not None else hot.play_on_table
 
 
 def is_compiled() -> bool:
     """Is the engine running its compiled (mypyc) modules?"""
     return not (hot.__file__ or "").endswith(".py")
+
+
+def is_native() -> bool:
+    """Is move generation running the C generator (``_cgen``)?"""
+    return native is not None

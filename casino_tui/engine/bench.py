@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 
 from . import fastgen
-from ._hotpath import is_compiled
+from ._hotpath import is_compiled, is_native
 from .cards import parse_cards
 from .moves import Pile
 from .rules import Rules
@@ -39,23 +39,26 @@ def play_rounds(rules: Rules, players: int, rounds: int, seed: int,
     With ``positions``, every position reached is recorded (table, hand, mover).
     """
     state = State(rules, players, seed=seed)
+    legal, apply = state.legal_moves, state.apply
     rnd = random.Random(seed).random
     done = 0
-    playing = (Phase.PLAY, Phase.PLUCK)
+    play, pluck = Phase.PLAY, Phase.PLUCK
     t0 = time.process_time()
     while done < rounds:
-        if state.phase not in playing:
+        phase = state.phase
+        if phase is not play and phase is not pluck:
             if state.is_round_over:
                 state.next_round()
                 done += 1
             else:  # pragma: no cover - the game is over: the target is out of reach
                 state = State(rules, players, seed=seed + done + 1)
+                legal, apply = state.legal_moves, state.apply
             continue
-        moves = state.legal_moves()
+        moves = legal()
         if positions is not None:
             seat = state.to_move
             positions.append((list(state.table), list(state.hands[seat]), seat))
-        state.apply(moves[int(rnd() * len(moves))], validate=False)
+        apply(moves[int(rnd() * len(moves))], validate=False)
     return time.process_time() - t0
 
 
@@ -147,6 +150,7 @@ def run(rounds: int, runs: int, seed: int) -> dict[str, object]:
     result: dict[str, object] = {
         "python": platform.python_version(),
         "engine_compiled": is_compiled(),
+        "movegen_native": is_native(),
         "rounds_per_run": rounds,
         "runs": runs,
         "timer": "process_time (CPU seconds of this process), median over runs",

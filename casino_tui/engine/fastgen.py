@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import movegen
-from ._hotpath import hot
+from ._hotpath import generate_for
 from .cards import Card, rank_of
 from .movegen import (
     BuildCandidate,
@@ -203,7 +203,7 @@ def generate(rules: Rules, table: Sequence[Pile], hand: Sequence[Card], mover: i
     """All legal card plays for ``mover``; same result and order as ``movegen.generate``."""
     hot_args = rules.hot_args
     if hot_args is not None:
-        res: list[Move] | None = hot.generate_for(table, hand, mover, *hot_args)
+        res: list[Move] | None = generate_for(table, hand, mover, *hot_args)
         if res is not None:
             return res
     return generate_general(rules, table, hand, mover)

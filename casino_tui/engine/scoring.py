@@ -99,7 +99,7 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
                 n2 += 1
             else:
                 n3 += 1
-        out.append(SideScore(cards=len(cards), suit_counts=(n0, n1, n2, n3)))
+        out.append(SideScore({}, len(cards), (n0, n1, n2, n3)))
     n_cards = [s.cards for s in out]
     timing = rules.score_timing if skip_immediate else "end_of_round"
     sweeps_now = timing == "end_of_round"

@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from . import fastgen, movegen
-from ._hot import generate_for, play_on_table
+from ._hotpath import generate_for, play_on_table
 from .cards import RANKS, Card, card_str, cards_str, rank_of
 from .errors import IllegalMoveError, StateError
 from .moves import Build, Move, Pile, normalize_move, pile_cards
@@ -258,7 +258,10 @@ class State:
                 (table if who is None else hands[who]).append(stock.pop())
         self.deal_no += 1
         if first:
-            self.table = movegen.canonical_table(self.table)
+            if all(isinstance(p, int) for p in table):  # (as dealt: loose cards only)
+                table.sort()
+            else:
+                self.table = movegen.canonical_table(table)
         self.to_move = (self.dealer + 1) % self.num_players
         self._legal = None
         if first and self.rules.initial_pairs_to_first_player:
@@ -524,7 +527,7 @@ class State:
             penalty = self._penalty2 and self._breaks_duty(move, seat, hi)
             if kind == "build" and self._set_value_owner:
                 owner = self._build_owner(move, seat, hi)
-        hand.pop(hi)
+        del hand[hi]
         taken: list[Card] = []
         self.table, new = play_on_table(self.table, move, owner, taken)
         if kind == "capture":

@@ -1,0 +1,1023 @@
+/* The engine's hot path of move generation in C: casino_tui.engine._cgen.generate_for.
+ *
+ * The same function as casino_tui/engine/_hot.py's generate_for (same arguments, the same list
+ * of moves in the same order, None in the same cases), for the positions that need neither
+ * cards of several values nor more than 64 piles: those are handed to _hot.generate_for (set by
+ * setup()), which is the reference for everything here. tests/test_movegen.py compares the two
+ * on random positions of every preset and on big tables.
+ *
+ * Piles are bits of a 64-bit mask (a table has at most 52 piles); the loose-card subsets of each
+ * value, their unions and the candidate builds are arrays of masks in one arena per call; moves
+ * made here as tuple.__new__(Move, ...) makes them, and those on the first 8 piles are interned
+ * (kept and given out again, as _hot does). Optional: when it is not built (no C compiler,
+ * CASINO_TUI_PURE=1) the engine runs _hot as before.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef uint64_t u64;
+
+#define MAXP 64       /* piles on the table, cards in hand */
+#define MAXV 62       /* capture values (bits of the reachable-sum set) */
+#define SMALL 256     /* masks below this are interned here */
+#define NCARDS 52
+
+static PyObject *g_fallback = NULL;     /* _hot.generate_for */
+static PyObject *g_play = NULL;         /* _hot.play_on_table */
+static PyTypeObject *g_move_type = NULL; /* moves.Move */
+static PyObject *g_trails = NULL;       /* _hot._TRAILS: the trail of each card */
+static PyObject *s_capture = NULL, *s_build = NULL, *s_trail = NULL; /* the kinds, interned */
+static PyObject *caps_small[NCARDS][SMALL];
+static PyObject **builds_small[NCARDS * 32]; /* card * 32 + value -> SMALL * 2 moves */
+static PyObject *mask_tuples[SMALL];         /* the piles of each small mask */
+static PyTypeObject *g_build_type = NULL;    /* moves.Build */
+
+/* The rules' value lists (pv, tv1: one int per card) as C arrays. The lists are the rules'
+ * cached ones, so the last two pairs seen are kept (with a reference, so the same address is
+ * the same list) and read again only when other lists come. */
+typedef struct {
+    PyObject *pv, *tv;
+    int pvv[NCARDS], tvv[NCARDS];
+} Values;
+
+static Values values_cache[2];
+static int values_next = 0;
+
+static const Values *values_of(PyObject *pv, PyObject *tv) {
+    for (int i = 0; i < 2; i++)
+        if (values_cache[i].pv == pv && values_cache[i].tv == tv)
+            return &values_cache[i];
+    if (PyList_GET_SIZE(pv) != NCARDS || PyList_GET_SIZE(tv) != NCARDS)
+        return NULL;
+    Values tmp;
+    for (int c = 0; c < NCARDS; c++) {
+        long a = PyLong_AsLong(PyList_GET_ITEM(pv, c));
+        long b = PyLong_AsLong(PyList_GET_ITEM(tv, c));
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return NULL;
+        }
+        if (a < 0 || a > MAXV || b < -1 || b > MAXV)
+            return NULL; /* values this generator does not take */
+        tmp.pvv[c] = (int)a;
+        tmp.tvv[c] = (int)b;
+    }
+    Values *slot = &values_cache[values_next];
+    values_next ^= 1;
+    Py_INCREF(pv);
+    Py_INCREF(tv);
+    Py_XDECREF(slot->pv);
+    Py_XDECREF(slot->tv);
+    memcpy(slot->pvv, tmp.pvv, sizeof(tmp.pvv));
+    memcpy(slot->tvv, tmp.tvv, sizeof(tmp.tvv));
+    slot->pv = pv;
+    slot->tv = tv;
+    return slot;
+}
+
+/* a card on the table or in hand: a small int */
+static int card_of(PyObject *p) {
+    if (!PyLong_CheckExact(p))
+        return -1;
+    long c = PyLong_AsLong(p);
+    if (c < 0 || c >= NCARDS) {
+        PyErr_Clear();
+        return -1;
+    }
+    return (int)c;
+}
+
+/* ---- an arena of 64-bit words for one call: a block on the stack, then the heap ---- */
+
+#define STACK_WORDS 4096
+
+typedef struct Block {
+    struct Block *next;
+    size_t size;
+    u64 words[];
+} Block;
+
+typedef struct {
+    u64 *base;
+    size_t used, size;
+    Block *heap;
+} Arena;
+
+static u64 *arena_alloc(Arena *ar, size_t n) {
+    if (ar->used + n <= ar->size) {
+        u64 *p = ar->base + ar->used;
+        ar->used += n;
+        return p;
+    }
+    size_t size = n > 8192 ? n : 8192;
+    Block *b = (Block *)malloc(sizeof(Block) + size * sizeof(u64));
+    if (b == NULL)
+        return NULL;
+    b->next = ar->heap;
+    b->size = size;
+    ar->heap = b;
+    ar->base = b->words;
+    ar->size = size;
+    ar->used = n;
+    return b->words;
+}
+
+static void arena_free(Arena *ar) {
+    Block *b = ar->heap;
+    while (b != NULL) {
+        Block *next = b->next;
+        free(b);
+        b = next;
+    }
+    ar->heap = NULL;
+}
+
+typedef struct {
+    u64 *a;
+    size_t n, cap;
+} Vec;
+
+static int vec_init(Vec *v, Arena *ar, size_t cap) {
+    v->a = arena_alloc(ar, cap);
+    v->n = 0;
+    v->cap = cap;
+    return v->a != NULL;
+}
+
+static int vec_push(Vec *v, Arena *ar, u64 x) {
+    if (v->n == v->cap) {
+        size_t cap = v->cap * 2;
+        u64 *a = arena_alloc(ar, cap);
+        if (a == NULL)
+            return 0;
+        memcpy(a, v->a, v->n * sizeof(u64));
+        v->a = a;
+        v->cap = cap;
+    }
+    v->a[v->n++] = x;
+    return 1;
+}
+
+static int popcount(u64 m) { /* (SWAR: no library call where the CPU has no popcnt) */
+    m = m - ((m >> 1) & 0x5555555555555555ull);
+    m = (m & 0x3333333333333333ull) + ((m >> 2) & 0x3333333333333333ull);
+    m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((m * 0x0101010101010101ull) >> 56);
+}
+
+/* the canonical order of pile sets (movegen.mask_order): fewer piles, then the lower mask */
+static int mask_before(u64 a, u64 b) {
+    int ca = popcount(a), cb = popcount(b);
+    return ca < cb || (ca == cb && a < b);
+}
+
+static int cmp_masks(const void *x, const void *y) {
+    u64 a = *(const u64 *)x, b = *(const u64 *)y;
+    if (a == b)
+        return 0;
+    return mask_before(a, b) ? -1 : 1;
+}
+
+static void sort_masks(u64 *a, size_t n) {
+    if (n < 2)
+        return;
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++) {
+            u64 x = a[i];
+            size_t j = i;
+            while (j > 0 && mask_before(x, a[j - 1])) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = x;
+        }
+        return;
+    }
+    qsort(a, n, sizeof(u64), cmp_masks);
+}
+
+/* ---- the position ---- */
+
+typedef struct {
+    int nv;              /* loose cards with a value */
+    int vals[MAXP];      /* their values (table order) */
+    int pos[MAXP];       /* their positions on the table */
+    int nl, nb;          /* loose cards, builds */
+    int bvals[MAXP];
+    int bsingle[MAXP];
+    int no;              /* builds the mover owns */
+    u64 obits[MAXP];
+    int ovals[MAXP];
+    int nh;
+    int hvals[MAXP];
+    int maxv;
+    Arena *ar;
+    Vec subs[MAXV + 1];
+    char subs_done[MAXV + 1];
+    Vec uns[MAXV + 1];
+    char uns_done[MAXV + 1];
+} Pos;
+
+static int subsets_from(Pos *P, Vec *out, int j, u64 mask, int rest) {
+    for (int k = j; k < P->nv; k++) {
+        int v = P->vals[k];
+        if (v > rest)
+            return 1;
+        u64 bit = (u64)1 << P->pos[k];
+        if (v == rest) {
+            if (!vec_push(out, P->ar, mask | bit))
+                return 0;
+        } else if (!subsets_from(P, out, k + 1, mask | bit, rest - v)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* the loose-card subsets totalling target (cached per value); NULL when out of memory */
+static Vec *subs(Pos *P, int target) {
+    Vec *v = &P->subs[target];
+    if (!P->subs_done[target]) {
+        if (!vec_init(v, P->ar, 16) || !subsets_from(P, v, 0, 0, target))
+            return NULL;
+        P->subs_done[target] = 1;
+    }
+    return v;
+}
+
+/* every union of pairwise-disjoint groups, the empty one (0) included, each once */
+static int unions(Arena *ar, const u64 *groups, size_t ng, Vec *res) {
+    if (!vec_init(res, ar, 16) || !vec_push(res, ar, 0))
+        return 0;
+    if (ng == 2) {
+        if (!vec_push(res, ar, groups[0]) || !vec_push(res, ar, groups[1]))
+            return 0;
+        if (!(groups[0] & groups[1]) && !vec_push(res, ar, groups[0] | groups[1]))
+            return 0;
+        return 1;
+    }
+    /* a hash set of the unions found (all nonzero but the first), open addressing */
+    size_t hcap = 64;
+    u64 *hs = arena_alloc(ar, hcap);
+    if (hs == NULL)
+        return 0;
+    memset(hs, 0, hcap * sizeof(u64));
+    size_t hn = 0;
+    for (size_t gi = 0; gi < ng; gi++) {
+        u64 g = groups[gi];
+        size_t len = res->n;
+        for (size_t ui = 0; ui < len; ui++) {
+            u64 u = res->a[ui];
+            if (u & g)
+                continue;
+            u64 x = u | g;
+            size_t h = (size_t)((x * 0x9E3779B97F4A7C15ull) >> 32) & (hcap - 1);
+            int found = 0;
+            while (hs[h]) {
+                if (hs[h] == x) {
+                    found = 1;
+                    break;
+                }
+                h = (h + 1) & (hcap - 1);
+            }
+            if (found)
+                continue;
+            hs[h] = x;
+            hn++;
+            if (!vec_push(res, ar, x))
+                return 0;
+            if (hn * 2 > hcap) { /* grow: rehash into a table twice the size */
+                size_t ncap = hcap * 2;
+                u64 *nhs = arena_alloc(ar, ncap);
+                if (nhs == NULL)
+                    return 0;
+                memset(nhs, 0, ncap * sizeof(u64));
+                for (size_t i = 0; i < hcap; i++) {
+                    u64 y = hs[i];
+                    if (!y)
+                        continue;
+                    size_t k = (size_t)((y * 0x9E3779B97F4A7C15ull) >> 32) & (ncap - 1);
+                    while (nhs[k])
+                        k = (k + 1) & (ncap - 1);
+                    nhs[k] = y;
+                }
+                hs = nhs;
+                hcap = ncap;
+            }
+        }
+    }
+    return 1;
+}
+
+/* the retain rule: every owned build outside mask keeps a capturing card in hand (not hi) */
+static int keeps(const Pos *P, int hi, u64 mask) {
+    for (int k = 0; k < P->no; k++) {
+        if (P->obits[k] & mask)
+            continue;
+        int need = P->ovals[k], ok = 0;
+        for (int j = 0; j < P->nh; j++) {
+            if (j != hi && P->hvals[j] == need) {
+                ok = 1;
+                break;
+            }
+        }
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* ---- moves ---- */
+
+typedef struct {
+    PyObject **a;
+    Py_ssize_t n, cap;
+    PyObject *stack[128];
+} Out;
+
+static int out_push(Out *o, PyObject *mv) { /* steals mv */
+    if (mv == NULL)
+        return 0;
+    if (o->n == o->cap) {
+        Py_ssize_t cap = o->cap * 2;
+        PyObject **a;
+        if (o->a == o->stack) {
+            a = (PyObject **)malloc(cap * sizeof(PyObject *));
+            if (a != NULL)
+                memcpy(a, o->a, o->n * sizeof(PyObject *));
+        } else {
+            a = (PyObject **)realloc(o->a, cap * sizeof(PyObject *));
+        }
+        if (a == NULL) {
+            Py_DECREF(mv);
+            PyErr_NoMemory();
+            return 0;
+        }
+        o->a = a;
+        o->cap = cap;
+    }
+    o->a[o->n++] = mv;
+    return 1;
+}
+
+static void out_free(Out *o) {
+    for (Py_ssize_t i = 0; i < o->n; i++)
+        Py_DECREF(o->a[i]);
+    if (o->a != o->stack)
+        free(o->a);
+}
+
+/* A new Move, as tuple.__new__(Move, (kind, card, piles, value, single, False)) makes it */
+static PyObject *new_move(PyObject *kind, int card, u64 mask, int value, int single) {
+    PyObject *piles = NULL;
+    if (mask < SMALL && mask_tuples[mask] != NULL) {
+        piles = mask_tuples[mask];
+        Py_INCREF(piles);
+    } else {
+        piles = PyTuple_New(popcount(mask));
+        if (piles == NULL)
+            return NULL;
+        Py_ssize_t k = 0;
+        for (int i = 0; i < 64; i++) {
+            if (mask >> i & 1) {
+                PyObject *x = PyLong_FromLong(i);
+                if (x == NULL) {
+                    Py_DECREF(piles);
+                    return NULL;
+                }
+                PyTuple_SET_ITEM(piles, k++, x);
+            }
+        }
+        PyObject_GC_UnTrack(piles); /* ints only: no cycle through it */
+        if (mask < SMALL) {
+            mask_tuples[mask] = piles; /* kept for good */
+            Py_INCREF(piles);
+        }
+    }
+    PyObject *c = PyLong_FromLong(card);
+    PyObject *v = value ? PyLong_FromLong(value) : Py_NewRef(Py_None);
+    PyObject *sg = value ? Py_NewRef(single ? Py_True : Py_False) : Py_NewRef(Py_None);
+    PyObject *mv = g_move_type->tp_alloc(g_move_type, 6);
+    if (mv == NULL || c == NULL || v == NULL) {
+        Py_XDECREF(mv);
+        Py_XDECREF(c);
+        Py_XDECREF(v);
+        Py_DECREF(sg);
+        Py_DECREF(piles);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(mv, 0, Py_NewRef(kind));
+    PyTuple_SET_ITEM(mv, 1, c);
+    PyTuple_SET_ITEM(mv, 2, piles);
+    PyTuple_SET_ITEM(mv, 3, v);
+    PyTuple_SET_ITEM(mv, 4, sg);
+    PyTuple_SET_ITEM(mv, 5, Py_NewRef(Py_False));
+    /* Nothing in a move can refer back to it (strings, ints, a tuple of ints, None, bools):
+     * the garbage collector need not track it. Kept moves number in the hundreds of thousands,
+     * and every full collection would walk them all (CPython untracks such plain tuples itself,
+     * but not instances of tuple subclasses like Move). */
+    PyObject_GC_UnTrack(mv);
+    return mv;
+}
+
+static PyObject *capture_move(int card, u64 mask) { /* a new reference */
+    if (mask < SMALL) {
+        PyObject *got = caps_small[card][mask];
+        if (got == NULL) {
+            got = new_move(s_capture, card, mask, 0, 0);
+            if (got == NULL)
+                return NULL;
+            caps_small[card][mask] = got; /* kept for good */
+        }
+        Py_INCREF(got);
+        return got;
+    }
+    return new_move(s_capture, card, mask, 0, 0);
+}
+
+static PyObject *build_move(int card, u64 mask, int value, int single) {
+    if (mask < SMALL && value < 32) {
+        PyObject **row = builds_small[card * 32 + value];
+        if (row == NULL) {
+            row = (PyObject **)calloc(SMALL * 2, sizeof(PyObject *));
+            if (row == NULL)
+                return PyErr_NoMemory();
+            builds_small[card * 32 + value] = row;
+        }
+        PyObject **slot = &row[mask * 2 + (single ? 1 : 0)];
+        if (*slot == NULL) {
+            *slot = new_move(s_build, card, mask, value, single);
+            if (*slot == NULL)
+                return NULL;
+        }
+        Py_INCREF(*slot);
+        return *slot;
+    }
+    return new_move(s_build, card, mask, value, single);
+}
+
+typedef struct {
+    u64 m;
+    int single;
+} Found;
+
+static int cmp_found(const void *x, const void *y) {
+    u64 a = ((const Found *)x)->m, b = ((const Found *)y)->m;
+    if (a == b)
+        return 0;
+    return mask_before(a, b) ? -1 : 1;
+}
+
+/* builds: each group of part with each disjoint union of us (found: mask, single) */
+static int join(Arena *ar, Vec *found, const u64 *part, size_t np, const Vec *us) {
+    for (size_t i = 0; i < np; i++) {
+        u64 h = part[i];
+        for (size_t k = 0; k < us->n; k++) {
+            u64 u = us->a[k];
+            if (u & h)
+                continue;
+            u64 m = h | u;
+            if (m && (!vec_push(found, ar, m) || !vec_push(found, ar, u == 0)))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* 1: done; 0: an error is set; -1: the position is not for this generator */
+static int generate(PyObject *const *args, Out *out, Pos *P, int *none) {
+    PyObject *table = args[0], *hand = args[1], *pvl = args[3], *tvl = args[4];
+    if (!PyList_CheckExact(table) || !PyList_CheckExact(hand))
+        return -1; /* _hot decides (compiled, it takes lists only) */
+    if (!PyList_CheckExact(pvl) || !PyList_CheckExact(tvl))
+        return -1;
+    long mover = PyLong_AsLong(args[2]);
+    long maxv = PyLong_AsLong(args[5]);
+    if ((mover == -1 || maxv == -1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (maxv < 0 || maxv > MAXV)
+        return -1;
+    int table_only = PyObject_IsTrue(args[6]);
+    int building = PyObject_IsTrue(args[7]);
+    int owner_rules = PyObject_IsTrue(args[8]);
+    if (table_only < 0 || building < 0 || owner_rules < 0) {
+        PyErr_Clear();
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(table);
+    Py_ssize_t nh = PySequence_Fast_GET_SIZE(hand);
+    if (n > MAXP || nh > MAXP)
+        return -1;
+    PyObject **tab = PySequence_Fast_ITEMS(table);
+    PyObject **hnd = PySequence_Fast_ITEMS(hand);
+    const Values *vals = values_of(pvl, tvl);
+    if (vals == NULL)
+        return -1;
+    const int *pv = vals->pvv, *tv1 = vals->tvv;
+    P->maxv = (int)maxv;
+
+    /* loose cards, their values and the reachable sums */
+    int tcard[MAXP];
+    u64 limit = (maxv + 1 >= 64) ? ~(u64)0 : (((u64)1 << (maxv + 1)) - 1);
+    u64 reach = 1;
+    int nl = 0;
+    P->nv = 0;
+    while (nl < n) {
+        PyObject *p = tab[nl];
+        if (!PyLong_Check(p))
+            break;
+        int c = card_of(p);
+        if (c < 0)
+            return -1;
+        int v = tv1[c];
+        if (v < 0)
+            return -1; /* several values: generate_multi */
+        tcard[nl] = c;
+        if (v) {
+            P->vals[P->nv] = v;
+            P->pos[P->nv] = nl;
+            P->nv++;
+            reach = (reach | (reach << v)) & limit;
+        }
+        nl++;
+    }
+    int nb = (int)n - nl;
+    P->nl = nl;
+    P->nb = nb;
+    P->no = 0;
+    for (int j = 0; j < nb; j++) {
+        PyObject *b = tab[nl + j];
+        if (!PyTuple_Check(b) || PyTuple_GET_SIZE(b) < 4)
+            return -1;
+        long bv = PyLong_AsLong(PyTuple_GET_ITEM(b, 1));
+        int single = PyObject_IsTrue(PyTuple_GET_ITEM(b, 2));
+        long owner = PyLong_AsLong(PyTuple_GET_ITEM(b, 3));
+        if (PyErr_Occurred() || single < 0) {
+            PyErr_Clear();
+            return -1;
+        }
+        P->bvals[j] = (int)bv;
+        P->bsingle[j] = single;
+        if (owner == mover) {
+            if (!owner_rules) {
+                *none = 1;
+                return 1;
+            }
+            P->obits[P->no] = (u64)1 << (nl + j);
+            P->ovals[P->no] = (int)bv;
+            P->no++;
+        }
+    }
+    int owned = P->no > 0;
+
+    /* the hand: capture values; the distinct ones ascending */
+    int hcard[MAXP];
+    int held[MAXP];
+    int nheld = 0;
+    P->nh = (int)nh;
+    for (int i = 0; i < nh; i++) {
+        int c = card_of(hnd[i]);
+        if (c < 0)
+            return -1;
+        int w = pv[c];
+        if (!w && n && tv1[c] != 0)
+            return -1; /* a card of several values, or the table clearer */
+        hcard[i] = c;
+        P->hvals[i] = w;
+        if (w) {
+            int k = 0;
+            while (k < nheld && held[k] < w)
+                k++;
+            if (k == nheld || held[k] != w) {
+                memmove(&held[k + 1], &held[k], (size_t)(nheld - k) * sizeof(int));
+                held[k] = w;
+                nheld++;
+            }
+        }
+    }
+    memset(P->subs_done, 0, sizeof(P->subs_done));
+    memset(P->uns_done, 0, sizeof(P->uns_done));
+    Arena *ar = P->ar;
+
+    for (int hi = 0; hi < nh; hi++) {
+        int card = hcard[hi];
+        int v = P->hvals[hi];
+        /* ---- captures */
+        if (n) {
+            if (v) {
+                Vec groups;
+                if (!vec_init(&groups, ar, 8))
+                    goto nomem;
+                if (reach >> v & 1) {
+                    Vec *s = subs(P, v);
+                    if (s == NULL)
+                        goto nomem;
+                    for (size_t i = 0; i < s->n; i++)
+                        if (!vec_push(&groups, ar, s->a[i]))
+                            goto nomem;
+                }
+                for (int j = 0; j < nb; j++)
+                    if (P->bvals[j] == v && !vec_push(&groups, ar, (u64)1 << (nl + j)))
+                        goto nomem;
+                Vec caps;
+                if (groups.n <= 1) {
+                    caps = groups;
+                } else {
+                    if (!unions(ar, groups.a, groups.n, &caps))
+                        goto nomem;
+                    caps.a++; /* without the empty union */
+                    caps.n--;
+                    sort_masks(caps.a, caps.n);
+                }
+                for (size_t i = 0; i < caps.n; i++) {
+                    u64 m = caps.a[i];
+                    if (!owned || keeps(P, hi, m))
+                        if (!out_push(out, capture_move(card, m)))
+                            return 0;
+                }
+            } else { /* a court card: one loose card of its rank */
+                int r = card >> 2;
+                for (int i = 0; i < nl; i++)
+                    if (tcard[i] >> 2 == r && (!owned || keeps(P, hi, (u64)1 << i)))
+                        if (!out_push(out, capture_move(card, (u64)1 << i)))
+                            return 0;
+            }
+        }
+        /* ---- builds */
+        int hv = tv1[card];
+        if (building && n && hv > 0) {
+            int twice = 0;
+            if (v > 0) {
+                int seen = 0;
+                for (int j = 0; j < nh; j++)
+                    if (P->hvals[j] == v) {
+                        if (seen) {
+                            twice = 1;
+                            break;
+                        }
+                        seen = 1;
+                    }
+            }
+            for (int ti = 0; ti < nheld; ti++) {
+                int target = held[ti];
+                if (target < hv || (target == v && !twice))
+                    continue;
+                int d = target - hv;
+                static const u64 zero = 0;
+                const u64 *hg = &zero;
+                size_t nhg = 1;
+                if (d) {
+                    nhg = 0;
+                    if (reach >> d & 1) {
+                        Vec *s = subs(P, d);
+                        if (s == NULL)
+                            goto nomem;
+                        hg = s->a;
+                        nhg = s->n;
+                    }
+                }
+                u64 raises[MAXP];
+                size_t nraises = 0;
+                if (d && nb)
+                    for (int j = 0; j < nb; j++)
+                        if (P->bvals[j] == d && P->bsingle[j])
+                            raises[nraises++] = (u64)1 << (nl + j);
+                if (!nhg && !nraises)
+                    continue;
+                /* the other groups of this value: loose subsets (table_only), builds */
+                size_t nothers = 0;
+                Vec *ts = NULL;
+                if (table_only && (reach >> target & 1)) {
+                    ts = subs(P, target);
+                    if (ts == NULL)
+                        goto nomem;
+                    nothers = ts->n;
+                }
+                int tb = 0;
+                for (int j = 0; j < nb; j++)
+                    if (P->bvals[j] == target)
+                        tb++;
+                nothers += (size_t)tb;
+                if (!nothers) {
+                    if (!d && !nraises)
+                        continue; /* the card alone: no build */
+                    /* every build is the hand card's group alone: single builds */
+                    Vec ms;
+                    if (!vec_init(&ms, ar, nhg + nraises + 1))
+                        goto nomem;
+                    for (size_t i = 0; i < nhg; i++)
+                        if (!owned || keeps(P, hi, hg[i]))
+                            ms.a[ms.n++] = hg[i];
+                    for (size_t i = 0; i < nraises; i++)
+                        if (!owned || keeps(P, hi, raises[i]))
+                            ms.a[ms.n++] = raises[i];
+                    sort_masks(ms.a, ms.n);
+                    for (size_t i = 0; i < ms.n; i++)
+                        if (!out_push(out, build_move(card, ms.a[i], target, 1)))
+                            return 0;
+                    continue;
+                }
+                /* the unions of the other groups: the same for every hand card */
+                Vec *us = &P->uns[target];
+                if (!P->uns_done[target]) {
+                    Vec others;
+                    if (!vec_init(&others, ar, nothers + 1))
+                        goto nomem;
+                    if (ts != NULL) {
+                        memcpy(others.a, ts->a, ts->n * sizeof(u64));
+                        others.n = ts->n;
+                    }
+                    for (int j = 0; j < nb; j++)
+                        if (P->bvals[j] == target)
+                            others.a[others.n++] = (u64)1 << (nl + j);
+                    if (!unions(ar, others.a, others.n, us))
+                        goto nomem;
+                    P->uns_done[target] = 1;
+                }
+                Vec found; /* pairs: mask, single */
+                if (!vec_init(&found, ar, 32))
+                    goto nomem;
+                if (!join(ar, &found, hg, nhg, us) || !join(ar, &found, raises, nraises, us))
+                    goto nomem;
+                size_t nf = found.n / 2;
+                Found *fs = (Found *)arena_alloc(ar, nf * 2 + 1);
+                if (fs == NULL)
+                    goto nomem;
+                size_t nk = 0;
+                for (size_t i = 0; i < nf; i++) {
+                    u64 m = found.a[2 * i];
+                    if (!owned || keeps(P, hi, m)) {
+                        fs[nk].m = m;
+                        fs[nk].single = (int)found.a[2 * i + 1];
+                        nk++;
+                    }
+                }
+                if (nk > 1)
+                    qsort(fs, nk, sizeof(Found), cmp_found);
+                for (size_t i = 0; i < nk;) {
+                    u64 m = fs[i].m;
+                    int single = 0;
+                    while (i < nk && fs[i].m == m) {
+                        single |= fs[i].single;
+                        i++;
+                    }
+                    if (!out_push(out, build_move(card, m, target, single)))
+                        return 0;
+                }
+            }
+        }
+        if (!owned) {
+            PyObject *t = PyList_GET_ITEM(g_trails, card);
+            Py_INCREF(t);
+            if (!out_push(out, t))
+                return 0;
+        }
+    }
+    if (out->n == 0)
+        *none = 1; /* cannot happen with the retain rule; the general generator decides */
+    return 1;
+nomem:
+    PyErr_NoMemory();
+    return 0;
+}
+
+static PyObject *generate_for(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (g_fallback == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "casino_tui.engine._cgen: setup() was not called");
+        return NULL;
+    }
+    if (nargs < 9 || nargs > 10)
+        return PyObject_Vectorcall(g_fallback, args, (size_t)nargs, NULL);
+    u64 stack[STACK_WORDS];
+    Arena ar = {stack, 0, STACK_WORDS, NULL};
+    Pos *P = (Pos *)arena_alloc(&ar, (sizeof(Pos) + 7) / 8);
+    Out out;
+    out.a = out.stack;
+    out.n = 0;
+    out.cap = 128;
+    int none = 0;
+    P->ar = &ar;
+    int ok = generate(args, &out, P, &none);
+    arena_free(&ar);
+    if (ok < 0) {
+        out_free(&out);
+        PyErr_Clear(); /* a value this generator does not take: _hot decides */
+        return PyObject_Vectorcall(g_fallback, args, (size_t)nargs, NULL);
+    }
+    if (ok == 0) {
+        out_free(&out);
+        return NULL;
+    }
+    if (none) {
+        out_free(&out);
+        Py_RETURN_NONE;
+    }
+    PyObject *list = PyList_New(out.n);
+    if (list == NULL) {
+        out_free(&out);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < out.n; i++)
+        PyList_SET_ITEM(list, i, out.a[i]); /* steals */
+    if (out.a != out.stack)
+        free(out.a);
+    return list;
+}
+
+/* ---- playing a move on the table ---- */
+
+static int is_kind(PyObject *kind, PyObject *name) {
+    if (kind == name)
+        return 1;
+    return PyUnicode_CheckExact(kind) && PyUnicode_Compare(kind, name) == 0;
+}
+
+/* _hot.play_on_table(table, move, owner, taken): the table after a trail, capture or build
+ * (captured cards appended to taken) and the new build or None; anything else is _hot's */
+static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (g_play == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "casino_tui.engine._cgen: setup() was not called");
+        return NULL;
+    }
+    if (nargs != 4 || !PyList_CheckExact(args[0]) || !PyTuple_Check(args[1])
+            || PyTuple_GET_SIZE(args[1]) < 6 || !PyList_CheckExact(args[3]))
+        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+    PyObject *table = args[0], *move = args[1], *taken = args[3];
+    PyObject *kind = PyTuple_GET_ITEM(move, 0), *cardo = PyTuple_GET_ITEM(move, 1);
+    Py_ssize_t n = PyList_GET_SIZE(table);
+    int card = card_of(cardo);
+    if (card < 0)
+        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+    if (is_kind(kind, s_trail)) {
+        PyObject *out = PyList_New(n + 1);
+        if (out == NULL)
+            return NULL;
+        Py_ssize_t i = 0;
+        while (i < n) {
+            PyObject *p = PyList_GET_ITEM(table, i);
+            if (!PyLong_Check(p) || PyLong_AsLong(p) > card)
+                break;
+            PyList_SET_ITEM(out, i, Py_NewRef(p));
+            i++;
+        }
+        PyList_SET_ITEM(out, i, Py_NewRef(cardo));
+        for (; i < n; i++)
+            PyList_SET_ITEM(out, i + 1, Py_NewRef(PyList_GET_ITEM(table, i)));
+        if (PyErr_Occurred()) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyObject *res = PyTuple_Pack(2, out, Py_None);
+        Py_DECREF(out);
+        return res;
+    }
+    int capture = is_kind(kind, s_capture);
+    if (!capture && !is_kind(kind, s_build))
+        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+    PyObject *piles = PyTuple_GET_ITEM(move, 2);
+    if (!PyTuple_Check(piles) || n > MAXP)
+        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+    u64 mask = 0;
+    Py_ssize_t np_ = PyTuple_GET_SIZE(piles);
+    for (Py_ssize_t k = 0; k < np_; k++) {
+        long i = PyLong_AsLong(PyTuple_GET_ITEM(piles, k));
+        if (i < 0 || i >= n) {
+            PyErr_Clear();
+            return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+        }
+        mask |= (u64)1 << i;
+    }
+    PyObject *keep = PyList_New(0);
+    PyObject *cards = PyList_New(0);
+    PyObject *res = NULL, *build = NULL;
+    if (keep == NULL || cards == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *p = PyList_GET_ITEM(table, i);
+        if (mask >> i & 1) {
+            if (PyLong_Check(p)) {
+                if (PyList_Append(cards, p) < 0)
+                    goto done;
+            } else {
+                PyObject *pc = PyTuple_Check(p) && PyTuple_GET_SIZE(p) > 0
+                    ? PyTuple_GET_ITEM(p, 0) : NULL;
+                if (pc == NULL || !PyTuple_Check(pc)) {
+                    PyErr_SetString(PyExc_TypeError, "play_on_table: a pile is not a card or a build");
+                    goto done;
+                }
+                for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(pc); j++)
+                    if (PyList_Append(cards, PyTuple_GET_ITEM(pc, j)) < 0)
+                        goto done;
+            }
+        } else if (PyList_Append(keep, p) < 0) {
+            goto done;
+        }
+    }
+    if (PyList_Append(cards, cardo) < 0)
+        goto done;
+    if (capture) {
+        Py_ssize_t nt = PyList_GET_SIZE(taken);
+        if (PyList_SetSlice(taken, nt, nt, cards) < 0)
+            goto done;
+        res = PyTuple_Pack(2, keep, Py_None);
+        goto done;
+    }
+    {
+        PyObject *value = PyTuple_GET_ITEM(move, 3);
+        int truth = value == Py_None ? 0 : PyObject_IsTrue(value);
+        int single = PyObject_IsTrue(PyTuple_GET_ITEM(move, 4));
+        if (truth < 0 || single < 0)
+            goto done;
+        build = g_build_type->tp_alloc(g_build_type, 5);
+        PyObject *ct = PyList_AsTuple(cards);
+        if (build == NULL || ct == NULL) {
+            Py_XDECREF(ct);
+            goto done;
+        }
+        PyTuple_SET_ITEM(build, 0, ct);
+        PyTuple_SET_ITEM(build, 1, truth ? Py_NewRef(value) : PyLong_FromLong(0));
+        PyTuple_SET_ITEM(build, 2, Py_NewRef(single ? Py_True : Py_False));
+        PyTuple_SET_ITEM(build, 3, Py_NewRef(args[2]));
+        PyTuple_SET_ITEM(build, 4, Py_NewRef(PyTuple_GET_ITEM(move, 5)));
+        if (PyTuple_GET_ITEM(build, 1) == NULL || PyList_Append(keep, build) < 0)
+            goto done;
+        /* cards, ints and bools only (the cards a tuple of ints): no cycle through it */
+        PyObject_GC_UnTrack(ct);
+        PyObject_GC_UnTrack(build);
+        res = PyTuple_Pack(2, keep, build);
+    }
+done:
+    Py_XDECREF(keep);
+    Py_XDECREF(cards);
+    Py_XDECREF(build);
+    return res;
+}
+
+static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 5 || !PyType_Check(args[2])
+            || !PyType_IsSubtype((PyTypeObject *)args[2], &PyTuple_Type)
+            || !PyType_Check(args[3])
+            || !PyType_IsSubtype((PyTypeObject *)args[3], &PyTuple_Type)
+            || !PyList_CheckExact(args[4]) || PyList_GET_SIZE(args[4]) < NCARDS) {
+        PyErr_SetString(PyExc_TypeError, "setup(generate_for, play_on_table, Move, Build, "
+                                         "trails): Move and Build are tuple types, trails a "
+                                         "list of 52 moves");
+        return NULL;
+    }
+    if (s_capture == NULL) {
+        s_capture = PyUnicode_InternFromString("capture");
+        s_build = PyUnicode_InternFromString("build");
+        s_trail = PyUnicode_InternFromString("trail");
+        if (s_capture == NULL || s_build == NULL || s_trail == NULL)
+            return NULL;
+    }
+    Py_XSETREF(g_fallback, Py_NewRef(args[0]));
+    Py_XSETREF(g_play, Py_NewRef(args[1]));
+    Py_XSETREF(g_move_type, (PyTypeObject *)Py_NewRef(args[2]));
+    Py_XSETREF(g_build_type, (PyTypeObject *)Py_NewRef(args[3]));
+    Py_XSETREF(g_trails, Py_NewRef(args[4]));
+    PyObject *t0 = PyList_GET_ITEM(g_trails, 0);
+    if (PyTuple_Check(t0) && PyTuple_GET_SIZE(t0) > 0 && PyUnicode_CheckExact(PyTuple_GET_ITEM(t0, 0)))
+        Py_XSETREF(s_trail, Py_NewRef(PyTuple_GET_ITEM(t0, 0))); /* the very string trails hold */
+    /* moves made for an earlier setup may be of another Move type: start afresh */
+    for (int c = 0; c < NCARDS; c++)
+        for (int m = 0; m < SMALL; m++)
+            Py_CLEAR(caps_small[c][m]);
+    for (int i = 0; i < NCARDS * 32; i++) {
+        PyObject **row = builds_small[i];
+        if (row == NULL)
+            continue;
+        for (int k = 0; k < SMALL * 2; k++)
+            Py_CLEAR(row[k]);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"generate_for", (PyCFunction)(void (*)(void))generate_for, METH_FASTCALL,
+     "generate_for(table, hand, mover, pv, tv1, maxv, table_only, building, owner_rules, "
+     "multi=None): the legal moves, exactly as casino_tui.engine._hot.generate_for."},
+    {"setup", (PyCFunction)(void (*)(void))setup, METH_FASTCALL,
+     "setup(generate_for, play_on_table, Move, Build, trails): _hot's functions (for what "
+     "this module hands on), the Move and Build types and _hot's trails."},
+    {"play_on_table", (PyCFunction)(void (*)(void))play_on_table, METH_FASTCALL,
+     "play_on_table(table, move, owner, taken): exactly as "
+     "casino_tui.engine._hot.play_on_table."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_cgen",
+    "The engine's hot path of move generation in C (see _cgen.c).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__cgen(void) { return PyModule_Create(&module); }
