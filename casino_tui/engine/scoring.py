@@ -81,7 +81,12 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
     (``score_timing`` other than ``end_of_round``).
     """
     deck = rules.deck_cards
-    pooled: list[list[Card]] = [[c for s in side for c in captured[s]] for side in sides]
+    pooled: list[list[Card]] = []
+    for side in sides:
+        pool: list[Card] = []
+        for s in side:
+            pool.extend(captured[s])  # (one C call for a list)
+        pooled.append(pool)
     side_sweeps = [sum(sweeps[s] for s in side) for side in sides]
     if rules.sweeps_cancel and side_sweeps:
         low = min(side_sweeps)

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from . import fastgen, movegen
-from ._hotpath import generate_for, play_on_table
+from . import _hotpath, fastgen, movegen
 from .cards import RANKS, Card, card_str, cards_str, rank_of
 from .errors import IllegalMoveError, StateError
 from .moves import Build, Move, Pile, normalize_move, pile_cards
@@ -48,6 +47,10 @@ _GAME_OVER: Final = Phase.GAME_OVER
 
 _NO_CARDS: Final[list[Card]] = []  # shared empty defaults; MoveEvent replaces them, never mutates
 _NO_ITEMS: Final[dict[int, dict[str, int]]] = {}
+# the hot path's generator and table update (C or compiled Python, see _hotpath), bound once:
+# compiled, a Final is a C static rather than a lookup in the module's namespace at every move
+_GENERATE: Final = _hotpath.generate_for
+_PLAY_ON_TABLE: Final = _hotpath.play_on_table
 
 
 class MoveEvent:
@@ -323,7 +326,7 @@ class State:
             found: list[Move] | None = None
             if hot_args is not None:
                 pv, tv1, maxv, table_only, building, owner_rules, multi = hot_args
-                found = generate_for(self.table, hand, seat, pv, tv1, maxv, table_only,
+                found = _GENERATE(self.table, hand, seat, pv, tv1, maxv, table_only,
                                      building, owner_rules, multi)
             moves = fastgen.generate_general(self.rules, self.table, hand, seat) \
                 if found is None else found
@@ -527,9 +530,14 @@ class State:
             penalty = self._penalty2 and self._breaks_duty(move, seat, hi)
             if kind == "build" and self._set_value_owner:
                 owner = self._build_owner(move, seat, hi)
-        del hand[hi]
+        i = hi
+        last = len(hand) - 1  # remove hand[hi], keeping the order (cheaper than del or pop(i))
+        while i < last:
+            hand[i] = hand[i + 1]
+            i += 1
+        hand.pop()
         taken: list[Card] = []
-        self.table, new = play_on_table(self.table, move, owner, taken)
+        self.table, new = _PLAY_ON_TABLE(self.table, move, owner, taken)
         if kind == "capture":
             self.captured[seat].extend(taken)
             self.last_capturer = seat
