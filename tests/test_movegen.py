@@ -525,3 +525,29 @@ def test_malformed_build_values() -> None:
             st.check_move(Move("build", card("KS"), (0,), value, True, court))  # type: ignore
         assert "take K" not in str(err.value), (value, court, str(err.value))
     assert st.check_move(Move.build(card("KS"), [0], 13, False, True)).court
+
+
+@needs_native
+def test_the_c_deal_order_matches_the_hot_path() -> None:
+    """``_cgen.order_by_keys`` orders a deck exactly as ``_hot.order_by_keys`` (a stable sort by
+    key): random keys, equal keys (which keep the deck's order), short decks and input it hands
+    on (a list for a deck, ints for keys, a deck longer than 64 cards)."""
+    assert native is not None
+    rng = random.Random(4)
+    deck = tuple(range(52))
+    for _ in range(300):
+        n = rng.choice((52, 40, 24, 1))
+        keys = [rng.random() for _ in range(n)]
+        if rng.random() < 0.5:  # equal keys
+            for _ in range(rng.randint(1, 6)):
+                keys[rng.randrange(n)] = keys[rng.randrange(n)]
+        if rng.random() < 0.2:
+            keys = [float(rng.randint(0, 3)) for _ in range(n)]
+        want = hot.order_by_keys(deck[:n], keys)
+        assert native.order_by_keys(deck[:n], keys) == want
+        assert sorted(want) == list(deck[:n])
+    long_deck = tuple(range(80))
+    keys = [rng.random() for _ in long_deck]
+    assert native.order_by_keys(long_deck, keys) == hot.order_by_keys(long_deck, keys)
+    ints = [3, 1, 2]
+    assert native.order_by_keys((7, 8, 9), ints) == hot.order_by_keys((7, 8, 9), ints) == [8, 9, 7]

@@ -1,16 +1,19 @@
-/* The engine's hot path of move generation in C: casino_tui.engine._cgen.generate_for.
+/* The engine's hot path in C: casino_tui.engine._cgen (generate_for, play_on_table,
+ * order_by_keys).
  *
- * The same function as casino_tui/engine/_hot.py's generate_for (same arguments, the same list
- * of moves in the same order, None in the same cases), for the positions that need neither
- * cards of several values nor more than 64 piles: those are handed to _hot.generate_for (set by
- * setup()), which is the reference for everything here. tests/test_movegen.py compares the two
- * on random positions of every preset and on big tables.
+ * Each is the function of the same name in casino_tui/engine/_hot.py (same arguments, the same
+ * result: the same list of moves in the same order, None in the same cases), for the input it
+ * takes: move generation without cards of several values and with at most 64 piles, the table
+ * update of a trail, capture or build, the order of a deck of at most 64 cards. Anything else is
+ * handed to _hot's function (set by setup()), which is the reference for everything here;
+ * tests/test_movegen.py compares the two on random positions of every preset, big tables and
+ * odd input.
  *
  * Piles are bits of a 64-bit mask (a table has at most 52 piles); the loose-card subsets of each
  * value, their unions and the candidate builds are arrays of masks in one arena per call; moves
- * made here as tuple.__new__(Move, ...) makes them, and those on the first 8 piles are interned
- * (kept and given out again, as _hot does). Optional: when it is not built (no C compiler,
- * CASINO_TUI_PURE=1) the engine runs _hot as before.
+ * are made here as tuple.__new__(Move, ...) makes them, and those on the first 8 piles are
+ * interned (kept and given out again, as _hot does). Optional: when it is not built (no C
+ * compiler, CASINO_TUI_PURE=1) the engine runs _hot as before.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -27,6 +30,7 @@ typedef uint64_t u64;
 
 static PyObject *g_fallback = NULL;     /* _hot.generate_for */
 static PyObject *g_play = NULL;         /* _hot.play_on_table */
+static PyObject *g_order = NULL;        /* _hot.order_by_keys */
 static PyTypeObject *g_move_type = NULL; /* moves.Move */
 static PyObject *g_trails = NULL;       /* _hot._TRAILS: the trail of each card */
 static PyObject *s_capture = NULL, *s_build = NULL, *s_trail = NULL; /* the kinds, interned */
@@ -786,12 +790,20 @@ nomem:
     return 0;
 }
 
+/* ---- the functions this module offers ---- */
+
+/* has setup() given this module _hot's function (its fallback)? */
+static int ready(PyObject *fallback) {
+    if (fallback != NULL)
+        return 1;
+    PyErr_SetString(PyExc_RuntimeError, "casino_tui.engine._cgen: setup() was not called");
+    return 0;
+}
+
 static PyObject *generate_for(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (g_fallback == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "casino_tui.engine._cgen: setup() was not called");
+    if (!ready(g_fallback))
         return NULL;
-    }
     if (nargs < 9 || nargs > 10)
         return PyObject_Vectorcall(g_fallback, args, (size_t)nargs, NULL);
     u64 stack[STACK_WORDS];
@@ -842,10 +854,8 @@ static int is_kind(PyObject *kind, PyObject *name) {
  * (captured cards appended to taken) and the new build or None; anything else is _hot's */
 static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (g_play == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "casino_tui.engine._cgen: setup() was not called");
+    if (!ready(g_play))
         return NULL;
-    }
     if (nargs != 4 || !PyList_CheckExact(args[0]) || !PyTuple_Check(args[1])
             || PyTuple_GET_SIZE(args[1]) < 6 || !PyList_CheckExact(args[3]))
         return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
@@ -960,16 +970,54 @@ done:
     return res;
 }
 
+/* ---- the order of a shuffled deck ---- */
+
+/* _hot.order_by_keys(deck, keys): the cards sorted by their keys, equal keys in deck order (an
+ * insertion sort: stable, and a deck has at most 52 cards) */
+static PyObject *order_by_keys(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (!ready(g_order))
+        return NULL;
+    if (nargs != 2 || !PyTuple_CheckExact(args[0]) || !PyList_CheckExact(args[1])
+            || PyTuple_GET_SIZE(args[0]) != PyList_GET_SIZE(args[1])
+            || PyTuple_GET_SIZE(args[0]) > MAXP)
+        return PyObject_Vectorcall(g_order, args, (size_t)nargs, NULL);
+    PyObject *deck = args[0], *keys = args[1];
+    Py_ssize_t n = PyTuple_GET_SIZE(deck);
+    double key[MAXP];
+    int idx[MAXP];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = PyList_GET_ITEM(keys, i);
+        if (!PyFloat_CheckExact(k))
+            return PyObject_Vectorcall(g_order, args, (size_t)nargs, NULL);
+        double x = PyFloat_AS_DOUBLE(k);
+        Py_ssize_t j = i;
+        while (j > 0 && x < key[j - 1]) {
+            key[j] = key[j - 1];
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        key[j] = x;
+        idx[j] = (int)i;
+    }
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyList_SET_ITEM(out, i, Py_NewRef(PyTuple_GET_ITEM(deck, idx[i])));
+    return out;
+}
+
 static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 5 || !PyType_Check(args[2])
-            || !PyType_IsSubtype((PyTypeObject *)args[2], &PyTuple_Type)
-            || !PyType_Check(args[3])
+    if (nargs != 6 || !PyType_Check(args[3])
             || !PyType_IsSubtype((PyTypeObject *)args[3], &PyTuple_Type)
-            || !PyList_CheckExact(args[4]) || PyList_GET_SIZE(args[4]) < NCARDS) {
-        PyErr_SetString(PyExc_TypeError, "setup(generate_for, play_on_table, Move, Build, "
-                                         "trails): Move and Build are tuple types, trails a "
-                                         "list of 52 moves");
+            || !PyType_Check(args[4])
+            || !PyType_IsSubtype((PyTypeObject *)args[4], &PyTuple_Type)
+            || !PyList_CheckExact(args[5]) || PyList_GET_SIZE(args[5]) < NCARDS) {
+        PyErr_SetString(PyExc_TypeError, "setup(generate_for, play_on_table, order_by_keys, "
+                                         "Move, Build, trails): Move and Build are tuple "
+                                         "types, trails a list of 52 moves");
         return NULL;
     }
     if (s_capture == NULL) {
@@ -981,9 +1029,10 @@ static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     }
     Py_XSETREF(g_fallback, Py_NewRef(args[0]));
     Py_XSETREF(g_play, Py_NewRef(args[1]));
-    Py_XSETREF(g_move_type, (PyTypeObject *)Py_NewRef(args[2]));
-    Py_XSETREF(g_build_type, (PyTypeObject *)Py_NewRef(args[3]));
-    Py_XSETREF(g_trails, Py_NewRef(args[4]));
+    Py_XSETREF(g_order, Py_NewRef(args[2]));
+    Py_XSETREF(g_move_type, (PyTypeObject *)Py_NewRef(args[3]));
+    Py_XSETREF(g_build_type, (PyTypeObject *)Py_NewRef(args[4]));
+    Py_XSETREF(g_trails, Py_NewRef(args[5]));
     PyObject *t0 = PyList_GET_ITEM(g_trails, 0);
     if (PyTuple_Check(t0) && PyTuple_GET_SIZE(t0) > 0 && PyUnicode_CheckExact(PyTuple_GET_ITEM(t0, 0)))
         Py_XSETREF(s_trail, Py_NewRef(PyTuple_GET_ITEM(t0, 0))); /* the very string trails hold */
@@ -1006,8 +1055,10 @@ static PyMethodDef methods[] = {
      "generate_for(table, hand, mover, pv, tv1, maxv, table_only, building, owner_rules, "
      "multi=None): the legal moves, exactly as casino_tui.engine._hot.generate_for."},
     {"setup", (PyCFunction)(void (*)(void))setup, METH_FASTCALL,
-     "setup(generate_for, play_on_table, Move, Build, trails): _hot's functions (for what "
-     "this module hands on), the Move and Build types and _hot's trails."},
+     "setup(generate_for, play_on_table, order_by_keys, Move, Build, trails): _hot's "
+     "functions (for what this module hands on), the Move and Build types and _hot's trails."},
+    {"order_by_keys", (PyCFunction)(void (*)(void))order_by_keys, METH_FASTCALL,
+     "order_by_keys(deck, keys): exactly as casino_tui.engine._hot.order_by_keys."},
     {"play_on_table", (PyCFunction)(void (*)(void))play_on_table, METH_FASTCALL,
      "play_on_table(table, move, owner, taken): exactly as "
      "casino_tui.engine._hot.play_on_table."},

@@ -435,6 +435,12 @@ def _with_builds(groups: list[int], bvals: list[int], nl: int, value: int, singl
     return out
 
 
+def order_by_keys(deck: tuple[int, ...], keys: list[float]) -> list[int]:
+    """The cards of ``deck`` sorted by their random ``keys`` (equal keys keep the deck's order):
+    a uniform shuffle, which must never change (saved games replay their deals from the seed)."""
+    return [deck[i] for i in sorted(range(len(deck)), key=keys.__getitem__)]
+
+
 def play_on_table(table: list[Pile], move: Move, owner: int,
                   taken: list[int]) -> tuple[list[Pile], Build | None]:
     """The table after ``move`` (a trail, capture or build) is played; ``owner``: the owner

@@ -103,7 +103,8 @@ def _native() -> ModuleType | None:
         return None
     try:
         module = importlib.import_module(f"{PACKAGE}.{NATIVE}")
-        module.setup(hot.generate_for, hot.play_on_table, Move, Build, hot._TRAILS)
+        module.setup(hot.generate_for, hot.play_on_table, hot.order_by_keys, Move, Build,
+                     hot._TRAILS)
     except (ImportError, AttributeError, TypeError) as exc:  # a build for another engine
         warnings.warn(f"casino_tui/engine/{NATIVE}: {exc}; generating moves without it",
                       stacklevel=3)
@@ -113,12 +114,15 @@ def _native() -> ModuleType | None:
 
 native: ModuleType | None = _native()
 
-# The hot path's move generator and table update: the C ones when they are there (they hand what
-# they do not take to _hot's), else _hot's. Both give the same results (tests/test_movegen.py).
+# The hot path's move generator, table update and deal order: the C ones when they are there
+# (they hand what they do not take to _hot's), else _hot's. Both give the same results
+# (tests/test_movegen.py).
 generate_for: Callable[..., list[Move] | None] = \
     native.generate_for if native is not None else hot.generate_for
 play_on_table: Callable[[list[Pile], Move, int, list[int]], tuple[list[Pile], Build | None]] = \
     native.play_on_table if native is not None else hot.play_on_table
+order_by_keys: Callable[[tuple[int, ...], list[float]], list[int]] = \
+    native.order_by_keys if native is not None else hot.order_by_keys
 
 
 def is_compiled() -> bool:

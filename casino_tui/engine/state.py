@@ -51,6 +51,7 @@ _NO_ITEMS: Final[dict[int, dict[str, int]]] = {}
 # compiled, a Final is a C static rather than a lookup in the module's namespace at every move
 _GENERATE: Final = _hotpath.generate_for
 _PLAY_ON_TABLE: Final = _hotpath.play_on_table
+_ORDER_BY_KEYS: Final = _hotpath.order_by_keys
 
 
 class MoveEvent:
@@ -217,8 +218,7 @@ class State:
             # (key, card), the deck being in ascending order.
             rnd = self._rng(f"round-{self.round_no + 1}").random
             deck = self.rules.deck_cards
-            keys = [rnd() for _ in deck]
-            order = [deck[i] for i in sorted(range(len(deck)), key=keys.__getitem__)]
+            order = _ORDER_BY_KEYS(deck, [rnd() for _ in deck])
         if self.round_no:
             self.dealer = (self.dealer + 1) % self.num_players
         self.round_no += 1
