@@ -35,6 +35,7 @@ from casino_tui.engine import (
     IllegalMoveError,
     Move,
     MoveEvent,
+    Phase,
     Pile,
     SeatView,
     State,
@@ -395,7 +396,9 @@ class TableController:
 
     def _undo_point(self, seat: int) -> tuple[str | None, tuple[int, State] | None]:
         """Why ``seat`` may not take back a play now, or (None and) the game just before its
-        last play of this round with how many moves of the history come before that play."""
+        last play with how many moves of the history come before that play. The play may be
+        the one that ended the round (the round is then back in play, its points not yet
+        scored) or one of an earlier round (the rounds after it are taken back too)."""
         if not 0 <= seat < self.num_players or not self.is_human(seat):
             return "only a person's play can be taken back", None
         if any(self.is_human(s) for s in range(self.num_players) if s != seat):
@@ -403,27 +406,26 @@ class TableController:
                     "(undo is for games against the computer)"), None
         if self.state.is_game_over:
             return "the game is over", None
-        if self.state.is_round_over:
-            return "the round is over: its plays cannot be taken back", None
         st = replay(self.rules, self.num_players, self.seed, [],
                     start_position=self.start_position)
         found: tuple[int, State] | None = None
         for i, move in enumerate(self.state.history):
             if st.is_round_over:
                 st.next_round()
-            if st.round_no == self.state.round_no and st.current_player == seat:
+            if st.current_player == seat and st.phase is Phase.PLAY:  # (not a pluck or pass)
                 found = (i, st.clone())
             st.apply(move, validate=False)
         if found is None:
-            return "you have no play to take back in this round", None
+            return "you have no play to take back", None
         return None, found
 
     def undo(self, seat: int) -> int:
-        """Take back ``seat``'s last play of this round and the computers' plays after it:
-        the game is rebuilt from its moves (from the seed, or ``start_position``) without them,
-        its events rebuilt (a new epoch), the save marked (``extra.undo``) and autosaved.
+        """Take back ``seat``'s last play and the computers' plays after it (also across the
+        end of a round: the play that ended it, or one of an earlier round): the game is
+        rebuilt from its moves (from the seed, or ``start_position``) without them, its events
+        rebuilt (a new epoch), the save marked (``extra.undo``) and autosaved.
 
-        Only in a game where every other seat is a computer, during a round. Raises
+        Only in a game where every other seat is a computer, before the game is over. Raises
         :class:`MoveRefused` with the reason (nothing changes). Returns how many moves were
         taken back."""
         reason, found = self._undo_point(seat)

@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Static
 
 import casino_tui.__main__ as cli
 from casino_tui.app.app import CasinoApp
 from casino_tui.app.players import InProcessChooser
 from casino_tui.app.screens.game import GameScreen
+from casino_tui.app.screens.summary import RoundSummaryScreen
 from casino_tui.engine.notation import format_position
 from casino_tui.saves import SaveStore, open_store
 from casino_tui.settings import Settings
@@ -21,7 +23,7 @@ from casino_tui.stats import record_from_game
 from casino_tui.table import GameConfig, MoveRefused, TableController, default_seats
 
 from .conftest import asynctest, make_app, settle
-from .positions import greedy_first
+from .positions import greedy_first, last_play
 
 
 def game_screen(app: CasinoApp) -> GameScreen:
@@ -85,6 +87,54 @@ async def test_undo_then_quit_and_continue(tmp_path: Path) -> None:
         await settle(pilot)
     data = json.loads(games(tmp_path / "data")[0].read_text())
     assert data["extra"]["undo"] is True  # kept by every later save
+
+
+@asynctest
+async def test_undo_on_the_round_summary_and_at_the_next_round() -> None:
+    """``u`` on the round summary takes back the play that ended the round (the summary closes,
+    the points are not scored, it is the person's turn again; the summary comes again when the
+    round ends again); ``u`` early in the next round goes back into the last one."""
+    app = make_app(last_play())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = game_screen(app)
+        before = format_position(screen.state)
+        scores = list(screen.state.scores)
+        await pilot.press("enter")  # South's last card ends the round
+        await settle(pilot)
+        summary = app.screen
+        assert isinstance(summary, RoundSummaryScreen) and summary.undo
+        assert "u: undo" in str(summary.query_one(".dialog-keys", Static).render())
+        await pilot.press("u")
+        await settle(pilot)
+        assert app.screen is screen and screen.awaiting_human
+        assert format_position(screen.state) == before and screen.state.scores == scores
+        assert "Took back your play" in message(app)
+        await pilot.press("enter")  # the same play: the round ends again
+        await settle(pilot)
+        assert isinstance(app.screen, RoundSummaryScreen)
+        await pilot.press("enter")  # the next round
+        await settle(pilot)
+        first = screen.state.round_summaries[-1].round_no
+        assert screen.state.round_no == first + 1 and screen.awaiting_human
+        await pilot.press("u")
+        await settle(pilot)
+        assert screen.state.round_no == first and format_position(screen.state) == before
+        assert screen.awaiting_human
+
+
+@asynctest
+async def test_the_round_summary_offers_no_undo_when_it_is_off() -> None:
+    app = make_app(last_play(), settings=Settings(speed="instant", undo=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        summary = app.screen
+        assert isinstance(summary, RoundSummaryScreen) and not summary.undo
+        await pilot.press("u")  # nothing: the summary stays
+        await pilot.pause()
+        assert app.screen is summary
 
 
 @asynctest
@@ -183,6 +233,44 @@ def test_controller_undo_within_a_later_round() -> None:
     table.undo(0)
     assert format_position(table.state) == before_person
     assert table.state.round_no == 2 and start
+
+
+def test_controller_undo_across_the_end_of_a_round() -> None:
+    """At the end of a round the play that ended it can be taken back (the round is in play
+    again, its points not scored); at the start of the next round, before the person has played
+    in it, undo goes back into the last round; once the game is over, nothing is taken back."""
+    table = two_player_table()
+    before_south: list[str] = []  # the positions before each of South's plays
+    south_at: list[int] = []  # and the length of the history then
+    while not table.round_over:
+        if table.to_move == 0 and table.state.phase == "play":
+            before_south.append(format_position(table.state))
+            south_at.append(len(table.state.history))
+        play_first(table)
+    assert table.state.round_summaries and table.undo_refusal(0) is None
+    table.undo(0)
+    assert format_position(table.state) == before_south[-1]
+    assert not table.state.round_summaries and not table.round_over
+    assert table.state.scores == [0, 0]
+    while not table.round_over:
+        play_first(table)
+    table.next_round()
+    while table.to_move != 0:
+        play_first(table)  # (North, if North leads the second round)
+    assert table.state.round_no == 2
+    played = len(table.state.history)
+    taken = table.undo(0)
+    assert taken == played - south_at[-1]  # South's last play of round 1 and all after it
+    assert table.state.round_no == 1 and len(table.state.history) == south_at[-1]
+    assert format_position(table.state) == before_south[-1]
+    short = TableController(GameConfig(seats=default_seats(2), seed=3, target=2))
+    while not short.game_over:
+        if short.round_over:
+            short.next_round()
+        else:
+            play_first(short)
+    with pytest.raises(MoveRefused, match="the game is over"):
+        short.undo(0)
 
 
 def test_controller_refuses_undo_with_two_people() -> None:

@@ -483,7 +483,9 @@ class GameScreen(Screen[None]):
         self.refresh_all()
         data = summary_data(session, summary, self.painter)
 
-        def after(_: object) -> None:
+        def after(result: str | None) -> None:
+            if result == "undo" and self._undo():
+                return  # the round is back in play: its summary comes again at its end
             if st.is_round_over:
                 session.next_round()  # the table saves the new round
                 self._save_notice()
@@ -494,8 +496,9 @@ class GameScreen(Screen[None]):
                 self.refresh_all()
 
         review = self._reviewer(summary.round_no)
-        self._push(RoundSummaryScreen(data, review), after, keys=(
-            ("Enter", "see the result" if data.game_over else "next round"), ("?", "help")))
+        self._push(RoundSummaryScreen(data, review, undo=self._undo_refusal() is None), after,
+                   keys=(("Enter", "see the result" if data.game_over else "next round"),
+                         ("?", "help")))
 
     def _show_game_over(self) -> None:
         session = self.local
@@ -780,25 +783,40 @@ class GameScreen(Screen[None]):
     def action_undo(self) -> None:
         """Take back the person's last play and the computers' plays after it (the table
         rebuilds the game from its moves, marks the save and autosaves)."""
+        self._undo()
+
+    def _undo_refusal(self) -> str | None:
+        """Why ``u`` cannot take back a play now (None: it can)."""
+        session = self.session
+        if not isinstance(session, GameSession):
+            return "there is no undo at a server's table: every play there is final"
+        if self._finished:
+            return "the game is over"
+        if not self.casino.settings.undo:
+            return "undo is off in the settings (o to change it)"
+        humans = session.human_seats
+        reason = session.table.undo_refusal(humans[0] if humans else -1)
+        return None if reason is None else f"No undo: {reason}"
+
+    def _undo(self) -> bool:
+        """:meth:`action_undo`; False (with the reason shown) when nothing was taken back."""
         from casino_tui.table import MoveRefused
 
         session = self.session
-        if not isinstance(session, GameSession):
-            self._error("there is no undo at a server's table: every play there is final")
-            return
-        if self._finished:
-            self._error("the game is over")
-            return
-        if not self.casino.settings.undo:
-            self._error("undo is off in the settings (o to change it)")
-            return
+        reason = self._undo_refusal()
+        if reason is not None or not isinstance(session, GameSession):
+            self._error(reason or "there is no undo here")
+            return False
         humans = session.human_seats
         table = session.table
         try:
             taken = table.undo(humans[0] if humans else -1)
-        except MoveRefused as err:
+        except MoveRefused as err:  # pragma: no cover - _undo_refusal has just said it may
             self._error(f"No undo: {err.reason}")
-            return
+            return False
+        # a round taken back (its last play, or one of an earlier round) ends again later
+        session.summaries_shown = min(session.summaries_shown,
+                                      len(table.state.round_summaries))
         # whatever the computers were about to play belongs to the game taken back
         self._token += 1
         if self._timer is not None:
@@ -819,6 +837,7 @@ class GameScreen(Screen[None]):
         self._advance()
         self._message = LineData(f"Took back {plays}: your turn again", "ok")
         self._refresh_status()
+        return True
 
     # ------------------------------------------------------------------ saving
     def autosave(self) -> None:

@@ -138,27 +138,38 @@ REVIEW_HELP = ("r", "review the round: every play with all the hands, and what H
                "have played instead of yours")
 
 
-class RoundSummaryScreen(ModalScreen[None]):
-    """Shown at the end of every round; Enter continues. ``review``: opens the review of the
-    round (``r``; None: no review, a table on a server)."""
+UNDO_HELP = ("u", "undo: take back your last play, the one that ended the round (and the "
+             "computers' plays after it); the round goes on from there")
+
+
+class RoundSummaryScreen(ModalScreen[str | None]):
+    """Shown at the end of every round; Enter continues (the result: None). ``review``: opens
+    the review of the round (``r``; None: no review, a table on a server). ``undo``: ``u``
+    closes it with the result ``"undo"`` (offered where the player's last play can be taken
+    back: a game against the computer, undo on)."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space,escape", "close", "Continue", id="summary.continue"),
         Binding("r", "review", "Review", show=False, id="summary.review"),
+        Binding("u", "undo", "Undo", show=False, id="summary.undo"),
     ]
     HELP_TITLE = "Round summary"
 
-    def __init__(self, data: SummaryData, review: Callable[[], object] | None = None) -> None:
+    def __init__(self, data: SummaryData, review: Callable[[], object] | None = None,
+                 undo: bool = False) -> None:
         super().__init__()
         self.data = data
         self.review = review
+        self.undo = undo
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         keys = [("Enter / Space / Esc", "continue")]
         if self.review is not None:
             keys.append(REVIEW_HELP)
+        if self.undo:
+            keys.append(UNDO_HELP)
         return [(self.HELP_TITLE, keys)]
 
     def compose(self) -> ComposeResult:
@@ -169,11 +180,16 @@ class RoundSummaryScreen(ModalScreen[None]):
                 yield Static(summary_table(d), id="summary-table")
                 yield Static("\n".join(d.notes), id="summary-notes", markup=False)
             review = "   r: review the round" if self.review is not None else ""
+            undo = "   u: undo" if self.undo else ""
             yield Static("Enter: " + ("see the result" if d.game_over else "next round")
-                         + review, classes="dialog-keys")
+                         + review + undo, classes="dialog-keys")
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_undo(self) -> None:
+        if self.undo:
+            self.dismiss("undo")
 
     def action_review(self) -> None:
         if self.review is not None:
