@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import multiprocessing
 import os
 import signal
-import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -32,21 +30,21 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
 from ..engine import Move, SeatView
+from ..procs import parent_death_signal
 
 if TYPE_CHECKING:  # pragma: no cover
     from .review import Estimate
 
-_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 PARENT_POLL = 0.25  # seconds between two looks at the worker's parent
 
 
 def _end_with_parent(parent: int) -> None:
     """Run first in the worker process: end it when ``parent`` (the app) dies."""
-    if sys.platform.startswith("linux"):
+    set_signal = parent_death_signal()
+    if set_signal is not None:
         # Delivered when the thread that started the worker ends: the event loop's thread,
         # which submits every call (see AIWorker._run), lives as long as the app.
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        set_signal(signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before that
         os._exit(0)
     threading.Thread(target=_watch_parent, args=(parent,), name="casino-tui-parent-watch",

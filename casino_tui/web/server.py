@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import html
 import inspect
 import ipaddress
@@ -33,7 +32,6 @@ import logging
 import os
 import shlex
 import signal
-import sys
 import time
 from asyncio.subprocess import Process
 from collections import deque
@@ -47,6 +45,7 @@ from aiohttp import WSCloseCode, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from ..procs import parent_death_signal
 from .tokens import CookieSigner, LinkIssuer
 
 __all__ = ["GameService", "Launch", "WebLimits", "WebServer"]
@@ -247,24 +246,18 @@ class GameService(AppService):
                         log.exception("a session's on_end failed")
 
 
-_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-
-
 def _end_with_server() -> Callable[[], None] | None:
     """What the app's process runs before the program (Linux): the kernel sends it SIGTERM
     when the server dies, as the server's own shutdown would (Textual's web driver quits on it;
     the game is saved after every move). Otherwise an app whose server was killed would wait
     for the page forever: its input's end does not end it."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
+    set_signal = parent_death_signal()
+    if set_signal is None:
         return None
     parent = os.getpid()
 
     def in_child() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        set_signal(signal.SIGTERM)
         if os.getppid() != parent:  # the server died before that
             os.kill(os.getpid(), signal.SIGTERM)
 
