@@ -3,7 +3,7 @@
  *
  * Each is the function of the same name in casino_tui/engine/_hot.py (same arguments, the same
  * result: the same list of moves in the same order, None in the same cases), for the input it
- * takes: move generation without cards of several values and with at most 64 piles, the table
+ * takes: move generation without cards of several values and with at most 52 piles, the table
  * update of a trail, capture or build, the order of a deck of at most 64 cards. Anything else is
  * handed to _hot's function (set by setup()), which is the reference for everything here;
  * tests/test_movegen.py compares the two on random positions of every preset, big tables and
@@ -172,35 +172,120 @@ static int popcount(u64 m) { /* (SWAR: no library call where the CPU has no popc
     return (int)((m * 0x0101010101010101ull) >> 56);
 }
 
-/* the canonical order of pile sets (movegen.mask_order): fewer piles, then the lower mask */
-static int mask_before(u64 a, u64 b) {
-    int ca = popcount(a), cb = popcount(b);
-    return ca < cb || (ca == cb && a < b);
+/* ---- sorting ---- */
+
+/* The canonical order of pile sets (movegen.mask_order): fewer piles, then the lower mask. A
+ * table has at most 52 piles (generate() hands larger ones to _hot), so a mask's sort key is
+ * its pile count above its 52 bits: one integer comparison, no comparison function. */
+#define KEY_SHIFT 52
+#define MASK_BITS (((u64)1 << KEY_SHIFT) - 1)
+
+static u64 mask_key(u64 m) { return (u64)popcount(m) << KEY_SHIFT | m; }
+
+static void insertion_u64(u64 *a, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        u64 x = a[i];
+        size_t j = i;
+        while (j > 0 && x < a[j - 1]) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
 }
 
-static int cmp_masks(const void *x, const void *y) {
-    u64 a = *(const u64 *)x, b = *(const u64 *)y;
-    if (a == b)
-        return 0;
-    return mask_before(a, b) ? -1 : 1;
+static void sift_u64(u64 *a, size_t root, size_t n) {
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= n)
+            return;
+        if (child + 1 < n && a[child] < a[child + 1])
+            child++;
+        if (a[root] >= a[child])
+            return;
+        u64 t = a[root];
+        a[root] = a[child];
+        a[child] = t;
+        root = child;
+    }
 }
 
+static void heap_u64(u64 *a, size_t n) {
+    for (size_t i = n / 2; i-- > 0;)
+        sift_u64(a, i, n);
+    for (size_t end = n; end-- > 1;) {
+        u64 t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        sift_u64(a, 0, end);
+    }
+}
+
+static void swap_u64(u64 *a, size_t i, size_t j) {
+    u64 t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+}
+
+/* introsort: quicksort (the median of three in the middle, Hoare's partition), heapsort when
+ * it goes too deep, insertion sort for short runs */
+static void intro_u64(u64 *a, size_t n, int depth) {
+    while (n > 16) {
+        if (depth-- == 0) {
+            heap_u64(a, n);
+            return;
+        }
+        size_t mid = n / 2;
+        if (a[mid] < a[0])
+            swap_u64(a, mid, 0);
+        if (a[n - 1] < a[0])
+            swap_u64(a, n - 1, 0);
+        if (a[n - 1] < a[mid])
+            swap_u64(a, n - 1, mid);
+        u64 p = a[mid];
+        size_t i = 0, j = n - 1;
+        for (;;) { /* ends with a[0..j] <= p <= a[j+1..n), 0 <= j < n - 1 */
+            while (a[i] < p)
+                i++;
+            while (a[j] > p)
+                j--;
+            if (i >= j)
+                break;
+            swap_u64(a, i, j);
+            i++;
+            j--;
+        }
+        size_t left = j + 1;
+        if (left < n - left) { /* recurse into the shorter side, loop on the longer */
+            intro_u64(a, left, depth);
+            a += left;
+            n -= left;
+        } else {
+            intro_u64(a + left, n - left, depth);
+            n = left;
+        }
+    }
+    insertion_u64(a, n);
+}
+
+static void sort_u64(u64 *a, size_t n) {
+    if (n < 2)
+        return;
+    int depth = 0;
+    for (size_t k = n; k > 1; k >>= 1)
+        depth += 2;
+    intro_u64(a, n, depth);
+}
+
+/* masks (below 2^52) in the canonical order */
 static void sort_masks(u64 *a, size_t n) {
     if (n < 2)
         return;
-    if (n <= 16) {
-        for (size_t i = 1; i < n; i++) {
-            u64 x = a[i];
-            size_t j = i;
-            while (j > 0 && mask_before(x, a[j - 1])) {
-                a[j] = a[j - 1];
-                j--;
-            }
-            a[j] = x;
-        }
-        return;
-    }
-    qsort(a, n, sizeof(u64), cmp_masks);
+    for (size_t i = 0; i < n; i++)
+        a[i] = mask_key(a[i]);
+    sort_u64(a, n);
+    for (size_t i = 0; i < n; i++)
+        a[i] &= MASK_BITS;
 }
 
 /* ---- the position ---- */
@@ -463,19 +548,8 @@ static PyObject *build_move(int card, u64 mask, int value, int single) {
     return new_move(s_build, card, mask, value, single);
 }
 
-typedef struct {
-    u64 m;
-    int single;
-} Found;
-
-static int cmp_found(const void *x, const void *y) {
-    u64 a = ((const Found *)x)->m, b = ((const Found *)y)->m;
-    if (a == b)
-        return 0;
-    return mask_before(a, b) ? -1 : 1;
-}
-
-/* builds: each group of part with each disjoint union of us (found: mask, single) */
+/* builds: each group of part with each disjoint union of us, as found[i] = the mask's sort key
+ * (mask_key) << 1 | whether this decomposition is the group alone (a single build) */
 static int join(Arena *ar, Vec *found, const u64 *part, size_t np, const Vec *us) {
     for (size_t i = 0; i < np; i++) {
         u64 h = part[i];
@@ -484,7 +558,7 @@ static int join(Arena *ar, Vec *found, const u64 *part, size_t np, const Vec *us
             if (u & h)
                 continue;
             u64 m = h | u;
-            if (m && (!vec_push(found, ar, m) || !vec_push(found, ar, u == 0)))
+            if (m && !vec_push(found, ar, mask_key(m) << 1 | (u == 0)))
                 return 0;
         }
     }
@@ -515,8 +589,8 @@ static int generate(PyObject *const *args, Out *out, Pos *P, int *none) {
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(table);
     Py_ssize_t nh = PySequence_Fast_GET_SIZE(hand);
-    if (n > MAXP || nh > MAXP)
-        return -1;
+    if (n > NCARDS || nh > MAXP)
+        return -1; /* (a table of real cards has at most 52 piles: masks below 2^52) */
     PyObject **tab = PySequence_Fast_ITEMS(table);
     PyObject **hnd = PySequence_Fast_ITEMS(hand);
     const Values *vals = values_of(pvl, tvl);
@@ -743,34 +817,25 @@ static int generate(PyObject *const *args, Out *out, Pos *P, int *none) {
                         goto nomem;
                     P->uns_done[target] = 1;
                 }
-                Vec found; /* pairs: mask, single */
+                Vec found; /* keyed (see join) */
                 if (!vec_init(&found, ar, 32))
                     goto nomem;
                 if (!join(ar, &found, hg, nhg, us) || !join(ar, &found, raises, nraises, us))
                     goto nomem;
-                size_t nf = found.n / 2;
-                Found *fs = (Found *)arena_alloc(ar, nf * 2 + 1);
-                if (fs == NULL)
-                    goto nomem;
+                u64 *fs = found.a;
                 size_t nk = 0;
-                for (size_t i = 0; i < nf; i++) {
-                    u64 m = found.a[2 * i];
-                    if (!owned || keeps(P, hi, m)) {
-                        fs[nk].m = m;
-                        fs[nk].single = (int)found.a[2 * i + 1];
-                        nk++;
-                    }
-                }
-                if (nk > 1)
-                    qsort(fs, nk, sizeof(Found), cmp_found);
+                for (size_t i = 0; i < found.n; i++) /* the retain rule, in place */
+                    if (!owned || keeps(P, hi, fs[i] >> 1 & MASK_BITS))
+                        fs[nk++] = fs[i];
+                sort_u64(fs, nk); /* the canonical order; a mask's entries side by side */
                 for (size_t i = 0; i < nk;) {
-                    u64 m = fs[i].m;
+                    u64 key = fs[i] >> 1;
                     int single = 0;
-                    while (i < nk && fs[i].m == m) {
-                        single |= fs[i].single;
+                    while (i < nk && fs[i] >> 1 == key) {
+                        single |= (int)(fs[i] & 1);
                         i++;
                     }
-                    if (!out_push(out, build_move(card, m, target, single)))
+                    if (!out_push(out, build_move(card, key & MASK_BITS, target, single)))
                         return 0;
                 }
             }
