@@ -294,7 +294,6 @@ typedef struct {
     int nv;              /* loose cards with a value */
     int vals[MAXP];      /* their values (table order) */
     int pos[MAXP];       /* their positions on the table */
-    int nl, nb;          /* loose cards, builds */
     int bvals[MAXP];
     int bsingle[MAXP];
     int no;              /* builds the mover owns */
@@ -302,7 +301,6 @@ typedef struct {
     int ovals[MAXP];
     int nh;
     int hvals[MAXP];
-    int maxv;
     Arena *ar;
     Vec subs[MAXV + 1];
     char subs_done[MAXV + 1];
@@ -597,11 +595,10 @@ static int generate(PyObject *const *args, Out *out, Pos *P, int *none) {
     if (vals == NULL)
         return -1;
     const int *pv = vals->pvv, *tv1 = vals->tvv;
-    P->maxv = (int)maxv;
 
     /* loose cards, their values and the reachable sums */
     int tcard[MAXP];
-    u64 limit = (maxv + 1 >= 64) ? ~(u64)0 : (((u64)1 << (maxv + 1)) - 1);
+    u64 limit = ((u64)1 << (maxv + 1)) - 1; /* (maxv <= MAXV: within the 64 bits) */
     u64 reach = 1;
     int nl = 0;
     P->nv = 0;
@@ -625,8 +622,6 @@ static int generate(PyObject *const *args, Out *out, Pos *P, int *none) {
         nl++;
     }
     int nb = (int)n - nl;
-    P->nl = nl;
-    P->nb = nb;
     P->no = 0;
     for (int j = 0; j < nb; j++) {
         PyObject *b = tab[nl + j];

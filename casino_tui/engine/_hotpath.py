@@ -36,18 +36,18 @@ def _compiled_file(name: str) -> Path | None:
     return None
 
 
+def _older_than_source(name: str, source: str) -> bool:
+    """Is the build of module ``name`` older than its ``source`` file, in a source checkout?
+    (An installed wheel's files never change after the build: never.)"""
+    compiled = _compiled_file(name)
+    path = HERE / source
+    return (HERE.parents[1] / "setup.py").exists() and compiled is not None \
+        and path.exists() and path.stat().st_mtime > compiled.stat().st_mtime
+
+
 def stale_modules() -> list[str]:
     """The compiled modules older than their source, in a source checkout (else none)."""
-    if not (HERE.parents[1] / "setup.py").exists():
-        return []  # an installed wheel: its files never change after the build
-    out = []
-    for name in COMPILED:
-        compiled = _compiled_file(name)
-        source = HERE / f"{name}.py"
-        if compiled is not None and source.exists() \
-                and source.stat().st_mtime > compiled.stat().st_mtime:
-            out.append(name)
-    return out
+    return [name for name in COMPILED if _older_than_source(name, f"{name}.py")]
 
 
 class _SourceFinder:
@@ -92,12 +92,9 @@ def _native() -> ModuleType | None:
     """The C move generator, if it is built, current and not refused (``CASINO_TUI_PURE=1``)."""
     if os.environ.get("CASINO_TUI_PURE") == "1":
         return None
-    built = _compiled_file(NATIVE)
-    if built is None:
+    if _compiled_file(NATIVE) is None:
         return None
-    source = HERE / f"{NATIVE}.c"
-    if (HERE.parents[1] / "setup.py").exists() and source.exists() \
-            and source.stat().st_mtime > built.stat().st_mtime:
+    if _older_than_source(NATIVE, f"{NATIVE}.c"):
         warnings.warn(f"casino_tui/engine/{NATIVE}.c is newer than its build; generating moves "
                       "without it (rebuild with: pip install -e .)", stacklevel=3)
         return None
@@ -117,12 +114,11 @@ native: ModuleType | None = _native()
 # The hot path's move generator, table update and deal order: the C ones when they are there
 # (they hand what they do not take to _hot's), else _hot's. Both give the same results
 # (tests/test_movegen.py).
-generate_for: Callable[..., list[Move] | None] = \
-    native.generate_for if native is not None else hot.generate_for
+_impl: ModuleType = native if native is not None else hot
+generate_for: Callable[..., list[Move] | None] = _impl.generate_for
 play_on_table: Callable[[list[Pile], Move, int, list[int]], tuple[list[Pile], Build | None]] = \
-    native.play_on_table if native is not None else hot.play_on_table
-order_by_keys: Callable[[tuple[int, ...], list[float]], list[int]] = \
-    native.order_by_keys if native is not None else hot.order_by_keys
+    _impl.play_on_table
+order_by_keys: Callable[[tuple[int, ...], list[float]], list[int]] = _impl.order_by_keys
 
 
 def is_compiled() -> bool:

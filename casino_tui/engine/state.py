@@ -260,11 +260,8 @@ class State:
                     break
                 (table if who is None else hands[who]).append(stock.pop())
         self.deal_no += 1
-        if first:
-            if all(isinstance(p, int) for p in table):  # (as dealt: loose cards only)
-                table.sort()
-            else:
-                self.table = movegen.canonical_table(table)
+        if first:  # loose cards dealt on the empty table: ascending is the canonical order
+            table.sort()
         self.to_move = (self.dealer + 1) % self.num_players
         self._legal = None
         if first and self.rules.initial_pairs_to_first_player:

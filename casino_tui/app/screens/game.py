@@ -32,7 +32,7 @@ from casino_tui.engine import (
     SeatView,
     State,
 )
-from casino_tui.table import ComputerTurn
+from casino_tui.table import ComputerTurn, MoveRefused, TableController
 from casino_tui.table import TableView as Seen
 
 from ..cardfmt import CardPainter
@@ -496,7 +496,7 @@ class GameScreen(Screen[None]):
                 self.refresh_all()
 
         review = self._reviewer(summary.round_no)
-        self._push(RoundSummaryScreen(data, review, undo=self._undo_refusal() is None), after,
+        self._push(RoundSummaryScreen(data, review, undo=self._undo_offered()), after,
                    keys=(("Enter", "see the result" if data.game_over else "next round"),
                          ("?", "help")))
 
@@ -785,8 +785,9 @@ class GameScreen(Screen[None]):
         rebuilds the game from its moves, marks the save and autosaves)."""
         self._undo()
 
-    def _undo_refusal(self) -> str | None:
-        """Why ``u`` cannot take back a play now (None: it can)."""
+    def _undo_table(self) -> tuple[TableController, int] | str:
+        """The table and the seat whose last play ``u`` takes back, or why ``u`` does nothing
+        here (the table's own refusals come from :meth:`TableController.undo`)."""
         session = self.session
         if not isinstance(session, GameSession):
             return "there is no undo at a server's table: every play there is final"
@@ -795,23 +796,24 @@ class GameScreen(Screen[None]):
         if not self.casino.settings.undo:
             return "undo is off in the settings (o to change it)"
         humans = session.human_seats
-        reason = session.table.undo_refusal(humans[0] if humans else -1)
-        return None if reason is None else f"No undo: {reason}"
+        return session.table, humans[0] if humans else -1
+
+    def _undo_offered(self) -> bool:
+        """May ``u`` take back a play now (the round summary offers it then)?"""
+        got = self._undo_table()
+        return not isinstance(got, str) and got[0].undo_refusal(got[1]) is None
 
     def _undo(self) -> bool:
         """:meth:`action_undo`; False (with the reason shown) when nothing was taken back."""
-        from casino_tui.table import MoveRefused
-
-        session = self.session
-        reason = self._undo_refusal()
-        if reason is not None or not isinstance(session, GameSession):
-            self._error(reason or "there is no undo here")
+        got = self._undo_table()
+        if isinstance(got, str):
+            self._error(got)
             return False
-        humans = session.human_seats
-        table = session.table
+        table, seat = got
+        session = self.local
         try:
-            taken = table.undo(humans[0] if humans else -1)
-        except MoveRefused as err:  # pragma: no cover - _undo_refusal has just said it may
+            taken = table.undo(seat)
+        except MoveRefused as err:
             self._error(f"No undo: {err.reason}")
             return False
         # a round taken back (its last play, or one of an earlier round) ends again later
