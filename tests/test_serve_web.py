@@ -49,6 +49,12 @@ def test_the_web_flags() -> None:
     assert (cfg.web_port, cfg.web_host, cfg.web_public_url) == (
         8080, "0.0.0.0", "https://games.example.org:8443")
     assert config_from_args(build_parser().parse_args(["--web-port", "0"])).web_port == 0
+    # under a path (a reverse proxy's prefix): kept, without its trailing slash
+    for url, kept in (("https://Example.org/casino/", "https://example.org/casino"),
+                      ("http://example.org:8080/games/Cassino_2", "http://example.org:8080/"
+                                                                 "games/Cassino_2")):
+        args = build_parser().parse_args(["--web-port", "8080", "--web-public-url", url])
+        assert config_from_args(args).web_public_url == kept
     # The SSH port on another address is allowed; on the same one it is not.
     assert build_parser().parse_args(["--web-port", "2222", "--web-host", "::1"])
 
@@ -64,8 +70,12 @@ def test_the_web_flags() -> None:
     (["--web-port", "-1"], "must not be negative"),
     (["--web-port", "80", "--web-public-url", "ftp://x.org"], "not an http:// or https://"),
     (["--web-port", "80", "--web-public-url", "games.example.org"], "not an http://"),
-    (["--web-port", "80", "--web-public-url", "https://x.org/casino"], "only the scheme"),
     (["--web-port", "80", "--web-public-url", "https://x.org/?a=1"], "only the scheme"),
+    (["--web-port", "80", "--web-public-url", "https://x.org/casino#top"], "only the scheme"),
+    (["--web-port", "80", "--web-public-url", "https://x.org/a//b"], "the path may hold only"),
+    (["--web-port", "80", "--web-public-url", "https://x.org/a/../b"], "the path may hold only"),
+    (["--web-port", "80", "--web-public-url", "https://x.org/c%22asino"], "the path may hold"),
+    (["--web-port", "80", "--web-public-url", 'https://x.org/c"><b>'], "the path may hold"),
     (["--web-port", "80", "--web-public-url", "https://me:pw@x.org"], "only the scheme"),
     (["--web-port", "80", "--web-public-url", "https://x.org:99999"], "not a URL"),
     (["--web-port", "80", "--web-public-url", "https://x.org:0"], "cannot be used"),

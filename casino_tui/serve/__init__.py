@@ -43,8 +43,8 @@ def default_data_dir() -> Path:
 
 
 def _public_url(text: str) -> str:
-    """``scheme://host[:port]`` of an http(s) URL without a path (a trailing ``/`` is
-    dropped), for --web-public-url."""
+    """``scheme://host[:port][/path]`` of an http(s) URL (a trailing ``/`` is dropped), for
+    --web-public-url: a path is where a reverse proxy serves the game under a prefix."""
     from urllib.parse import urlsplit
 
     try:
@@ -56,14 +56,20 @@ def _public_url(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not an http:// or https:// URL with a host "
             "(such as https://games.example.org)")
-    if url.username is not None or url.password is not None or url.query or url.fragment \
-            or url.path not in ("", "/"):
+    if url.username is not None or url.password is not None or url.query or url.fragment:
         raise argparse.ArgumentTypeError(
-            f"{text!r}: give only the scheme, host and port (the game is served at the root "
-            "of its address, such as https://games.example.org)")
+            f"{text!r}: give only the scheme, host, port and path (such as "
+            "https://games.example.org or https://example.org/casino)")
     if not all(c.isalnum() or c in "-.:[]" for c in url.netloc) or port == 0:
         raise argparse.ArgumentTypeError(f"{text!r} has a host or port that cannot be used")
-    return f"{url.scheme}://{url.netloc.lower()}"
+    path = url.path.rstrip("/")
+    segments = path.split("/")[1:]
+    if path and not all(seg and seg not in (".", "..") and all(
+            c.isalnum() or c in "-._~" for c in seg) for seg in segments):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the path may hold only letters, digits and - . _ ~ between its "
+            "slashes (such as /casino)")
+    return f"{url.scheme}://{url.netloc.lower()}{path}"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -118,8 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "machine only: put a reverse proxy in front of it)")
     web.add_argument("--web-public-url", type=_public_url, metavar="URL",
                      help="the address browsers use, when a reverse proxy serves the web "
-                          "front end (https://games.example.org): the links name it, and "
-                          "its cookies are sent over HTTPS only")
+                          "front end (https://games.example.org, or under a path: "
+                          "https://example.org/casino): the links name it, and its cookies "
+                          "are sent over HTTPS only")
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warning", "error"),
                         help="how much to log to standard error (default info)")

@@ -346,6 +346,9 @@ class WebServer(Server):
         self.on_session_start: Callable[[str], object] | None = None
         self.quit_grace = quit_grace
         self._fixed_public_url = public_url is not None
+        # where a reverse proxy serves the game under a path (it strips the path before it
+        # passes a request on): "" at the root of its address, else "/casino" and the like
+        self.base_path = urlsplit(public_url).path if public_url is not None else ""
         self._clock = clock
         self._sessions: dict[str, _Session] = {}
         self._starts: dict[str, deque[float]] = {}  # address -> times of its new sessions
@@ -478,11 +481,12 @@ class WebServer(Server):
             return _page(403, "This link was already used or has expired",
                          f"Each link opens the game once, within {minutes:g} minute"
                          f"{'s' if minutes != 1 else ''} of being made. {self.new_link_hint}",
-                         ("This browser is signed in already: open the game", "/")
-                         if signed_in else None)
-        response = web.Response(status=303, headers={"Location": "/"})
+                         ("This browser is signed in already: open the game",
+                          f"{self.base_path}/") if signed_in else None)
+        response = web.Response(status=303, headers={"Location": f"{self.base_path}/"})
         response.set_cookie(self.cookie_name, self.signer.sign(identity),
-                            max_age=int(self.signer.max_age_seconds), path="/", httponly=True,
+                            max_age=int(self.signer.max_age_seconds),
+                            path=self.base_path or "/", httponly=True,
                             samesite="Strict", secure=self.public_url.startswith("https:"))
         response.headers["Cache-Control"] = "no-store"
         return response

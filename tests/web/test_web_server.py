@@ -8,12 +8,13 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
+from aiohttp import web
 from pty_support import session_processes
 
 from casino_tui.saves import open_store
@@ -172,6 +173,99 @@ def test_a_public_url_is_used_for_the_page_and_the_cookie() -> None:
                                        base_url=local) == status, origin
         finally:
             await server.close()
+
+    run(main())
+
+
+@contextlib.asynccontextmanager
+async def stripping_proxy(prefix: str) -> AsyncIterator[tuple[str, list[str]]]:
+    """A reverse proxy on a free loopback port that serves an upstream under ``prefix`` as
+    nginx's ``location /casino/ { proxy_pass http://127.0.0.1:8080/; }`` does: it strips the
+    prefix, passes websockets on, and answers 404 outside the prefix. Yields its address and
+    a list to put the upstream's address in (known once the server listens)."""
+    upstream: list[str] = []
+
+    async def pump(src: Any, dst: Any) -> None:
+        async for message in src:
+            if message.type == aiohttp.WSMsgType.BINARY:
+                await dst.send_bytes(message.data)
+            elif message.type == aiohttp.WSMsgType.TEXT:
+                await dst.send_str(message.data)
+        await dst.close()
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        if not request.path.startswith(prefix + "/"):
+            return web.Response(status=404, text="not under the prefix")
+        target = upstream[0] + request.path_qs[len(prefix):]
+        headers = {k: v for k, v in request.headers.items() if k.lower() in ("cookie", "origin")}
+        headers["X-Forwarded-For"] = request.remote or ""
+        async with aiohttp.ClientSession() as http:
+            if request.headers.get("Upgrade", "").lower() == "websocket":
+                try:
+                    up = await http.ws_connect(target.replace("http", "ws", 1), headers=headers,
+                                               max_msg_size=0)
+                except aiohttp.WSServerHandshakeError as err:
+                    return web.Response(status=err.status)
+                down = web.WebSocketResponse(max_msg_size=0)
+                await down.prepare(request)
+                await asyncio.gather(pump(up, down), pump(down, up))
+                return down
+            async with http.get(target, headers=headers, allow_redirects=False) as r:
+                out = web.Response(status=r.status, body=await r.read())
+                for name in ("Content-Type", "Location", "Set-Cookie"):
+                    for value in r.headers.getall(name, []):
+                        out.headers.add(name, value)
+                return out
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handle)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}", upstream
+    finally:
+        await runner.cleanup()
+
+
+def test_a_game_served_under_a_path_by_a_reverse_proxy(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with stripping_proxy("/casino") as (proxy, upstream):
+            server = WebServer(game_launcher(tmp_path), links=LinkIssuer(),
+                               signer=CookieSigner(KEY), port=0,
+                               public_url=f"{proxy}/casino/", quit_grace=0.2)
+            await server.start()
+            upstream.append(f"http://127.0.0.1:{server.port}")
+            try:
+                public = f"{proxy}/casino"
+                assert server.public_url == public and server.origin == proxy
+                link = server.new_link("local")
+                assert link.startswith(f"{public}/link/")
+                async with aiohttp.ClientSession() as http:
+                    async with http.get(link, allow_redirects=False) as response:
+                        assert response.status == 303
+                        assert response.headers["Location"] == "/casino/"
+                        assert "Path=/casino;" in response.headers["Set-Cookie"] + ";"
+                        cookie = next(iter(response.cookies.values())).value
+                    headers = {"Cookie": f"{server.cookie_name}={cookie}"}
+                    async with http.get(f"{public}/", headers=headers) as page:
+                        body = await page.text()
+                    ws = f"ws://{proxy.split('://', 1)[1]}/casino/ws"
+                    assert f'data-session-websocket-url="{ws}"' in body
+                    assert f"{public}/static/" in body
+                    async with http.get(f"{public}/static/js/textual.js") as static:
+                        assert static.status == 200
+                    # a used link offers the way back to the game, under the path
+                    async with http.get(link, headers=headers) as again:
+                        assert again.status == 403
+                        assert 'href="/casino/"' in await again.text()
+                async with open_game(public, cookie, cookie_name=server.cookie_name) as page:
+                    await page.wait_for_text(TITLE)
+                    await page.new_game()
+                    await page.wait_for_text("Your turn")
+            finally:
+                await server.close()
 
     run(main())
 
