@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import random
 
-from casino_tui.engine import State
+from casino_tui.engine import Rules, State, parse_cards
+
+
+def early_position(table: str, hand: str) -> State:
+    """Seat 0 to move in the first deal of a classic round: the other hand and the stock are
+    hidden from it."""
+    rules = Rules.preset("classic")
+    t = parse_cards(table)
+    h0 = parse_cards(hand)
+    rest = [c for c in rules.deck_cards if c not in set(t) | set(h0)]
+    random.Random(7).shuffle(rest)
+    return State.from_position(rules, 2, table=t, hands=[h0, rest[:4]], to_move=0, dealer=1,
+                               stock=rest[4:])
 
 
 def shuffled_hidden(state: State, seat: int, rng: random.Random) -> State:

@@ -62,7 +62,8 @@ def test_hard_v1_plays_exactly_as_hard_did_when_it_was_frozen() -> None:
 
 def test_hard_v1_and_the_experiments_are_arena_levels_but_not_player_choices() -> None:
     assert set(ARENA_LEVELS) == {"hard-v1", "hard-infer", "hard-wide", "hard-wide-infer",
-                                 "hard-mcts"}
+                                 "hard-mcts", "hard-pimc", "hard-pimc-min", "hard-learn",
+                                 "hard-long"}
     assert not set(ARENA_LEVELS) & set(LEVELS)
     cfg, _ = parse_config(["--a", "hard-infer", "--b", "hard-v1"])
     assert (cfg.a, cfg.b) == ("hard-infer", "hard-v1")

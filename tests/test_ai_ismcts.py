@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+from ai_support import early_position
 
 from casino_tui.ai import choose_move
 from casino_tui.ai.ismcts import Node, _descend, ismcts
@@ -12,20 +12,8 @@ from casino_tui.engine import Move, Rules, State, parse_card, parse_cards
 C = parse_card
 
 
-def _early_position(table: str, hand: str) -> State:
-    """Seat 0 to move in the first deal of a classic round: the other hand and the stock are
-    hidden from it."""
-    rules = Rules.preset("classic")
-    t = parse_cards(table)
-    h0 = parse_cards(hand)
-    rest = [c for c in rules.deck_cards if c not in set(t) | set(h0)]
-    random.Random(7).shuffle(rest)
-    return State.from_position(rules, 2, table=t, hands=[h0, rest[:4]], to_move=0, dealer=1,
-                               stock=rest[4:])
-
-
 def test_hard_mcts_is_reproducible_and_searches_every_candidate() -> None:
-    st = _early_position("5C 3D 9H KS", "2S 6H 10C 4D")
+    st = early_position("5C 3D 9H KS", "2S 6H 10C 4D")
     view = st.view(0)
     first = ismcts(view, seed=4, iterations=30)
     again = ismcts(view, seed=4, iterations=30)
@@ -40,7 +28,7 @@ def test_hard_mcts_is_reproducible_and_searches_every_candidate() -> None:
 
 def test_hard_mcts_takes_a_sweep_with_big_casino() -> None:
     # 10D takes 6S and 4H: every card on the table, big casino among them
-    st = _early_position("6S 4H", "10D 3C 7H JS")
+    st = early_position("6S 4H", "10D 3C 7H JS")
     result = ismcts(st.view(0), seed=1, iterations=40)
     assert result.move == Move.capture(C("10D"), (0, 1))
     assert result.means[result.move] == max(result.means.values())

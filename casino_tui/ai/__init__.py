@@ -19,10 +19,12 @@ from __future__ import annotations
 import random
 
 from ..engine import Move, SeatView
+from . import deal_value
 from .explain import explain
 from .heuristic import choose_easy, choose_medium, choose_random
 from .infer import InferringSampler
 from .ismcts import ismcts
+from .pimc import pimc
 from .search import V1_STOPPING, WIDE_STOPPING
 from .search import search as _search
 
@@ -33,12 +35,18 @@ LEVELS: tuple[str, ...] = ("random", "easy", "medium", "hard")
 # weighed by how well they explain the opponents' plays of the deal
 # (:mod:`casino_tui.ai.infer`); ``hard-wide``, Hard that samples more deals before it settles
 # (``search.WIDE_STOPPING``), and ``hard-wide-infer``, both; ``hard-mcts``, a tree search over
-# the plays of the deal on the inferred deals (:mod:`casino_tui.ai.ismcts`).
+# the plays of the deal on the inferred deals (:mod:`casino_tui.ai.ismcts`); ``hard-pimc`` and
+# ``hard-pimc-min``, the rest of the deal solved in every sampled world (:mod:`casino_tui.ai.pimc`);
+# ``hard-learn``, ``hard-wide-infer`` whose playouts value the end of a deal with a model learned
+# from self-play (:mod:`casino_tui.ai.deal_value`); ``hard-long``, ``hard-wide-infer`` that may
+# take ``OVERTIME`` times its budget on a decision still open when the budget is spent.
 ARENA_LEVELS: tuple[str, ...] = ("hard-v1", "hard-infer", "hard-wide", "hard-wide-infer",
-                                 "hard-mcts")
+                                 "hard-mcts", "hard-pimc", "hard-pimc-min", "hard-learn",
+                                 "hard-long")
 DEFAULT_BUDGET = 1.0  # seconds per move for Hard
+OVERTIME = 2.0  # hard-long: a decision still open at the budget may take twice as long
 
-__all__ = ["ARENA_LEVELS", "DEFAULT_BUDGET", "LEVELS", "choose_move", "hint"]
+__all__ = ["ARENA_LEVELS", "DEFAULT_BUDGET", "LEVELS", "OVERTIME", "choose_move", "hint"]
 
 
 def _check(view: SeatView) -> None:
@@ -74,10 +82,19 @@ def choose_move(view: SeatView, level: str, *, seed: int, budget: float | None =
     if level == "hard-mcts":
         return ismcts(view, seed=seed, budget=budget, iterations=iterations,
                       sampler=InferringSampler(view)).move
-    sampler = InferringSampler(view) if level in ("hard-infer", "hard-wide-infer") else None
-    stopping = WIDE_STOPPING if level in ("hard-wide", "hard-wide-infer") else V1_STOPPING
+    if level in ("hard-pimc", "hard-pimc-min"):
+        return pimc(view, seed=seed, budget=budget, iterations=iterations,
+                    sampler=InferringSampler(view), my_policy=level == "hard-pimc-min").move
+    sampler = InferringSampler(view) if level in (
+        "hard-infer", "hard-wide-infer", "hard-learn", "hard-long") else None
+    stopping = WIDE_STOPPING if level in (
+        "hard-wide", "hard-wide-infer", "hard-learn", "hard-long") else V1_STOPPING
+    deal_end = None
+    if level == "hard-learn" and deal_value.applies_to(view.rules, view.num_players):
+        deal_end = deal_value.value
     return _search(view, seed=seed, budget=budget, iterations=iterations, sampler=sampler,
-                   stopping=stopping).move  # hard, hard-v1 and its variants
+                   stopping=stopping, deal_end=deal_end,
+                   overtime=OVERTIME if level == "hard-long" else 1.0).move  # hard, variants
 
 
 def hint(view: SeatView, *, seed: int, budget: float | None = None,

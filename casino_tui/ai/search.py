@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..engine import Move, SeatView, State
@@ -46,6 +46,7 @@ from .values import RuleValues, pending_points
 WIN_BONUS = 10.0  # value of winning the game, in round points
 MAX_CANDIDATES = 8
 SOLVER_NODES = 60_000
+MAX_SKIPPED = 50  # worlds an evaluation may pass over before the search settles
 _PLAY = Phase.PLAY
 _PLUCK = Phase.PLUCK
 _CLAIM = Move.claim()
@@ -249,10 +250,16 @@ def claim_wins(st: State, rv: RuleValues) -> bool:
     return score + sum(claim_credit(st.rules, cards, sweeps).values()) >= st.target
 
 
+LeafValue = Callable[[State, RuleValues, int], float]
+
+
 def playout(st: State, rv: RuleValues, rng: random.Random, my_side: int, eps: float,
-            max_plies: int, to_round_end: bool = False) -> float:
-    """Play on with the policy to the end of the deal (or of the round), then value it. Where
-    the game ends by a claim, every player claims as soon as the claim wins."""
+            max_plies: int, to_round_end: bool = False,
+            deal_end: LeafValue | None = None) -> float:
+    """Play on with the policy to the end of the deal (or of the round), then value it
+    (``deal_end``: how to value a round still in play after its deal ended; by default
+    :func:`utility`). Where the game ends by a claim, every player claims as soon as the claim
+    wins."""
     deal = -1 if to_round_end else st.deal_no
     round_no = st.round_no
     plies = 0
@@ -265,6 +272,9 @@ def playout(st: State, rv: RuleValues, rng: random.Random, my_side: int, eps: fl
         plies += 1
         if (deal >= 0 and st.deal_no != deal) or st.round_no != round_no:
             break
+    if (deal_end is not None and deal >= 0 and st.deal_no != deal and st.phase is _PLAY
+            and st.round_no == round_no):
+        return deal_end(st, rv, my_side)
     return utility(st, rv, my_side)
 
 
@@ -461,34 +471,60 @@ def prepare(view: SeatView, *, seed: int, budget: float | None, iterations: int 
 
 def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
            iterations: int | None = None, sampler: Sampler | None = None,
-           stopping: Stopping = V1_STOPPING) -> SearchResult:
+           stopping: Stopping = V1_STOPPING, deal_end: LeafValue | None = None,
+           overtime: float = 1.0) -> SearchResult:
     """Hard's move for ``view.seat``; ``sampler``: how the unseen cards are dealt into worlds
     (by default :class:`Sampler`: every deal consistent with the view alike); ``stopping``:
-    how soon the search settles for a candidate."""
+    how soon the search settles for a candidate; ``deal_end``: how a playout that stops at
+    the end of a deal values the position (by default :func:`utility`); ``overtime``: a
+    decision still open when the budget is spent (more than one candidate left, not yet worth
+    the same) may go on to ``overtime`` times the budget."""
     setup = prepare(view, seed=seed, budget=budget, iterations=iterations, sampler=sampler)
     if isinstance(setup, SearchResult):
         return setup
-    rng, cand_moves, rv, my_side = setup.rng, setup.cand_moves, setup.rv, setup.my_side
-    deadline = setup.deadline
-    eps = 0.1
+    rng, rv, my_side = setup.rng, setup.rv, setup.my_side
+
+    def evaluate(world: State, moves: list[Move]) -> list[float]:
+        pseed = rng.getrandbits(48)
+        out = []
+        for move in moves:
+            st = world.clone()
+            st.apply(move, validate=False)
+            out.append(playout(st, rv, random.Random(pseed), my_side, 0.1, setup.max_plies,
+                               setup.to_round_end, deal_end))
+        return out
+
+    return flat_search(setup, evaluate, iterations=iterations, stopping=stopping,
+                       overtime=overtime)
+
+
+def flat_search(setup: Setup, evaluate: Callable[[State, list[Move]], list[float] | None], *,
+                iterations: int | None, stopping: Stopping,
+                overtime: float = 1.0) -> SearchResult:
+    """The flat search's loop: deal a world, value every surviving candidate in it
+    (``evaluate(world, moves)``: a value for each move, or None to skip that world), drop the
+    candidates clearly behind, until the candidates left are worth the same, the worlds run
+    out (``iterations``; 200 without a budget) or the time does."""
+    rng, cand_moves, deadline = setup.rng, setup.cand_moves, setup.deadline
     n = len(cand_moves)
     values: list[list[float]] = [[] for _ in range(n)]
     active = list(range(n))
-    worlds = 0
+    worlds = skipped = 0
     limit_worlds = iterations if iterations is not None else 100_000
     if deadline is None and iterations is None:
         limit_worlds = 200
     next_check = stopping.first_check
-    while worlds < limit_worlds and len(active) > 1:
-        if deadline is not None and time.perf_counter() >= deadline:
+    late = None if deadline is None else setup.start + (deadline - setup.start) * overtime
+    while worlds < limit_worlds and len(active) > 1 and skipped < MAX_SKIPPED:
+        if late is not None and time.perf_counter() >= late:
             break
         world = setup.sampler.sample(rng)
-        pseed = rng.getrandbits(48)
-        for ci in active:
-            st = world.clone()
-            st.apply(cand_moves[ci], validate=False)
-            values[ci].append(playout(st, rv, random.Random(pseed), my_side, eps,
-                                      setup.max_plies, setup.to_round_end))
+        row = evaluate(world, [cand_moves[i] for i in active])
+        if row is None:
+            skipped += 1
+            continue
+        for ci, v in zip(active, row, strict=True):
+            values[ci].append(v)
         worlds += 1
         if worlds >= next_check:  # every 4 worlds at first, then every ~10% more
             next_check = max(worlds + 4, int(worlds * 1.1))
