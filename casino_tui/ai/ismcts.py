@@ -20,12 +20,11 @@ import random
 import time
 
 from ..engine import Move, SeatView, State
-from ..engine.state import Phase
 from .search import (
-    _CLAIM,
     Sampler,
     SearchResult,
-    claim_wins,
+    claim_if_it_wins,
+    in_deal,
     playout,
     policy_scores,
     prepare,
@@ -35,8 +34,6 @@ from .values import RuleValues
 
 UCB_C = 1.5  # exploration, in round points
 WIDTH = 5  # moves searched at a node below the root (the playout policy's best)
-_PLAY = Phase.PLAY
-_PLUCK = Phase.PLUCK
 
 
 class Node:
@@ -78,8 +75,7 @@ def ismcts(view: SeatView, *, seed: int, budget: float | None = 1.0,
                     break
         st = setup.sampler.sample(rng)
         path = _descend(st, root, cands, rv, setup.my_side, c, width)
-        if (st.phase is _PLAY or st.phase is _PLUCK) and (
-                setup.to_round_end or st.deal_no == path.deal) and st.round_no == path.round_no:
+        if in_deal(st, -1 if setup.to_round_end else path.deal, path.round_no):
             value = playout(st, rv, random.Random(rng.getrandbits(48)), setup.my_side, 0.1,
                             setup.max_plies, setup.to_round_end)
         else:
@@ -111,13 +107,8 @@ def _descend(st: State, root: Node, cands: list[Move], rv: RuleValues, my_side: 
     options = cands
     while True:
         if node is not root:
-            if st.phase is not _PLAY and st.phase is not _PLUCK:
-                break
-            if st.deal_no != path.deal or st.round_no != path.round_no:
+            if not in_deal(st, path.deal, path.round_no) or claim_if_it_wins(st, rv):
                 break  # the tree stays within this deal
-            if rv.claims and st.phase is _PLAY and claim_wins(st, rv):
-                st.apply(_CLAIM, validate=False)
-                break
             legal = [m for m in st.legal_moves() if m.kind != "claim"]
             if len(legal) > width:
                 scores = policy_scores(st, legal, rv)

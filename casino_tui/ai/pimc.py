@@ -19,16 +19,15 @@ import math
 from dataclasses import dataclass, field
 
 from ..engine import Move, SeatView, State
-from ..engine.state import Phase
 from .search import (
-    _CLAIM,
     WIDE_STOPPING,
     Sampler,
     SearchResult,
     Stopping,
     _with_captured,
-    claim_wins,
+    claim_if_it_wins,
     flat_search,
+    in_deal,
     policy_scores,
     prepare,
     utility,
@@ -37,8 +36,6 @@ from .values import RuleValues
 
 PER_CARD = 2  # plays searched for each card in hand: the policy's best
 NODE_LIMIT = 4000  # nodes a world may cost before the rest is left to the policy's value
-_PLAY = Phase.PLAY
-_PLUCK = Phase.PLUCK
 
 
 class _Budget(Exception):
@@ -80,17 +77,12 @@ class DealSolver:
         return out or [moves[order[0]]]
 
     def value(self, st: State, alpha: float, beta: float, masks: tuple[int, ...]) -> float:
-        phase = st.phase
-        if ((phase is not _PLAY and phase is not _PLUCK) or st.round_no != self.round_no
-                or st.deal_no != self.deal_no):
-            return utility(st, self.rv, self.my_side)
-        if self.rv.claims and phase is _PLAY and claim_wins(st, self.rv):
-            st.apply(_CLAIM, validate=False)
+        if not in_deal(st, self.deal_no, self.round_no) or claim_if_it_wins(st, self.rv):
             return utility(st, self.rv, self.my_side)
         self.nodes += 1
         if self.nodes > self.node_limit:
             raise _Budget
-        key = (st.to_move, phase, tuple(map(tuple, st.hands)), tuple(st.table),
+        key = (st.to_move, st.phase, tuple(map(tuple, st.hands)), tuple(st.table),
                st.last_capturer, masks, tuple(st.sweeps))
         hit = self.table.get(key)
         if hit is not None:

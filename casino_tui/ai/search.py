@@ -250,6 +250,22 @@ def claim_wins(st: State, rv: RuleValues) -> bool:
     return score + sum(claim_credit(st.rules, cards, sweeps).values()) >= st.target
 
 
+def in_deal(st: State, deal_no: int, round_no: int) -> bool:
+    """True while ``st`` is in play in deal ``deal_no`` of round ``round_no`` (deal -1: in any
+    deal of that round)."""
+    return ((st.phase is _PLAY or st.phase is _PLUCK) and st.round_no == round_no
+            and (deal_no < 0 or st.deal_no == deal_no))
+
+
+def claim_if_it_wins(st: State, rv: RuleValues) -> bool:
+    """Where the game ends by a claim (call-out), the player to move claims if the claim wins;
+    True when they did (the game is over)."""
+    if rv.claims and st.phase is _PLAY and claim_wins(st, rv):
+        st.apply(_CLAIM, validate=False)
+        return True
+    return False
+
+
 LeafValue = Callable[[State, RuleValues, int], float]
 
 
@@ -263,14 +279,12 @@ def playout(st: State, rv: RuleValues, rng: random.Random, my_side: int, eps: fl
     deal = -1 if to_round_end else st.deal_no
     round_no = st.round_no
     plies = 0
-    claims = rv.claims
     while (st.phase is _PLAY or st.phase is _PLUCK) and plies < max_plies:
-        if claims and st.phase is _PLAY and claim_wins(st, rv):
-            st.apply(_CLAIM, validate=False)
+        if claim_if_it_wins(st, rv):
             break
         st.apply(policy_move(st, rv, rng, eps), validate=False)
         plies += 1
-        if (deal >= 0 and st.deal_no != deal) or st.round_no != round_no:
+        if not in_deal(st, deal, round_no):
             break
     if (deal_end is not None and deal >= 0 and st.deal_no != deal and st.phase is _PLAY
             and st.round_no == round_no):
