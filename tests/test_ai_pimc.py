@@ -60,12 +60,12 @@ def test_the_deal_solver_agrees_with_plain_minimax(my_policy: bool) -> None:
     for st in positions:
         rv = rule_values(st.rules)
         my_side = st.side_of[st.to_move]
-        solver = DealSolver(rv, my_side, st.deal_no, st.round_no, per_card=99,
+        solver = DealSolver(rv, my_side, st.deal_no, per_card=99,
                             my_policy=my_policy, node_limit=10**6)
         got = solver.value(st.clone(), -math.inf, math.inf, (0, 0))
         want = _minimax(st.clone(), rv, my_side, st.deal_no, my_policy)
         assert got == pytest.approx(want)
-        one = DealSolver(rv, my_side, st.deal_no, st.round_no, per_card=1,
+        one = DealSolver(rv, my_side, st.deal_no, per_card=1,
                          my_policy=my_policy, node_limit=10**6)
         narrowed += one.value(st.clone(), -math.inf, math.inf, (0, 0)) != pytest.approx(want)
     # some positions need a second play of the same card (the test sees the choice)

@@ -307,15 +307,32 @@ def _with_captured(masks: tuple[int, ...], side: int, cards: Sequence[int]) -> t
 
 @dataclass
 class Solver:
+    """Alpha-beta with a transposition table over a position with every hand known, to the
+    end of the round, or with ``deal_no`` set to the end of that deal (or of the round, if
+    sooner). ``claims``: where the game ends by a claim, the player to move claims as soon as
+    the claim wins (else a claim is one more move to try). Raises ``_Abort`` past
+    ``node_limit`` nodes or the ``deadline``. :meth:`moves` gives the moves tried, best first."""
+
     rv: RuleValues
     my_side: int
     node_limit: int
     deadline: float | None
+    deal_no: int = -1
+    claims: bool = False
     nodes: int = 0
     table: dict[tuple, tuple[float, int]] = field(default_factory=dict)  # type: ignore[type-arg]
 
+    def moves(self, st: State, mine: bool) -> list[Move]:
+        """The moves to try at ``st`` (``mine``: the searching side's turn), best first."""
+        moves = st.legal_moves()
+        scores = policy_scores(st, moves, self.rv)
+        return [moves[i] for i in sorted(range(len(moves)), key=lambda i: -scores[i])]
+
     def value(self, st: State, alpha: float, beta: float, masks: tuple[int, ...]) -> float:
-        if st.phase is not _PLAY and st.phase is not _PLUCK:
+        phase = st.phase
+        if (phase is not _PLAY and phase is not _PLUCK) or (
+                self.deal_no >= 0 and st.deal_no != self.deal_no) or (
+                self.claims and claim_if_it_wins(st, self.rv)):
             return utility(st, self.rv, self.my_side)
         self.nodes += 1
         if self.nodes > self.node_limit:
@@ -330,17 +347,13 @@ class Solver:
             v, flag = hit
             if flag == 0 or (flag > 0 and v >= beta) or (flag < 0 and v <= alpha):
                 return v
-        moves = st.legal_moves()
-        scores = policy_scores(st, moves, self.rv)
-        order = sorted(range(len(moves)), key=lambda i: -scores[i])
-        seat = st.to_move
-        maximize = st.side_of[seat] == self.my_side
+        side = st.side_of[st.to_move]
+        maximize = side == self.my_side
         a0, b0 = alpha, beta
         best = -math.inf if maximize else math.inf
-        side = st.side_of[seat]
-        for i in order:
+        for move in self.moves(st, maximize):
             child = st.clone()
-            ev = child.apply(moves[i], validate=False)
+            ev = child.apply(move, validate=False)
             cm = _with_captured(masks, side, ev.captured) if ev.captured else masks
             v = self.value(child, alpha, beta, cm)
             if maximize:
