@@ -72,3 +72,20 @@ def test_a_utf8_terminal_gets_unicode(tmp_path: Path, apps: list[PtyApp]) -> Non
     app.wait_for("↑↓ choose · Enter select")
     app.send("\x11")
     assert app.wait_exit() == 0
+
+
+def test_bytes_that_are_not_utf8_do_not_end_the_game(tmp_path: Path,
+                                                     apps: list[PtyApp]) -> None:
+    """A stray byte (a Latin-1 terminal's é, a broken paste) is read as a key no one binds:
+    Textual's strict decoder would end the program with a traceback."""
+    app = PtyApp([], app_env(tmp_path))
+    apps.append(app)
+    app.wait_for("fishing card game")
+    app.send(b"\x82\xe9\xff")
+    mark = app.mark()
+    app.send("n")
+    app.wait_for("Preset", since=mark)
+    assert "Traceback" not in app.text() and app.poll() is None
+    mark = app.mark()
+    app.send("\x11")  # Ctrl+Q
+    assert app.wait_exit() == 0

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from datetime import datetime
     from pathlib import Path
 
+    from textual.driver import Driver
     from textual.filter import LineFilter
 
     from casino_tui.engine import Rules, State
@@ -180,6 +181,15 @@ class CasinoApp(App[None]):
         return [*filters, self._ascii_filter]
 
     # ------------------------------------------------------------------ start and size
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform, reading input that is not UTF-8 without dying
+        (see :mod:`casino_tui.app.input_bytes`)."""
+        from .input_bytes import lenient_input
+
+        driver = super().get_driver_class()
+        lenient_input(driver)
+        return driver
+
     def get_default_screen(self) -> TitleScreen:
         return TitleScreen()
 
