@@ -19,6 +19,7 @@ from .cli import build_parser, list_presets, preset_short_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
+    from casino_tui.table import GameConfig
 
 SUBCOMMANDS = ("arena", "serve", "stats", "replay", "web")
 # A message for the player at start-up, from ``casino-tui serve`` (its player files could not
@@ -96,7 +97,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                          f"for {allowed} players")
         config = GameConfig(preset=preset, players=players, seats=default_seats(players),
                             target=args.target, seed=args.seed)
-    ascii_only = args.ascii or terminal_lacks_symbols()
     from .saves import SaveError, open_store
 
     store = open_store(args.data_dir)
@@ -108,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     served = os.environ.get(NOTICE_ENV)  # what the SSH server has to tell the player
     if served:
         notice = served if notice is None else f"{served} {notice}"
+    if args.plain:
+        return _plain(store, args, config, resumed, notice)
     if not _is_terminal():
         if resumed is not None:
             store.close(resumed.slot)
@@ -116,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .app.app import CasinoApp
     from .table.wire import link_from_environment
 
+    ascii_only = args.ascii or terminal_lacks_symbols()
     app = CasinoApp(config=config, ascii_only=ascii_only, store=store, resume=resumed,
                     notice=notice, handle_signals=True,
                     tables_link=os.environ if link_from_environment(os.environ) else None,
@@ -129,6 +132,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     # 1 when the app ended by an unhandled exception (Textual printed the traceback), 128 + N
     # when signal N (SIGTERM, SIGHUP) ended it
     return app.return_code or 0
+
+
+def _plain(store: SaveStore, args: argparse.Namespace, config: GameConfig | None,
+           resumed: LoadedGame | None, notice: str | None) -> int:
+    """``casino-tui --plain``: the game as lines of text (no Textual)."""
+    from .plain import run
+
+    if args.join:
+        if resumed is not None:
+            store.close(resumed.slot)
+        print("casino-tui: plain mode cannot join tables yet: use the full-screen game for "
+              "tables.", file=sys.stderr)
+        return 2
+    try:
+        return run(store, config=config, resume=resumed, notice=notice, daily=args.daily,
+                   history=store.root.parent / "plain_history")
+    finally:
+        if resumed is not None:
+            store.close(resumed.slot)
 
 
 def replay_main(argv: Sequence[str]) -> int:

@@ -119,6 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ascii", action="store_true",
                         help="draw in plain ASCII: suits as letters (10D), borders as +-| "
                              "(automatic where the terminal's encoding has no such symbols)")
+    parser.add_argument("--plain", action="store_true",
+                        help="plain mode, for screen readers and braille displays: the game "
+                             "as lines of text, one sentence per event, commands typed at a "
+                             "prompt (type help there); no redrawing, boxes or colour")
     parser.add_argument("--list-presets", action="store_true",
                         help="list the rule presets with a line about each, and exit")
     parser.add_argument("--data-dir", metavar="DIR",

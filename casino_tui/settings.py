@@ -32,6 +32,7 @@ Speed = Literal["slow", "normal", "fast", "instant"]
 
 CARD_STYLES: tuple[CardStyle, ...] = ("unicode", "ascii")
 SPEEDS: tuple[Speed, ...] = ("slow", "normal", "fast", "instant")
+PLAIN_CARD_STYLES: tuple[str, ...] = ("words", "short")
 # Seconds a computer move stays on screen before the next one is played.
 SPEED_DELAYS: dict[str, float] = {"slow": 1.6, "normal": 0.9, "fast": 0.35, "instant": 0.0}
 DEFAULT_THEME = "textual-dark"
@@ -47,6 +48,10 @@ class Settings:
     speed: Speed = "normal"
     display_name: str = ""  # empty: not chosen yet
     undo: bool = True  # u takes back the person's last play (games against the computer)
+    # plain mode (casino-tui --plain): cards said as words ("ten of diamonds") or short ("10D"),
+    # and the line with your hand and the table at the start of your turn
+    plain_cards: str = "words"
+    plain_summary: bool = True
 
     @property
     def symbols(self) -> bool:
@@ -77,6 +82,8 @@ class Settings:
             if f.name == "card_style" and v not in CARD_STYLES:
                 continue
             if f.name == "speed" and v not in SPEEDS:
+                continue
+            if f.name == "plain_cards" and v not in PLAIN_CARD_STYLES:
                 continue
             if f.name == "display_name":
                 try:
