@@ -92,7 +92,7 @@ def test_a_game_is_saved_continued_and_counted(tmp_path: Path) -> None:
             if any("Game over" in s for s in said):
                 return "stats" if not any("You have played" in s for s in said) else "quit"
             return "new seed 9 target 5" if plays["n"] == 0 else "continue"
-        if prompt.startswith("Enter for the next round"):
+        if prompt.startswith("Enter for"):
             return ""
         plays["n"] += 1
         return "quit" if plays["n"] == 3 else "1"
@@ -108,6 +108,29 @@ def test_a_game_is_saved_continued_and_counted(tmp_path: Path) -> None:
     entries = store.entries()
     assert len(entries) == 1 and entries[0].finished
     assert (tmp_path / "data" / "ledger.jsonl").read_text().count("\n") == 1
+
+
+def test_the_round_review_reads_each_play(tmp_path: Path) -> None:
+    asked = {"review": False}
+
+    def answer(prompt: str, said: list[str]) -> str | None:
+        if prompt.startswith("casino>"):
+            return "new seed 5" if not asked["review"] else "quit"
+        if prompt.startswith("Enter for the next round"):
+            if not asked["review"]:
+                asked["review"] = True
+                return "review"
+            return "quit"
+        return "1"
+
+    player = Player(answer, width=400)  # a play and its verdict on one line
+    assert shell(tmp_path, player).run() == 0
+    text = "\n".join(player.out)
+    assert "Round 1 review: 24 plays of yours, each with Hard's opinion." in text
+    verdicts = re.findall(r"^Play \d+: You .*?(Hard agrees|only move|Hard would rather)",
+                          text, re.M)
+    assert len(verdicts) == 24
+    assert re.search(r"(no play Hard would change|Hard would change, about)", text, re.I)
 
 
 def game_at(tmp_path: Path, position: str) -> tuple[PlainGame, Player, list[str]]:
@@ -165,7 +188,7 @@ def test_a_whole_game_through_a_pty_at_40_columns(tmp_path: Path) -> None:
             seen = app.mark()
             if text.endswith("casino> "):
                 app.send("quit\r" if "Game over" in app.text() else "new\r")
-            elif text.endswith("Enter for the next round> "):
+            elif text.endswith(("Enter for the next round> ", "Enter for the menu> ")):
                 app.send("\r")
             else:  # our turn: hear the moves, then play a capture if there is one
                 app.send("moves\r")

@@ -17,6 +17,8 @@ from serve_support import (
     make_key,
     needs_ssh,
     needs_ssh_tmux,
+    player_dir,
+    saved_games,
     ssh_argv,
     ssh_run,
 )
@@ -82,11 +84,14 @@ def server(tmp_path: Path) -> Iterator[Server]:
 @needs_ssh
 def test_other_commands_are_still_refused(server: Server, key: Key) -> None:
     who = re.escape(key.fingerprint)
-    for command in (["join"], ["join", "12345"], ["join", "KAMIRO", "now"], ["joinKAMIRO"]):
+    for command in (["join"], ["join", "12345"], ["join", "KAMIRO", "now"], ["joinKAMIRO"],
+                    ["plain", "ls"], ["plainly"]):
         refused = ssh_run(server.port, key, command=command)
         assert refused.returncode == 1, refused
         assert refused.stderr.strip() == ("casino-tui: this server only runs the game; connect "
-                                          "without a command: ssh -t -p PORT HOST")
+                                          "without a command: ssh -t -p PORT HOST (or ssh -t "
+                                          "-p PORT HOST plain for plain text, for screen "
+                                          "readers)")
         server.wait_log(rf"refused {who} from 127\.0\.0\.1:\d+: asked for a command "
                         + re.escape(repr(" ".join(command))))
     # A valid join without a terminal: the game needs one.
@@ -112,3 +117,27 @@ def test_join_code_reaches_the_game(tmp_path: Path, server: Server, key: Key) ->
         assert tmux.wait_exit("a") == 0
     finally:
         tmux.close()
+
+
+@needs_ssh_tmux
+def test_plain_mode_over_ssh(tmp_path: Path, server: Server, key: Key) -> None:
+    """``ssh -t HOST plain``: the game as lines of text, with the player's own saves."""
+    tmux = Tmux(tmp_path)
+    try:
+        tmux.start("a", ssh_argv(server.port, key, "-t", command=["plain"]), 60, 30)
+        tmux.wait_for("a", "Casino, plain mode. Type help for the commands.", timeout=30)
+        server.wait_log(rf"session 1 start: player {re.escape(key.fingerprint)} .* "
+                        r"args \[--plain\]")
+        tmux.send("a", "new seed 3", "Enter")
+        tmux.wait_for("a", "Your turn.", timeout=30)
+        tmux.send("a", "moves", "Enter")
+        tmux.wait_for("a", "1. ", timeout=15)
+        tmux.send("a", "1", "Enter")
+        tmux.wait_match("a", r"You (took|trailed|built)", timeout=15)
+        tmux.send("a", "quit", "Enter")
+        tmux.wait_for("a", "The game is saved.", timeout=15)
+        tmux.send("a", "quit", "Enter")
+        assert tmux.wait_exit("a") == 0
+    finally:
+        tmux.close()
+    assert len(saved_games(player_dir(server.data_dir, key))) == 1

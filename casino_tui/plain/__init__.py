@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from casino_tui.engine import Move, SeatView
 from casino_tui.saves import LoadedGame, SaveSlot, SaveStore
@@ -27,7 +28,11 @@ from .console import Console, TerminalConsole
 from .game import PlainSettings
 from .shell import PlainShell, Services
 
+if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.ai.review import Estimate
+
 __all__ = ["PlainSettings", "run", "services"]
+REVIEW_BUDGET = 0.8  # seconds Hard thinks about each play of the round review
 
 
 def _settings() -> PlainSettings:
@@ -149,7 +154,13 @@ def services(store: SaveStore, *, clock: Callable[[], datetime] | None = None,
 
         return ai_hint(view, seed=seed, iterations=iterations)
 
-    return Services(choose=choose, hint=hint, save_settings=_save_settings,
+    def review(view: SeatView, played: Move, seed: int) -> Estimate:
+        from casino_tui.ai.review import estimate
+
+        return estimate(view, played, seed=seed, budget=None if iterations else REVIEW_BUDGET,
+                        iterations=iterations)
+
+    return Services(choose=choose, hint=hint, review=review, save_settings=_save_settings,
                     record=_record(store, clock), stats=_stats(store),
                     daily=_daily(store, clock), undo_allowed=undo_allowed, clock=clock)
 

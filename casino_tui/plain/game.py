@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from casino_tui.engine import (
     PRESET_DESCRIPTIONS,
@@ -24,6 +25,9 @@ from casino_tui.saves import LoadedGame, SaveError, SaveSlot, SaveStore
 from casino_tui.table import GameConfig, TableController, TableEvent
 from casino_tui.table.config import save_seats
 from casino_tui.table.controller import ComputerTurn, MoveRefused
+
+if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.ai.review import Estimate
 
 from .commands import RANK_WORDS, SUIT_WORDS, CommandError, as_move, match_moves, parse_request
 from .console import Console
@@ -78,6 +82,7 @@ class _Pending:
 
 ChooseFn = Callable[[SeatView, str, int], Move]
 HintFn = Callable[[SeatView, int], tuple[Move, str]]
+ReviewFn = Callable[[SeatView, Move, int], "Estimate"]
 RecordFn = Callable[[SaveSlot | None, TableController], str | None]
 
 
@@ -92,6 +97,7 @@ class PlainGame:
     choose: ChooseFn
     hint: HintFn
     record: RecordFn | None = None  # adds a finished game to the ledger; a problem's text
+    review: ReviewFn | None = None  # Hard's opinion of a play (the round review)
     loaded: LoadedGame | None = None
     undo_allowed: bool = True
     save_settings: Callable[[PlainSettings], str | None] | None = None
@@ -285,8 +291,12 @@ class PlainGame:
                 if self._undo():
                     return None
                 continue
+            if word in ("review", "r"):
+                self._review(self.table.state.round_no)
+                continue
             if not self._common(word, line):
-                self.say("Press Enter for the next round, or type score, undo, help or quit.")
+                self.say("Press Enter for the next round, or type review, score, undo, help "
+                         "or quit.")
 
     def _game_over(self) -> GameResult:
         st = self.table.state
@@ -303,7 +313,68 @@ class PlainGame:
             if problem:
                 self.say(problem)
         self._close()
+        if self.review is not None:
+            self.say("Type review to hear Hard's opinion of your plays in the last round, or "
+                     "press Enter for the menu.")
+            while True:
+                line = self.console.ask("Enter for the menu> ")
+                if line is None:
+                    return GameResult(over=True, quit_program=True)
+                word = line.strip().lower()
+                if word in ("review", "r"):
+                    self._review(st.round_no)
+                elif word in ("", "menu", "quit", "q", "next", "n"):
+                    break
+                elif not self._common(word, line):
+                    self.say("Type review, or press Enter for the menu.")
         return GameResult(over=True)
+
+    # ------------------------------------------------------------------ the round review
+    def _review(self, round_no: int) -> None:
+        """Each play of the people at this keyboard in round ``round_no``, with Hard's opinion,
+        one line per play, said as it is worked out (from what the player could see then)."""
+        from casino_tui.ai.review import game_start, points_text, round_plays, summary_line
+
+        if self.review is None:
+            self.say("There is no review here.")
+            return
+        st = self.table.state
+        try:
+            plays = round_plays(game_start(st, self.table.start_position), st.history, round_no)
+        except IllegalMoveError as err:
+            self.say(f"This round cannot be reviewed: {err}")
+            return
+        mine = [p for p in plays if self.table.is_human(p.seat)]
+        if not mine:
+            self.say("You made no play in this round.")
+            return
+        self.say(f"Round {round_no} review: {plural(len(mine), 'play')} of yours, each "
+                 "with Hard's opinion.")
+        estimates = []
+        sweeps = st.rules.sweep_points > 0
+        solo = len(self.table.human_seats) == 1
+        for play in mine:
+            said = self.speaker.event(list(play.before.table), play.event, self.names,
+                                      self.side_names, play.seat if solo else None,
+                                      sweeps=sweeps)
+            try:
+                est = self.review(play.view(), play.move, play.number)
+            except Exception as err:
+                self.say(f"Play {play.number}: {said} Hard could not judge it: {err}.")
+                continue
+            estimates.append(est)
+            if est.forced:
+                verdict = "It was the only move."
+            elif not est.changes:
+                verdict = "Hard agrees."
+            else:
+                better = self.speaker.move(list(play.before.table), est.best, self.names,
+                                           sweeps=sweeps).rstrip(".")
+                verdict = (f"Hard would rather: {better[:1].lower() + better[1:]}, about "
+                           f"{points_text(est.difference)} better.")
+            self.say(f"Play {play.number}: {said} {verdict}")
+        line = summary_line(estimates)
+        self.say(line[:1].upper() + line[1:] + ".")
 
     def _leave(self) -> None:
         self.say("The game is saved. Type continue to play it again." if self.slot is not None

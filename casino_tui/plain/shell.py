@@ -11,12 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from casino_tui.engine import PRESET_DESCRIPTIONS, PRESET_NAMES, Move, SeatView
 from casino_tui.engine import resolve_preset_name as _resolve
 from casino_tui.saves import GameInUseError, LoadedGame, SaveError, SaveSlot, SaveStore
 from casino_tui.table import GameConfig, TableController, default_seats
 from casino_tui.table.config import LEVELS, loaded_config
+
+if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.ai.review import Estimate
 
 from .console import Console
 from .game import PlainGame, PlainSettings
@@ -44,6 +48,7 @@ class Services:
 
     choose: Callable[[SeatView, str, int], Move]
     hint: Callable[[SeatView, int], tuple[Move, str]]
+    review: Callable[[SeatView, Move, int], Estimate] | None
     save_settings: Callable[[PlainSettings], str | None]
     record: Callable[[SaveSlot | None, TableController], str | None] | None
     stats: Callable[[], list[str]]
@@ -79,6 +84,8 @@ class PlainShell:
                 return 0
         elif config is not None and self._play(config, None):
             return 0
+        else:
+            self._offer_continue()
         while True:
             self.console.set_words(self._words)
             line = self.console.ask("casino> ")
@@ -86,6 +93,15 @@ class PlainShell:
                 return 0
             if self._menu(line.strip()):
                 return 0
+
+    def _offer_continue(self) -> None:
+        try:
+            entry = self.store.latest_unfinished()
+        except SaveError:
+            return
+        if entry is not None:
+            self.say(f"You have a game in progress, round {entry.round_no}: type continue to "
+                     "go on with it.")
 
     def _words(self) -> Iterable[str]:
         yield from _MENU_WORDS
@@ -136,7 +152,8 @@ class PlainShell:
         """Play a game; True when the input ended (leave the program)."""
         game = PlainGame(self.console, config, self.store, self.settings,
                          choose=self.services.choose, hint=self.services.hint,
-                         record=self.services.record, loaded=loaded,
+                         record=self.services.record, review=self.services.review,
+                         loaded=loaded,
                          undo_allowed=self.services.undo_allowed,
                          save_settings=self.services.save_settings, clock=self.services.clock)
         result = game.play()

@@ -41,6 +41,8 @@ CONTINUE_FLAG = "--continue"
 # The app flag that joins a table: ``ssh -t -p PORT HOST join CODE``.
 JOIN_FLAG = "--join"
 JOIN_COMMAND = "join"
+PLAIN_COMMAND = "plain"  # ssh -t HOST plain: the game as lines of text (casino-tui --plain)
+PLAIN_FLAG = "--plain"
 
 
 def player_id(fingerprint: str) -> str:
@@ -301,10 +303,18 @@ def join_command(command: str) -> str | None:
     return normalize_code(rest)
 
 
+def plain_command(command: str) -> bool:
+    """An exec request for plain mode: ``plain`` (``ssh -t HOST plain``)."""
+    return command.strip() == PLAIN_COMMAND
+
+
 def app_arguments(dirs: PlayerDirs, *, continue_supported: bool, ascii: bool = False,
-                  join: str | None = None) -> list[str]:
+                  join: str | None = None, plain: bool = False) -> list[str]:
     """The arguments of ``python -m casino_tui`` for this player's session: ``--join CODE``
-    for ``ssh HOST join CODE``, else ``--continue`` when they have a game to continue."""
+    for ``ssh HOST join CODE``, ``--plain`` for ``ssh HOST plain`` (whose menu offers the game
+    to continue), else ``--continue`` when they have a game to continue."""
+    if plain:
+        return [PLAIN_FLAG]
     args: list[str] = []
     if join is not None:
         args += [JOIN_FLAG, join]

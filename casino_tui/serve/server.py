@@ -29,6 +29,7 @@ from .players import (
     join_command,
     latest_save_time,
     load_or_create_host_key,
+    plain_command,
     player_id,
     prepare_player,
 )
@@ -443,14 +444,18 @@ class GameServer:
             _refuse(process, "casino-tui: no player key on this connection.")
             return
         pty = process.get_terminal_type() is not None
-        # The one command accepted: ``join CODE`` (ssh -t -p PORT HOST join CODE).
+        # The commands accepted: ``join CODE`` (ssh -t -p PORT HOST join CODE) and ``plain``
+        # (the game as lines of text, for screen readers).
         join = join_command(process.command) if process.command is not None else None
-        if (process.command is not None and join is None) or process.subsystem is not None:
+        plain = process.command is not None and plain_command(process.command)
+        if (process.command is not None and join is None and not plain) \
+                or process.subsystem is not None:
             what = (f"subsystem {_shown(process.subsystem)}" if process.subsystem is not None
                     else f"command {_shown(process.command or '')}")
             log.info("refused %s from %s: asked for a %s", owner.fingerprint, owner.peer, what)
             _refuse(process, "casino-tui: this server only runs the game; connect without a "
-                             "command: ssh -t -p PORT HOST", pty)
+                             "command: ssh -t -p PORT HOST (or ssh -t -p PORT HOST plain for "
+                             "plain text, for screen readers)", pty)
             return
         if not pty:
             log.info("refused %s from %s: no terminal (ssh -T)", owner.fingerprint, owner.peer)
@@ -462,7 +467,7 @@ class GameServer:
         owner.game_started()
         self.active += 1
         try:
-            await self._play(process, owner, join)
+            await self._play(process, owner, join, plain=plain)
         finally:
             self.active -= 1
             owner.game_ended()
@@ -513,7 +518,7 @@ class GameServer:
                         number, wait)
 
     async def _play(self, process: asyncssh.SSHServerProcess[bytes], owner: _Connection,
-                    join: str | None = None) -> None:
+                    join: str | None = None, *, plain: bool = False) -> None:
         assert owner.fingerprint is not None
         cfg = self.config
         number = self.new_session_number()
@@ -530,7 +535,8 @@ class GameServer:
                 log.info("session %d: player %s connected over SSH: ended their game in a "
                          "browser", number, owner.fingerprint)
             args = await self.game_arguments(dirs, owner.fingerprint,
-                                             ascii=client_wants_ascii(client_env), join=join)
+                                             ascii=client_wants_ascii(client_env), join=join,
+                                             plain=plain)
             if self.closing:
                 _refuse(process, "casino-tui: the server is shutting down. Try again later.",
                         True)
@@ -574,7 +580,8 @@ class GameServer:
 
 
     async def game_arguments(self, dirs: PlayerDirs, fingerprint: str, *,
-                             ascii: bool = False, join: str | None = None) -> list[str]:
+                             ascii: bool = False, join: str | None = None,
+                             plain: bool = False) -> list[str]:
         """The game's arguments for a new session of the player (SSH or browser): as
         :func:`app_arguments`, but without ``--continue`` when the game they left last is at
         a table (their seat in a game in progress, opened or played after their latest solo
@@ -582,7 +589,7 @@ class GameServer:
         connection. Call it once the player's earlier session has ended."""
         args = await asyncio.to_thread(app_arguments, dirs,
                                        continue_supported=self.continue_supported,
-                                       ascii=ascii, join=join)
+                                       ascii=ascii, join=join, plain=plain)
         service, hub = self.hub_service, self.hub
         if CONTINUE_FLAG not in args or service is None or hub is None:
             return args
