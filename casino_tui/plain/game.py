@@ -29,8 +29,9 @@ from casino_tui.table.controller import ComputerTurn, MoveRefused
 if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.ai.review import Estimate
 
-from .commands import RANK_WORDS, SUIT_WORDS, CommandError, as_move, match_moves, parse_request
+from .commands import RANK_WORDS, SUIT_WORDS
 from .console import Console
+from .turns import event_line, hand_sentence, moves_lines, numbered_moves, resolve
 from .words import Speaker, join_words, plural
 
 GAME_HELP = """\
@@ -230,28 +231,9 @@ class PlainGame:
         self._tell_save_notice()
 
     def _event_line(self, event: TableEvent) -> str | None:
-        names = self.names
-        data = dict(event.data)
-        st = self.table.state
-        if event.kind == "round_start":
-            line = f"Round {event.round_no}. {names[int(data['dealer'])]} deals."
-            grant = data.get("grant")
-            if isinstance(grant, list) and len(grant) == 2:
-                who = names[int(grant[0])]
-                line += f" {who} took the paired table cards."
-            return line
-        if event.kind == "move" and event.move is not None:
-            return self.speaker.event(event.table_before, event.move, names, self.side_names,
-                                      self.me if len(self.table.human_seats) == 1 else None,
-                                      sweeps=st.rules.sweep_points > 0)
-        if event.kind == "deal":
-            text = "New deal" + (", the last one" if data.get("last") else "")
-            if data.get("changed"):
-                text += f", {data['deal_no']} of {data['deals']}"
-            return text + "."
-        if event.kind == "note":
-            return self.speaker.text(event.text) + ("" if event.text.endswith(".") else ".")
-        return None
+        return event_line(event, self.names, self.side_names,
+                          self.me if len(self.table.human_seats) == 1 else None, self.speaker,
+                          sweeps=self.table.state.rules.sweep_points > 0)
 
     def _tell_save_notice(self) -> None:
         notice = self.table.take_notice()
@@ -432,15 +414,6 @@ class PlainGame:
             self.say("There is nobody to talk to here: say is for tables on a server.")
         elif self._common(word, text):
             pass
-        elif word.isdigit() or (word.split()[0] in ("move", "number") and len(word.split()) == 2
-                                and word.split()[1].isdigit()):
-            n = int(word.split()[-1])
-            moves = self._moves(seat)
-            if 1 <= n <= len(moves):
-                self._play(seat, moves[n - 1])
-            else:
-                self.say(f"There is no move {n}: you have {plural(len(moves), 'move')}. "
-                         "Type moves to hear them.")
         else:
             self._typed_move(seat, text)
         return None
@@ -465,34 +438,20 @@ class PlainGame:
         return self.table.state.view(seat)
 
     def _moves(self, seat: int) -> list[Move]:
-        """The legal moves, numbered from 1 in this order: captures, builds, then trails and
-        the rest, each by the card played (in the order of the hand)."""
         if self.table.to_move != seat:
             return []
-        order = {"capture": 0, "build": 1, "trail": 2}
-        return sorted(self._view(seat).legal_moves(),
-                      key=lambda m: (order.get(m.kind, 3), m.card >> 2, m.card & 3, m.piles,
-                                     m.value or 0))
+        return numbered_moves(self._view(seat).legal_moves())
 
     def _hand_sentence(self, seat: int) -> str:
-        hand = self.table.state.hands[seat]
-        if not hand:
-            return "Your hand is empty."
-        return f"You hold {self.speaker.cards(sorted(hand, key=lambda c: (c >> 2, c & 3)))}."
+        return hand_sentence(self.table.state.hands[seat], self.speaker)
 
     def _table_sentence(self, seat: int) -> str:
         return self.speaker.table(self.table.state.table, self.names, seat)
 
     def _tell_moves(self, seat: int) -> None:
-        moves = self._moves(seat)
-        if not moves:
-            self.say("You have no move now.")
-            return
-        table = self.table.state.table
-        sweeps = self.table.state.rules.sweep_points > 0
-        self.say(f"{plural(len(moves), 'move')}:")
-        for i, m in enumerate(moves, 1):
-            self.say(f"{i}. {self.speaker.move(table, m, self.names, sweeps=sweeps)}")
+        for line in moves_lines(self._moves(seat), self.table.state.table, self.names,
+                                self.speaker, sweeps=self.table.state.rules.sweep_points > 0):
+            self.say(line)
 
     def _tell_score(self) -> None:
         st = self.table.state
@@ -522,40 +481,23 @@ class PlainGame:
 
     # ------------------------------------------------------------------ moves
     def _typed_move(self, seat: int, text: str) -> None:
-        table = self.table.state.table
-        legal = self._moves(seat)
-        try:
-            request = parse_request(text)
-        except CommandError as err:
-            self.say(str(err))
+        st = self.table.state
+        got = resolve(text, self._moves(seat), st.table, st.hands[seat], self.names,
+                      self.speaker, sweeps=st.rules.sweep_points > 0)
+        if not got.understood:
+            self._notation(seat, text)
             return
-        if request is None:
-            if any(ch in text for ch in "<>xX^=") or text[:1].isalnum():
-                self._notation(seat, text)
+        if got.move is not None:
+            self._play(seat, got.move)
             return
-        found = match_moves(request, legal, table)
-        if len(found) == 1:
-            self._play(seat, found[0])
-            return
-        if found:
-            self.say(f"That could be {plural(len(found), 'move')}; type its number:")
-            sweeps = self.table.state.rules.sweep_points > 0
-            for m in found:
-                self.say(f"{legal.index(m) + 1}. "
-                         f"{self.speaker.move(table, m, self.names, sweeps=sweeps)}")
-            return
-        hand = self.table.state.hands[seat]
-        if request.played is not None and not any(request.played.matches_card(c) for c in hand):
-            self.say("You do not hold that card. " + self._hand_sentence(seat))
-            return
-        move = as_move(request, hand, table)
-        if move is not None:
+        if got.exact is not None:
             try:
-                self.table.check(seat, move)
+                self.table.check(seat, got.exact)
             except MoveRefused as err:
                 self.say(f"Not allowed: {self.speaker.text(err.reason)}")
                 return
-        self.say("No legal move matches that. Type moves to hear your moves.")
+        for line in got.said:
+            self.say(line)
 
     def _notation(self, seat: int, text: str) -> None:
         try:
