@@ -139,15 +139,9 @@ def _plain(store: SaveStore, args: argparse.Namespace, config: GameConfig | None
     """``casino-tui --plain``: the game as lines of text (no Textual)."""
     from .plain import run
 
-    if args.join:
-        if resumed is not None:
-            store.close(resumed.slot)
-        print("casino-tui: plain mode cannot join tables yet: use the full-screen game for "
-              "tables.", file=sys.stderr)
-        return 2
     try:
         return run(store, config=config, resume=resumed, notice=notice, daily=args.daily,
-                   history=store.root.parent / "plain_history")
+                   join=args.join, history=store.root.parent / "plain_history")
     finally:
         if resumed is not None:
             store.close(resumed.slot)

@@ -138,8 +138,70 @@ def _daily(store: SaveStore, clock: Callable[[], datetime] | None
     return daily
 
 
+def _tables(console: Console, settings: PlainSettings, hint: Callable[[SeatView], tuple[Move, str]]
+            ) -> Callable[[str, list[str]], bool] | None:
+    """The server's tables, when this session has them (its environment names the table
+    channel): each command connects, runs, and closes the channel."""
+    import os
+
+    from casino_tui.table.wire import link_from_environment
+
+    if link_from_environment(os.environ) is None:
+        return None
+
+    def save_name(name: str) -> str | None:
+        from casino_tui.settings import load_settings, save_settings
+
+        saved = save_settings(load_settings().with_(display_name=name))
+        return None if saved is not None else "It could not be saved: you will be asked again."
+
+    async def session(command: str, args: list[str]) -> bool:
+        from casino_tui.settings import load_settings
+        from casino_tui.table.hub import HubError
+        from casino_tui.table.remote import hub_from_environment
+
+        from .tables import PlainTables, TableSettings, table_config
+        from .words import Speaker
+
+        try:
+            hub = await hub_from_environment()
+        except HubError as err:
+            console.say(f"{err.reason}. Games against the computer work as usual.")
+            return False
+        if hub is None:  # pragma: no cover - the environment was checked above
+            return False
+        try:
+            tables = PlainTables(console, hub, hub.player,
+                                 TableSettings(load_settings().display_name, save_name),
+                                 lambda: Speaker(settings.cards), hint)
+            person = await tables.person()
+            if person is None:
+                return False
+            if command == "tables":
+                await tables.list_tables(person)
+                return False
+            if command == "join":
+                return await tables.join(person, args[0])
+            made = table_config(args)
+            if isinstance(made, str):
+                console.say(made)
+                return False
+            config, public = made
+            return await tables.create(person, config, public=public)
+        finally:
+            await hub.close()
+
+    def run_command(command: str, args: list[str]) -> bool:
+        import asyncio
+
+        return asyncio.run(session(command, args))
+
+    return run_command
+
+
 def services(store: SaveStore, *, clock: Callable[[], datetime] | None = None,
-             iterations: int | None = None, undo_allowed: bool = True) -> Services:
+             iterations: int | None = None, undo_allowed: bool = True,
+             console: Console | None = None, settings: PlainSettings | None = None) -> Services:
     """The real computers, ledger, statistics and daily deal (``iterations``: a fixed effort
     for Hard's moves and hints, which makes them reproducible)."""
 
@@ -160,27 +222,35 @@ def services(store: SaveStore, *, clock: Callable[[], datetime] | None = None,
         return estimate(view, played, seed=seed, budget=None if iterations else REVIEW_BUDGET,
                         iterations=iterations)
 
+    def table_hint(view: SeatView) -> tuple[Move, str]:
+        return hint(view, 0)
+
+    tables = (_tables(console, settings, table_hint)
+              if console is not None and settings is not None else None)
     return Services(choose=choose, hint=hint, review=review, save_settings=_save_settings,
                     record=_record(store, clock), stats=_stats(store),
-                    daily=_daily(store, clock), undo_allowed=undo_allowed, clock=clock)
+                    daily=_daily(store, clock), undo_allowed=undo_allowed, clock=clock,
+                    tables=tables)
 
 
 def run(store: SaveStore, *, config: GameConfig | None = None,
         resume: LoadedGame | None = None, notice: str | None = None, daily: bool = False,
-        console: Console | None = None, history: Path | None = None) -> int:
+        join: str | None = None, console: Console | None = None,
+        history: Path | None = None) -> int:
     """``casino-tui --plain``: the menu (or the game asked for) on standard input and output."""
     from casino_tui.settings import load_settings
 
     own = console is None
     term = TerminalConsole(history=history) if console is None else console
-    svc = services(store, undo_allowed=load_settings().undo)
-    shell = PlainShell(term, store, _settings(), svc)
+    settings = _settings()
+    svc = services(store, undo_allowed=load_settings().undo, console=term, settings=settings)
+    shell = PlainShell(term, store, settings, svc)
     try:
         if daily:
             daily_config, lines = svc.daily()
             notice = "\n".join([*([notice] if notice else []), *lines])
             config = daily_config
-        return shell.run(config=config, resume=resume, notice=notice)
+        return shell.run(config=config, resume=resume, notice=notice, join=join)
     except KeyboardInterrupt:
         term.say("")
         return 130

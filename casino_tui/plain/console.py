@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import textwrap
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
@@ -58,6 +59,8 @@ class TerminalConsole:
         self._width = width
         self._words: Callable[[], Iterable[str]] = lambda: ()
         self._history = history
+        self._prompt: str | None = None  # the prompt being answered (another thread may say)
+        self._lock = threading.Lock()
         self._readline: Any = None
         if self.stdin is sys.stdin and _isatty(self.stdin) and _isatty(self.stdout):
             self._readline = _set_up_readline(self._complete, history)
@@ -71,25 +74,41 @@ class TerminalConsole:
         return shutil.get_terminal_size((80, 24)).columns - 1
 
     def say(self, text: str = "") -> None:
+        """Append ``text``. While another thread waits at a prompt (a table's events arrive as
+        the player types), the text goes on lines of its own after the prompt, and the prompt
+        is written again with what has been typed so far: appended, never redrawn."""
         lines = wrap(text, self.width)
-        self.stdout.write("\n".join(lines) + "\n")
-        self.stdout.flush()
+        with self._lock:
+            prompt = self._prompt
+            if prompt is not None:
+                typed = self._readline.get_line_buffer() if self._readline is not None else ""
+                self.stdout.write("\n" + "\n".join(lines) + "\n" + prompt + typed)
+            else:
+                self.stdout.write("\n".join(lines) + "\n")
+            self.stdout.flush()
 
     def ask(self, prompt: str) -> str | None:
-        self.stdout.flush()
-        if self._readline is not None:
-            try:
-                return input(prompt)
-            except EOFError:
+        with self._lock:
+            self.stdout.flush()
+            self._prompt = prompt
+        try:
+            if self._readline is not None:
+                try:
+                    return input(prompt)
+                except EOFError:
+                    self.stdout.write("\n")
+                    return None
+            with self._lock:
+                self.stdout.write(prompt)
+                self.stdout.flush()
+            line = self.stdin.readline()
+            if not line:
                 self.stdout.write("\n")
                 return None
-        self.stdout.write(prompt)
-        self.stdout.flush()
-        line = self.stdin.readline()
-        if not line:
-            self.stdout.write("\n")
-            return None
-        return line.rstrip("\r\n")
+            return line.rstrip("\r\n")
+        finally:
+            with self._lock:
+                self._prompt = None
 
     def set_words(self, words: Callable[[], Iterable[str]]) -> None:
         self._words = words

@@ -33,13 +33,15 @@ in any order: new royal 4 hard. Add seed N or target N for a given deal or targe
 continue (c): the game you played last.
 load: your saved games, numbered; load N opens one.
 daily: the daily deal, the same cards for everyone today.
+tables, create, join CODE: on a server, the tables where people play each other: list them, \
+make one (create royal 4, or create private), or join one by its code.
 stats: your statistics.
 presets: every preset with a line about it.
 set: your settings (how cards are said, the turn summary).
 quit (q): leave casino-tui."""
 
 _MENU_WORDS = ("new", "continue", "load", "daily", "stats", "presets", "set", "help", "quit",
-               "seed", "target", *LEVELS)
+               "seed", "target", "tables", "create", "join", "private", *LEVELS)
 
 
 @dataclass
@@ -55,6 +57,9 @@ class Services:
     daily: Callable[[], tuple[GameConfig, list[str]]]
     undo_allowed: bool = True
     clock: Callable[[], datetime] | None = None
+    # the server's tables (tables, create, join): runs one command, True when the input ended;
+    # None where there is no server
+    tables: Callable[[str, list[str]], bool] | None = None
 
 
 class PlainShell:
@@ -73,13 +78,16 @@ class PlainShell:
 
     # ------------------------------------------------------------------ the loop
     def run(self, *, config: GameConfig | None = None, resume: LoadedGame | None = None,
-            notice: str | None = None) -> int:
-        """The menu, after the game asked for on the command line (if any). Returns the exit
-        status (0)."""
+            notice: str | None = None, join: str | None = None) -> int:
+        """The menu, after the game asked for on the command line (if any; ``join``: a
+        server's table by its code). Returns the exit status (0)."""
         self.say("Casino, plain mode. Type help for the commands.")
         if notice:
             self.say(notice)
-        if resume is not None:
+        if join is not None:
+            if self._tables("join", [join]):
+                return 0
+        elif resume is not None:
             if self._play(loaded_config(resume), resume):
                 return 0
         elif config is not None and self._play(config, None):
@@ -135,6 +143,8 @@ class PlainShell:
             for line in lines:
                 self.say(line)
             return self._play(config, None)
+        elif head in ("tables", "create", "join"):
+            return self._tables(head, words[1:])
         elif head in ("stats", "statistics"):
             for line in self.services.stats():
                 self.say(line)
@@ -164,6 +174,17 @@ class PlainShell:
         else:
             self.say("Back at the menu. Type continue to go on with that game, or help.")
         return False
+
+    def _tables(self, command: str, args: list[str]) -> bool:
+        """A command of the server's tables; True when the input ended."""
+        if self.services.tables is None:
+            self.say("There are no tables here: tables are on a casino-tui server (connect "
+                     "with ssh -t -p PORT HOST plain).")
+            return False
+        if command == "join" and len(args) != 1:
+            self.say("Say join and the table's code, like join KAMIRO.")
+            return False
+        return self.services.tables(command, args)
 
     def _new_config(self, words: list[str]) -> GameConfig | None:
         preset, players, level, seed, target = "classic", None, "medium", None, None

@@ -303,9 +303,16 @@ def join_command(command: str) -> str | None:
     return normalize_code(rest)
 
 
-def plain_command(command: str) -> bool:
-    """An exec request for plain mode: ``plain`` (``ssh -t HOST plain``)."""
-    return command.strip() == PLAIN_COMMAND
+def plain_command(command: str) -> tuple[bool, str | None]:
+    """An exec request for plain mode: ``plain`` (``ssh -t HOST plain``) gives (True, None),
+    ``plain join CODE`` (True, the code); anything else (False, None)."""
+    word, _sep, rest = command.strip().partition(" ")
+    if word != PLAIN_COMMAND:
+        return False, None
+    if not rest.strip():
+        return True, None
+    code = join_command(rest)
+    return (True, code) if code is not None else (False, None)
 
 
 def app_arguments(dirs: PlayerDirs, *, continue_supported: bool, ascii: bool = False,
@@ -314,7 +321,7 @@ def app_arguments(dirs: PlayerDirs, *, continue_supported: bool, ascii: bool = F
     for ``ssh HOST join CODE``, ``--plain`` for ``ssh HOST plain`` (whose menu offers the game
     to continue), else ``--continue`` when they have a game to continue."""
     if plain:
-        return [PLAIN_FLAG]
+        return [PLAIN_FLAG] + ([JOIN_FLAG, join] if join is not None else [])
     args: list[str] = []
     if join is not None:
         args += [JOIN_FLAG, join]

@@ -444,10 +444,12 @@ class GameServer:
             _refuse(process, "casino-tui: no player key on this connection.")
             return
         pty = process.get_terminal_type() is not None
-        # The commands accepted: ``join CODE`` (ssh -t -p PORT HOST join CODE) and ``plain``
-        # (the game as lines of text, for screen readers).
+        # The commands accepted: ``join CODE`` (ssh -t -p PORT HOST join CODE), ``plain`` (the
+        # game as lines of text, for screen readers) and ``plain join CODE``.
         join = join_command(process.command) if process.command is not None else None
-        plain = process.command is not None and plain_command(process.command)
+        plain = False
+        if process.command is not None and join is None:
+            plain, join = plain_command(process.command)
         if (process.command is not None and join is None and not plain) \
                 or process.subsystem is not None:
             what = (f"subsystem {_shown(process.subsystem)}" if process.subsystem is not None
