@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from serve_support import Tmux
+from serve_support import Server, Tmux
 
 
 @pytest.fixture
@@ -15,3 +15,15 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
     t = Tmux(tmp_path)
     yield t
     t.close()
+
+
+@pytest.fixture
+def servers() -> Iterator[list[Server]]:
+    """The casino-tui servers a test starts (stopped afterwards; none may have logged a
+    traceback)."""
+    started: list[Server] = []
+    yield started
+    for s in started:
+        s.stop()
+    for s in started:
+        assert "Traceback" not in s.log(), s.log()

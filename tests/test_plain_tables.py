@@ -15,7 +15,6 @@ from test_serve_tables_e2e import (
     play_a_move,
     saved_state,
     serve,
-    servers,  # noqa: F401 - the fixture
     wait_in_log,
 )
 

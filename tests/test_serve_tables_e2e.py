@@ -10,7 +10,7 @@ import asyncio
 import os
 import re
 import signal
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,16 +43,6 @@ PAINTER = CardPainter()
 
 
 # ---------------------------------------------------------------------- fixtures
-@pytest.fixture
-def servers(tmp_path: Path) -> Iterator[list[Server]]:
-    started: list[Server] = []
-    yield started
-    for s in started:
-        s.stop()
-    for s in started:
-        assert "Traceback" not in s.log(), s.log()
-
-
 def serve(servers: list[Server], data: Path, *args: str) -> Server:
     server = Server(data, "--rate-limit", "0", *args, log_name=f"server{len(servers)}.log")
     servers.append(server)
