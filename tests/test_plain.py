@@ -207,3 +207,91 @@ def test_a_whole_game_through_a_pty_at_40_columns(tmp_path: Path) -> None:
     lines = out.replace("\r", "").split("\n")
     assert max(len(line) for line in lines) <= 40
     assert (tmp_path / "data" / "ledger.jsonl").exists()
+
+
+# ---------------------------------------------------------------------- a hub's table
+class TableConsole:
+    """A console for a seat at a hub's table: each answer waits until the table has said
+    something to answer (lines arrive from the event loop while a prompt waits)."""
+
+    def __init__(self, first: list[str]) -> None:
+        import threading
+
+        self.out: list[str] = []
+        self.first = first
+        self.cond = threading.Condition()
+        self.read = 0  # lines already answered
+
+    def say(self, text: str = "") -> None:
+        with self.cond:
+            self.out += wrap(text, 200)
+            self.cond.notify_all()
+
+    def _next(self) -> str | None:
+        """The answer to give now (None: wait for the table to say more)."""
+        if self.first:
+            return self.first[0]
+        new = self.out[self.read:]
+        if any(line.startswith("You left the table") for line in new):
+            return "quit"
+        if any(line.startswith("Game over:") for line in new):
+            return "leave"
+        if any(line.startswith("Press Enter when you are ready") for line in new):
+            return ""
+        if any(line.startswith("Your turn.") for line in new):
+            return "1"
+        return None
+
+    def ask(self, prompt: str) -> str | None:
+        with self.cond:
+            assert self.cond.wait_for(lambda: self._next() is not None, timeout=30), \
+                "\n".join(self.out[-20:])
+            line = self._next()
+            if self.first:
+                self.first.pop(0)
+            self.read = len(self.out)
+            self.out.append(prompt + (line or ""))
+            return line
+
+    def set_words(self, words: Callable[[], Iterable[str]]) -> None:
+        pass
+
+
+def test_a_whole_game_at_a_hubs_table_is_told_and_counted(tmp_path: Path) -> None:
+    import asyncio
+
+    from table_support import SeededThinker
+
+    from casino_tui.plain.tables import PlainTables, TableSettings
+    from casino_tui.plain.words import Speaker
+    from casino_tui.stats import Ledger
+    from casino_tui.table.hub import LocalHub, Person
+
+    store = SaveStore(tmp_path / "data" / "games")
+    records = []
+
+    def add(record: object) -> None:
+        records.append(record)
+        Ledger(tmp_path / "data").record(record, store)  # type: ignore[arg-type]
+
+    async def play() -> bool:
+        hub = LocalHub(SeededThinker())
+        console = TableConsole(["start"])
+        tables = PlainTables(console, hub, "p-ann", TableSettings("Ann", lambda n: None),
+                             lambda: Speaker("words"), lambda v: (v.legal_moves()[0], "why"),
+                             add)
+        person = Person("p-ann", "Ann")
+        config = GameConfig(seats=default_seats(2, humans=1, level="random"), seed=3,
+                            target=5)
+        ended = await tables.create(person, config, public=False)
+        said = "\n".join(console.out)
+        assert "The game begins." in said and "Game over: " in said
+        assert "Round 1 is over." in said
+        assert re.search(r"^South (took|trailed|built)", said, re.M) is None  # "You", not South
+        assert re.search(r"^You (took|trailed|built)", said, re.M)
+        assert re.search(r"^North (took|trailed|built)", said, re.M)
+        return ended
+
+    assert asyncio.run(play()) is False  # left the table, back at the menu
+    assert len(records) == 1
+    assert (tmp_path / "data" / "ledger.jsonl").read_text().count("\n") == 1

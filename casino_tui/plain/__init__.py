@@ -30,6 +30,7 @@ from .shell import PlainShell, Services
 
 if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.ai.review import Estimate
+    from casino_tui.stats import GameRecord
 
 __all__ = ["PlainSettings", "run", "services"]
 REVIEW_BUDGET = 0.8  # seconds Hard thinks about each play of the round review
@@ -55,8 +56,7 @@ def _record(store: SaveStore, clock: Callable[[], datetime] | None
     def record(slot: SaveSlot | None, table: TableController) -> str | None:
         """Add a finished game to the ledger (as the full-screen game does); a problem's
         text, or None."""
-        from casino_tui.stats import Ledger, LedgerError, record_from_game
-        from casino_tui.stats.cache import ledger_figures
+        from casino_tui.stats import record_from_game
         from casino_tui.stats.daily import utc_now
 
         state = table.state
@@ -64,12 +64,7 @@ def _record(store: SaveStore, clock: Callable[[], datetime] | None
             return None
         rec = record_from_game(state, slot.seats, game=slot.game_id, ended=utc_now(clock),
                                created=slot.created, undo=slot.undo)
-        data = store.root.parent
-        try:
-            Ledger(data).record(rec, store)
-        except LedgerError as err:
-            return str(err)
-        return ledger_figures(data, store).report
+        return _add_record(store)(rec)
 
     return record
 
@@ -138,8 +133,24 @@ def _daily(store: SaveStore, clock: Callable[[], datetime] | None
     return daily
 
 
-def _tables(console: Console, settings: PlainSettings, hint: Callable[[SeatView], tuple[Move, str]]
-            ) -> Callable[[str, list[str]], bool] | None:
+def _add_record(store: SaveStore) -> Callable[[GameRecord], str | None]:
+    def add(record: GameRecord) -> str | None:
+        """Append a finished game to the player's ledger; a problem's text, or None."""
+        from casino_tui.stats import Ledger, LedgerError
+        from casino_tui.stats.cache import ledger_figures
+
+        data = store.root.parent
+        try:
+            Ledger(data).record(record, store)
+        except LedgerError as err:
+            return str(err)
+        return ledger_figures(data, store).report
+
+    return add
+
+
+def _tables(console: Console, settings: PlainSettings, hint: Callable[[SeatView], tuple[Move, str]],
+            store: SaveStore) -> Callable[[str, list[str]], bool] | None:
     """The server's tables, when this session has them (its environment names the table
     channel): each command connects, runs, and closes the channel."""
     import os
@@ -173,7 +184,7 @@ def _tables(console: Console, settings: PlainSettings, hint: Callable[[SeatView]
         try:
             tables = PlainTables(console, hub, hub.player,
                                  TableSettings(load_settings().display_name, save_name),
-                                 lambda: Speaker(settings.cards), hint)
+                                 lambda: Speaker(settings.cards), hint, _add_record(store))
             person = await tables.person()
             if person is None:
                 return False
@@ -225,7 +236,7 @@ def services(store: SaveStore, *, clock: Callable[[], datetime] | None = None,
     def table_hint(view: SeatView) -> tuple[Move, str]:
         return hint(view, 0)
 
-    tables = (_tables(console, settings, table_hint)
+    tables = (_tables(console, settings, table_hint, store)
               if console is not None and settings is not None else None)
     return Services(choose=choose, hint=hint, review=review, save_settings=_save_settings,
                     record=_record(store, clock), stats=_stats(store),

@@ -32,6 +32,7 @@ from .turns import event_line, hand_sentence, moves_lines, numbered_moves, resol
 from .words import Speaker, join_words, plural
 
 if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.stats import GameRecord
     from casino_tui.table.events import TableView
 
 TABLE_HELP = """\
@@ -66,8 +67,10 @@ class PlainTables:
 
     def __init__(self, console: Console, hub: TableHub, player: str, settings: TableSettings,
                  speaker: Callable[[], Speaker],
-                 hint: Callable[[SeatView], tuple[Move, str]]) -> None:
+                 hint: Callable[[SeatView], tuple[Move, str]],
+                 add_record: Callable[[GameRecord], str | None] | None = None) -> None:
         self.console = console
+        self.add_record = add_record  # a finished game into the player's ledger
         self.hub = hub
         self.player = player
         self.settings = settings
@@ -78,6 +81,7 @@ class PlainTables:
         self._round_over = False
         self._started = False
         self._info: TableInfo | None = None
+        self._recorded: set[str] = set()  # the games already in the player's statistics
 
     def say(self, text: str) -> None:
         self.console.say(text)
@@ -175,6 +179,7 @@ class PlainTables:
         if not self._started:
             self.say("Type start to begin the game." if info.yours
                      else f"Waiting for {info.creator} to start the game.")
+        self._recorded = {view.game} if view.phase == Phase.GAME_OVER else set()
         self._tell(update, history=True)
         follow = asyncio.create_task(self._follow(client))
         try:
@@ -199,6 +204,40 @@ class PlainTables:
                 self.say(f"{_why(err)} Type leave, then join the table again.")
                 return
             self._tell(update)
+            view = update.view
+            if view.phase == Phase.GAME_OVER and view.seat is not None \
+                    and view.game not in self._recorded:
+                self._recorded.add(view.game)
+                await self._record(client, view)
+
+    async def _record(self, client: SeatClient, view: TableView) -> None:
+        """A game finished at the player's seat: into their statistics, built from their view
+        of its end and the game's events (which hold no hidden card)."""
+        from casino_tui.saves import Seat
+        from casino_tui.stats import record_from_play
+        from casino_tui.stats.daily import utc_now
+        from casino_tui.table.config import DEFAULT_LEVEL
+
+        if self.add_record is None or view.seat is None:
+            return
+        try:
+            events = await client.game_events(upto=view.number)
+        except HUB_ERRORS as err:
+            self.say(f"This game could not be added to your statistics: {_why(err)}")
+            return
+        summaries = [summary_from_json(e.data["summary"]) for e in events
+                     if e.kind == "round_over" and "summary" in e.data]
+        seats = [Seat(f"Seat {i + 1}", "human") if s.human
+                 else Seat(f"Seat {i + 1}", "computer", s.level or DEFAULT_LEVEL)
+                 for i, s in enumerate(view.seats)]
+        record = record_from_play(
+            preset=view.rules.preset_name, players=view.num_players, sides=view.sides,
+            seats=seats, summaries=summaries, round_no=view.round_no, scores=view.scores,
+            sweeps=view.sweeps, winner=view.winner, game=f"table-{view.game}",
+            ended=utc_now(), seat=view.seat)
+        problem = self.add_record(record)
+        if problem:
+            self.say(problem)
 
     def _names(self, view: TableView) -> list[str]:
         return [s.name for s in view.seats]
