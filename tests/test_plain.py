@@ -295,3 +295,31 @@ def test_a_whole_game_at_a_hubs_table_is_told_and_counted(tmp_path: Path) -> Non
     assert asyncio.run(play()) is False  # left the table, back at the menu
     assert len(records) == 1
     assert (tmp_path / "data" / "ledger.jsonl").read_text().count("\n") == 1
+
+
+def test_tab_completes_and_the_arrows_recall_commands_on_a_pty(tmp_path: Path) -> None:
+    app = PtyApp(["--plain"], app_env(tmp_path), size=(60, 24))
+    try:
+        app.wait_for(r"casino> $")
+        app.send("ne\t")  # completes to "new "
+        app.wait_for(r"casino> new $")
+        app.send("seed 5\r")
+        app.wait_for(r"Your turn\.[\s\S]*> $")
+        mark = app.mark()
+        app.send("mo\t\r")  # moves
+        app.wait_for(r"4 moves:[\s\S]*> $", since=mark)
+        assert not _ESC.search(app.raw()), "completion wrote an escape sequence"
+        mark = app.mark()
+        app.send("\x1b[A")  # up: the last command again
+        app.wait_for(r"moves", since=mark)
+        app.send("\r")
+        app.wait_for(r"4 moves:[\s\S]*> $", since=mark)
+        app.send("quit\r")
+        app.wait_for(r"casino> $", since=mark)
+        app.send("quit\r")
+        assert app.wait_exit(20) == 0
+    finally:
+        app.close()
+    # kept for the next session (readline keeps a line repeated at once only once)
+    history = (tmp_path / "data" / "plain_history").read_text().splitlines()
+    assert [line.strip() for line in history] == ["new seed 5", "moves", "quit"]
