@@ -154,16 +154,6 @@ class BrowserPlayer(ScreenPlayer):
 
 
 @pytest.fixture
-def servers() -> Iterator[list[Server]]:
-    started: list[Server] = []
-    yield started
-    for s in started:
-        s.stop()
-    for s in started:
-        assert "Traceback" not in s.log(), s.log()
-
-
-@pytest.fixture
 def loop() -> Iterator[Loop]:
     running = Loop()
     yield running

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from casino_tui.engine import (
@@ -66,6 +65,24 @@ class PlainSettings:
     turn_summary: bool = True  # at the start of your turn: your hand and the table
 
 
+def change_setting(settings: PlainSettings, args: list[str],
+                   save: Callable[[PlainSettings], str | None] | None) -> str:
+    """``set ...``: change a setting (and keep it with ``save``), or say what they are; the
+    sentence to say."""
+    if len(args) == 2 and args[0] == "cards" and args[1] in ("words", "short"):
+        settings.cards = args[1]
+    elif len(args) == 2 and args[0] in ("summary", "brief") and args[1] in ("on", "off"):
+        settings.turn_summary = (args[1] == "on") == (args[0] == "summary")
+    else:
+        cards = "words" if settings.cards == "words" else "short names"
+        summary = "on" if settings.turn_summary else "off"
+        return (f"Cards are said as {cards} (set cards words, or set cards short). The line "
+                f"with your hand and the table at the start of your turn is {summary} (set "
+                "summary on, or set summary off).")
+    problem = save(settings) if save is not None else None
+    return "Settings changed." + (f" {problem}" if problem else "")
+
+
 @dataclass
 class GameResult:
     """How a game left plain mode: ``over`` (played to the end) or left with quit."""
@@ -102,7 +119,6 @@ class PlainGame:
     loaded: LoadedGame | None = None
     undo_allowed: bool = True
     save_settings: Callable[[PlainSettings], str | None] | None = None
-    clock: Callable[[], datetime] | None = None
     table: TableController = field(init=False)
     slot: SaveSlot | None = field(init=False, default=None)
 
@@ -574,22 +590,7 @@ class PlainGame:
 
     # ------------------------------------------------------------------ settings
     def _set(self, args: list[str]) -> None:
-        s = self.settings
-        if not args:
-            self.say(f"Cards are said as {'words' if s.cards == 'words' else 'short names'} "
-                     f"(set cards words, or set cards short). The turn summary is "
-                     f"{'on' if s.turn_summary else 'off'} (set summary on, or set summary "
-                     "off).")
-            return
-        if len(args) == 2 and args[0] == "cards" and args[1] in ("words", "short"):
-            s.cards = args[1]
-        elif len(args) == 2 and args[0] in ("summary", "brief") and args[1] in ("on", "off"):
-            s.turn_summary = (args[1] == "on") == (args[0] == "summary")
-        else:
-            self.say("Say set cards words, set cards short, set summary on or set summary off.")
-            return
-        problem = self.save_settings(s) if self.save_settings is not None else None
-        self.say("Settings changed." + (f" {problem}" if problem else ""))
+        self.say(change_setting(self.settings, args, self.save_settings))
 
     # ------------------------------------------------------------------ completion
     def _completions(self) -> Iterable[str]:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.ai.review import Estimate
 
 from .console import Console
-from .game import PlainGame, PlainSettings
+from .game import PlainGame, PlainSettings, change_setting
 from .words import join_words, plural
 
 MENU_HELP = """\
@@ -165,7 +165,7 @@ class PlainShell:
                          record=self.services.record, review=self.services.review,
                          loaded=loaded,
                          undo_allowed=self.services.undo_allowed,
-                         save_settings=self.services.save_settings, clock=self.services.clock)
+                         save_settings=self.services.save_settings)
         result = game.play()
         if result.quit_program:
             return True
@@ -283,16 +283,4 @@ class PlainShell:
                      f"played {when}.")
 
     def _set(self, args: list[str]) -> None:
-        s = self.settings
-        if len(args) == 2 and args[0] == "cards" and args[1] in ("words", "short"):
-            s.cards = args[1]
-        elif len(args) == 2 and args[0] == "summary" and args[1] in ("on", "off"):
-            s.turn_summary = args[1] == "on"
-        else:
-            self.say(f"Cards are said as {'words' if s.cards == 'words' else 'short names'} "
-                     "(set cards words, or set cards short). The summary at the start of "
-                     f"your turn is {'on' if s.turn_summary else 'off'} (set summary on, or "
-                     "set summary off).")
-            return
-        problem = self.services.save_settings(s)
-        self.say("Settings changed." + (f" {problem}" if problem else ""))
+        self.say(change_setting(self.settings, args, self.services.save_settings))
