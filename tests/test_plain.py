@@ -323,3 +323,17 @@ def test_tab_completes_and_the_arrows_recall_commands_on_a_pty(tmp_path: Path) -
     # kept for the next session (readline keeps a line repeated at once only once)
     history = (tmp_path / "data" / "plain_history").read_text().splitlines()
     assert [line.strip() for line in history] == ["new seed 5", "moves", "quit"]
+
+
+def test_the_engines_notation_with_or_without_a_builds_value(tmp_path: Path) -> None:
+    game, player, _ = game_at(tmp_path, "turn=0 table=5C,KD hands=4H,9S,2D/2C,2S,3H,3D")
+    game._command(0, "4Hx5C")
+    assert "Not allowed: four of hearts (4) cannot take those piles" in " ".join(player.out)
+    player.out.clear()
+    game._command(0, "4H>")
+    assert player.out[0].startswith("I do not understand '4H>'")
+    hand = list(game.table.state.hands[0])
+    game._command(0, "4h>5c")  # the one build it can be: 9
+    assert game.table.state.hands[0] != hand
+    assert any("built 9 with the four of hearts on the five of clubs" in line
+               for line in player.out)

@@ -16,10 +16,8 @@ from casino_tui.engine import (
     PRESET_DESCRIPTIONS,
     IllegalMoveError,
     Move,
-    NotationError,
     SeatView,
 )
-from casino_tui.engine.notation import parse_move
 from casino_tui.saves import LoadedGame, SaveError, SaveSlot, SaveStore
 from casino_tui.table import GameConfig, TableController, TableEvent
 from casino_tui.table.config import save_seats
@@ -30,7 +28,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from .commands import RANK_WORDS, SUIT_WORDS
 from .console import Console
-from .turns import event_line, hand_sentence, moves_lines, numbered_moves, resolve
+from .turns import (
+    event_line,
+    hand_sentence,
+    moves_lines,
+    notation_move,
+    numbered_moves,
+    resolve,
+)
 from .words import Speaker, join_words, plural
 
 GAME_HELP = """\
@@ -516,15 +521,11 @@ class PlainGame:
             self.say(line)
 
     def _notation(self, seat: int, text: str) -> None:
-        try:
-            move = parse_move(self.table.state, text)
-        except IllegalMoveError as err:
-            self.say(f"Not allowed: {self.speaker.text(str(err))}")
-            return
-        except NotationError:
-            self.say(f"I do not understand {text!r}. Type help for the commands.")
-            return
-        self._play(seat, move)
+        got = notation_move(text, self.table.state.table, self._moves(seat))
+        if isinstance(got, str):
+            self.say(got)
+        else:
+            self._play(seat, got)
 
     def _play(self, seat: int, move: Move) -> None:
         try:

@@ -14,10 +14,9 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
-from casino_tui.engine import Move, NotationError, Phase, SeatView, State
-from casino_tui.engine.notation import parse_move_text
+from casino_tui.engine import Move, Phase, SeatView
 from casino_tui.names import clean_display_name
 from casino_tui.table import GameConfig, default_seats
 from casino_tui.table.client import SeatClient, TableUpdate
@@ -28,7 +27,14 @@ from casino_tui.table.events import TableEvent
 from casino_tui.table.hub import HubError, Person, TableHub, TableInfo
 
 from .console import Console
-from .turns import event_line, hand_sentence, moves_lines, numbered_moves, resolve
+from .turns import (
+    event_line,
+    hand_sentence,
+    moves_lines,
+    notation_move,
+    numbered_moves,
+    resolve,
+)
 from .words import Speaker, join_words, plural
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -363,11 +369,11 @@ class PlainTables:
                       speaker, sweeps=view.rules.sweep_points > 0)
         move = got.move or got.exact
         if not got.understood:
-            try:  # the engine's notation reads only the table of the position
-                move, _kind = parse_move_text(cast(State, view), text)
-            except NotationError:
-                self.say(f"I do not understand {text!r}. Type help for the commands.")
+            found = notation_move(text, view.table, self._moves(view))
+            if isinstance(found, str):
+                self.say(found)
                 return
+            move = found
         if move is None:
             for line in got.said:
                 self.say(line)

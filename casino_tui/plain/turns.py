@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple, cast
 
-from casino_tui.engine import Card, Move, Pile
+from casino_tui.engine import Card, Move, NotationError, Pile, State
+from casino_tui.engine.notation import format_move, parse_move_text
 from casino_tui.table import TableEvent
 
 from .commands import CommandError, as_move, match_moves, parse_request
@@ -79,6 +81,32 @@ def resolve(text: str, moves: Sequence[Move], table: Sequence[Pile], hand: Seque
     exact = as_move(request, hand, table)
     return Resolved(said=["No legal move matches that. Type moves to hear your moves."],
                     exact=exact)
+
+
+class _Position(NamedTuple):
+    """All that the engine's notation reads of a position: its table."""
+
+    table: Sequence[Pile]
+
+
+def notation_move(text: str, table: Sequence[Pile], moves: Sequence[Move]) -> Move | str:
+    """The move ``text`` names in the engine's notation (``7H``, ``9Cx5D+4S``, ``2H>7C=9``;
+    a build's value may be left out, ``7H>7C``, when only one is legal): the legal one of
+    ``moves`` when there is one (else the move as written, for the table to refuse with its
+    reason), or why the text cannot be read."""
+    position = cast(State, _Position(table))
+    try:
+        move, _kind = parse_move_text(position, text)
+    except NotationError as err:
+        written = text.strip().upper()
+        if ">" in written and "=" not in written:
+            found = [m for m in moves if m.kind == "build"
+                     and format_move(position, m).upper().startswith(written + "=")]
+            if len(found) == 1:
+                return found[0]
+        return f"I do not understand {text.strip()!r}: {err}. Type help for the commands."
+    same = [m for m in moves if m.same_action(move)]
+    return same[0] if same else move
 
 
 def event_line(event: TableEvent, names: Sequence[str], side_names: Sequence[str],
