@@ -335,5 +335,6 @@ def test_the_engines_notation_with_or_without_a_builds_value(tmp_path: Path) -> 
     hand = list(game.table.state.hands[0])
     game._command(0, "4h>5c")  # the one build it can be: 9
     assert game.table.state.hands[0] != hand
+    game._tell_events()
     assert any("built 9 with the four of hearts on the five of clubs" in line
                for line in player.out)
