@@ -338,3 +338,12 @@ def test_the_engines_notation_with_or_without_a_builds_value(tmp_path: Path) -> 
     game._tell_events()
     assert any("built 9 with the four of hearts on the five of clubs" in line
                for line in player.out)
+
+
+def test_the_rules_are_the_rules_screens_sentences_in_words(tmp_path: Path) -> None:
+    game, player, _ = game_at(tmp_path, "turn=0 table=5C,KD hands=4H,9S,2D/2C,2S,3H,3D")
+    game._command(0, "rules")
+    said = "\n".join(player.out)
+    for heading in ("Goal:", "The deal:", "Your turn: play one card:", "Scoring each round:"):
+        assert heading in said
+    assert "Big Casino ten of diamonds: 2" in said and "10D" not in said

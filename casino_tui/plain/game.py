@@ -16,12 +16,14 @@ from casino_tui.engine import (
     PRESET_DESCRIPTIONS,
     IllegalMoveError,
     Move,
+    Rules,
     SeatView,
 )
 from casino_tui.saves import LoadedGame, SaveError, SaveSlot, SaveStore
 from casino_tui.table import GameConfig, TableController, TableEvent
 from casino_tui.table.config import save_seats
 from casino_tui.table.controller import ComputerTurn, MoveRefused
+from casino_tui.table.rulebook import rules_intro, rules_sections
 
 if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.ai.review import Estimate
@@ -68,6 +70,16 @@ class PlainSettings:
 
     cards: str = "words"  # "words" (ten of diamonds) or "short" (10D)
     turn_summary: bool = True  # at the start of your turn: your hand and the table
+
+
+def rules_lines(rules: Rules, num_players: int | None, speaker: Speaker) -> list[str]:
+    """The rules of a preset as sentences: each section's heading, then its sentences."""
+    lines = rules_intro(rules)
+    for heading, sentences in rules_sections(rules, symbols=False, num_players=num_players,
+                                             pluck_key="the pluck command"):
+        lines.append(f"{heading}:")
+        lines += [speaker.text(s) for s in sentences]
+    return lines
 
 
 def change_setting(settings: PlainSettings, args: list[str],
@@ -492,13 +504,8 @@ class PlainGame:
 
     def _tell_rules(self) -> None:
         st = self.table.state
-        rules = st.rules
-        desc = PRESET_DESCRIPTIONS.get(rules.preset_name, rules.preset_name)
-        self.say(self.speaker.text(desc))
-        if rules.game_end == "fixed_rounds":
-            self.say("The game lasts a fixed number of rounds; the highest total wins.")
-        else:
-            self.say(f"The first side to {rules.target} points wins.")
+        for line in rules_lines(st.rules, st.num_players, self.speaker):
+            self.say(line)
 
     # ------------------------------------------------------------------ moves
     def _typed_move(self, seat: int, text: str) -> None:
