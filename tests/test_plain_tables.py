@@ -84,3 +84,16 @@ def test_a_plain_player_and_a_full_screen_player_at_one_table(
     ann.type("quit")
     ann.send("Enter")
     assert tmux.wait_exit(ann.pane) == 0
+
+    # back later: the menu says where she has a seat, and join takes her back to it
+    ann.connect(server.port, "plain")
+    ann.wait_for(f"You have a seat at table {code}, round 1: type join {code}", timeout=30)
+    ann.type(f"join {code}")
+    ann.send("Enter")
+    ann.wait_for(f"You are at table {code}, in seat 1, as Ann.")
+    ann.type("leave")
+    ann.send("Enter")
+    ann.wait_for("You left the table")
+    ann.type("quit")
+    ann.send("Enter")
+    assert tmux.wait_exit(ann.pane) == 0

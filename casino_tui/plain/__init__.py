@@ -168,7 +168,7 @@ def _tables(console: Console, settings: PlainSettings, hint: Callable[[SeatView]
 
     async def session(command: str, args: list[str]) -> bool:
         from casino_tui.settings import load_settings
-        from casino_tui.table.hub import HubError
+        from casino_tui.table.hub import HubError, Person
         from casino_tui.table.remote import hub_from_environment
 
         from .tables import PlainTables, TableSettings, table_config
@@ -185,6 +185,9 @@ def _tables(console: Console, settings: PlainSettings, hint: Callable[[SeatView]
             tables = PlainTables(console, hub, hub.player,
                                  TableSettings(load_settings().display_name, save_name),
                                  lambda: Speaker(settings.cards), hint, _add_record(store))
+            if command == "seats":  # at start: the table games in progress with a seat
+                await tables.in_progress(Person(hub.player, load_settings().display_name))
+                return False
             person = await tables.person()
             if person is None:
                 return False

@@ -94,6 +94,8 @@ class PlainShell:
             return 0
         else:
             self._offer_continue()
+            if self.services.tables is not None and self.services.tables("seats", []):
+                return 0
         while True:
             self.console.set_words(self._words)
             line = self.console.ask("casino> ")

@@ -127,6 +127,15 @@ class PlainTables:
         for t in tables:
             self.say(self._table_line(t))
 
+    async def in_progress(self, person: Person) -> None:
+        """Tell the player about games in progress where they hold a seat (they left, or their
+        connection dropped): join brings them back."""
+        with contextlib.suppress(*HUB_ERRORS):
+            for t in await self.hub.list_tables(person):
+                if t.your_seat is not None and t.started and not t.finished:
+                    self.say(f"You have a seat at table {t.code}, round {t.round_no}: type "
+                             f"join {t.code} to go back to it.")
+
     def _table_line(self, t: TableInfo) -> str:
         state = ("finished" if t.finished else f"playing round {t.round_no}" if t.started
                  else f"waiting, {plural(t.open_seats, 'open seat')}")
@@ -179,7 +188,7 @@ class PlainTables:
             return False
         view = update.view
         me = client.seat
-        where = "watching" if me is None else f"at {view.seats[me].name}'s seat"
+        where = "watching" if me is None else f"in seat {me + 1}, as {view.seats[me].name}"
         self.say(f"You are at table {info.code}, {where}. Type help for the commands at a "
                  "table.")
         if not self._started:
