@@ -105,6 +105,15 @@ class AIWorker:
         return self._pool
 
     async def _run(self, fn: Any, *args: Any) -> Any:
+        try:
+            return await self.call(fn, *args)
+        except BrokenProcessPool:
+            return await self.call(fn, *args)
+
+    async def call(self, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` in the worker process, once: ``BrokenProcessPool`` when the process
+        died meanwhile (the next call starts a new one). ``fn`` must be a module-level
+        function (it is pickled by name)."""
         loop = asyncio.get_running_loop()
         pool = self._executor()
         try:
@@ -113,7 +122,13 @@ class AIWorker:
             if self._pool is not pool:  # shut down meanwhile: the call was dropped
                 raise asyncio.CancelledError from None
             self._pool = None
-            return await loop.run_in_executor(self._executor(), fn, *args)
+            raise
+
+    def pids(self) -> list[int]:
+        """The process ids of the worker process (none before the first call)."""
+        pool = self._pool
+        procs = (getattr(pool, "_processes", None) or {}) if pool is not None else {}
+        return [p.pid for p in list(procs.values()) if p.pid is not None]
 
     async def start(self) -> None:
         """Start the process and load the search code now (optional; saves the first call
