@@ -126,7 +126,9 @@ class PoolStats:
     start, ``wait_sum`` their total wait in the queue (seconds) and ``wait_buckets`` how many
     of them waited at most each bound of :data:`WAIT_BUCKETS` (cumulative, as Prometheus
     histograms count); ``refused``, ``dropped`` (their session ended), ``rushed`` (Hard's move
-    out of time: Medium's), ``crashes`` (worker processes that died or were killed)."""
+    out of time: Medium's), ``crashes`` (worker processes that died or were killed);
+    ``answer_sum`` and ``answer_max``: the time from each request to its answer (seconds),
+    ``late`` answers that came after their deadline."""
 
     workers: int
     fast_workers: int
@@ -143,6 +145,19 @@ class PoolStats:
     wait_sum: float
     wait_max: float
     wait_buckets: tuple[tuple[float, int], ...]
+    answer_sum: float
+    answer_max: float
+    late: int
+
+    def summary(self) -> str:
+        """One line for the log."""
+        mean = self.wait_sum / self.answered if self.answered else 0.0
+        answer = self.answer_sum / self.answered if self.answered else 0.0
+        return (f"{self.answered} answered (waited {mean * 1000:.0f} ms on average, "
+                f"{self.wait_max * 1000:.0f} ms at most; answered in {answer * 1000:.0f} ms on "
+                f"average, {self.answer_max * 1000:.0f} ms at most; {self.late} late, "
+                f"{self.rushed} out of time: Medium's move), {self.refused} refused, "
+                f"{self.dropped} dropped, {self.crashes} crashed processes")
 
 
 @dataclass
@@ -154,6 +169,9 @@ class _Counters:
     crashes: int = 0
     wait_sum: float = 0.0
     wait_max: float = 0.0
+    answer_sum: float = 0.0
+    answer_max: float = 0.0
+    late: int = 0
     buckets: list[int] = field(default_factory=lambda: [0] * len(WAIT_BUCKETS))
 
     def waited(self, seconds: float) -> None:
@@ -330,7 +348,8 @@ class ComputerPool:
             oldest_wait=max((now - r.arrived for r in waiting), default=0.0),
             answered=c.answered, refused=c.refused, dropped=c.dropped, rushed=c.rushed,
             crashes=c.crashes, wait_sum=c.wait_sum, wait_max=c.wait_max,
-            wait_buckets=cumulative)
+            wait_buckets=cumulative, answer_sum=c.answer_sum, answer_max=c.answer_max,
+            late=c.late)
 
     # ------------------------------------------------------------------ the workers
     def _next_for(self, slot: _Slot) -> _Request | None:
@@ -422,7 +441,12 @@ class ComputerPool:
             return
         if not request.future.done():
             request.future.set_result(result)
-            self._counts.answered += 1
+            c, now = self._counts, self._clock()
+            c.answered += 1
+            c.answer_sum += now - request.arrived
+            c.answer_max = max(c.answer_max, now - request.arrived)
+            if now > request.deadline:
+                c.late += 1
 
     async def _restart(self, slot: _Slot) -> None:
         """A new process for ``slot``, warmed before it takes another request."""

@@ -7,6 +7,7 @@ import collections
 import contextlib
 import itertools
 import logging
+import os
 import time
 import weakref
 from collections.abc import Awaitable, Callable
@@ -358,7 +359,13 @@ class GameServer:
         from casino_tui.table.computers import ComputerService, socket_path
         from casino_tui.table.wire import WireError
 
-        pool = ComputerPool()
+        count = self.config.computers
+        if count == 0:  # no pool for the games: the tables' computers think in a small one
+            self.pool = ComputerPool(min(2, os.cpu_count() or 1), fast_workers=0)
+            log.info("computer players: each game starts its own (--computers 0); the "
+                     "tables' think in %d processes", self.pool.size)
+            return
+        pool = ComputerPool(count)
         self.pool = pool
         self._warming = asyncio.get_running_loop().create_task(pool.start())
         service = ComputerService(pool)
@@ -382,6 +389,7 @@ class GameServer:
         if service is not None:
             await service.close()
         if pool is not None:
+            log.info("computer players: %s", pool.stats().summary())
             pool.shutdown()
 
     def _computers_secret(self, number: int, fingerprint: str,
