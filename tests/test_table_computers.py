@@ -179,6 +179,14 @@ def test_two_requests_at_once_per_session_and_the_end_of_a_session_drops_them(
             while pool.asked < MAX_IN_FLIGHT + 1:
                 await asyncio.sleep(0.01)
             assert channel.service.in_flight(ANN) == MAX_IN_FLIGHT
+            # a request Ann's game stops waiting for (the screen closed) no longer counts
+            waiting[0].cancel()
+            while channel.service.in_flight(ANN) == MAX_IN_FLIGHT:
+                await asyncio.sleep(0.01)
+            waiting[0] = asyncio.ensure_future(ann.choose(view, "easy", 7))
+            while pool.asked < MAX_IN_FLIGHT + 2:
+                await asyncio.sleep(0.01)
+            assert channel.service.in_flight(ANN) == MAX_IN_FLIGHT
             # Ann's session ends: her requests are dropped, her app hears of it at once
             channel.service.end_session(channel.secrets[ANN])
             for request in waiting:

@@ -16,6 +16,7 @@ JSON objects)::
                    {"type": "think", "id": N, "op": "hint", "view": VIEW, "seed": S, "budget": B}
                    {"type": "think", "id": N, "op": "review", "view": VIEW, "played": MOVE,
                     "seed": S, "budget": B}
+    app -> server  {"type": "cancel", "id": N}     the app no longer waits for request N
     server -> app  {"type": "answer", "id": N, "move": MOVE}              (choose)
                    {"type": "answer", "id": N, "move": MOVE, "why": TEXT} (hint)
                    {"type": "answer", "id": N, "estimate": {...}}       (review)
@@ -248,7 +249,7 @@ class ComputerService:
         self.max_strikes = max_strikes
         self.wire = WireServer(self._handle, on_disconnect=self._gone, max_frame=max_request)
         self._secrets: dict[str, Identity] = {}
-        self._tasks: dict[Identity, set[asyncio.Task[None]]] = {}
+        self._tasks: dict[Identity, dict[int, asyncio.Task[None]]] = {}
         self._strikes: dict[Identity, int] = {}
 
     @property
@@ -261,7 +262,7 @@ class ComputerService:
 
     async def close(self) -> None:
         for tasks in list(self._tasks.values()):
-            for task in list(tasks):
+            for task in list(tasks.values()):
                 task.cancel()
         await self.wire.close()
 
@@ -286,7 +287,7 @@ class ComputerService:
     def _forget(self, identity: Identity) -> None:
         self._strikes.pop(identity, None)
         dropped = self.pool.drop(identity)
-        for task in self._tasks.pop(identity, set()):
+        for task in self._tasks.pop(identity, {}).values():
             task.cancel()
         if dropped:
             log.debug("computer players: dropped %d request(s) of session %d", dropped,
@@ -299,6 +300,11 @@ class ComputerService:
 
     def _handle(self, identity: Identity, message: Message) -> None:
         number = message.get("id")
+        if message.get("type") == "cancel":  # the app stopped waiting: so do we
+            task = self._tasks.get(identity, {}).get(number) if isinstance(number, int) else None
+            if task is not None:
+                task.cancel()
+            return
         try:
             if message.get("type") != "think":
                 raise ValueError("only think requests are accepted")
@@ -314,14 +320,14 @@ class ComputerService:
                             "that are not valid", identity.session, identity.player, strikes)
                 self.wire.disconnect(identity)
             return
-        tasks = self._tasks.setdefault(identity, set())
-        if len(tasks) >= self.max_in_flight:
+        tasks = self._tasks.setdefault(identity, {})
+        if len(tasks) >= self.max_in_flight or number in tasks:
             self._refuse(identity, number, f"at most {self.max_in_flight} requests at once",
                          "busy")
             return
         task = asyncio.get_running_loop().create_task(self._answer(identity, number, call))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
+        tasks[number] = task
+        task.add_done_callback(lambda _t: tasks.pop(number, None))
 
     def _parse(self, m: Message) -> tuple[str, SeatView, str, int, float | None, Move | None]:
         op = m.get("op")
@@ -432,10 +438,14 @@ class ComputerClient:
         try:
             await wire.send({"type": "think", "id": number, **request})
             answer = await asyncio.wait_for(future, budget + ANSWER_SLACK)
+        except asyncio.CancelledError:
+            self._cancel(wire, number)
+            raise
         except (ConnectionError, OSError):
             raise ComputerError("the connection to the server's computer players "
                                 "dropped") from None
         except TimeoutError:
+            self._cancel(wire, number)
             raise ComputerError("the server's computer players did not answer in "
                                 "time") from None
         finally:
@@ -465,6 +475,13 @@ class ComputerClient:
             return estimate_from_json(answer.get("estimate"))
         except ValueError as err:
             raise ComputerError(f"a damaged answer ({err})") from None
+
+    @staticmethod
+    def _cancel(wire: WireClient, number: int) -> None:
+        """Tell the server we no longer wait for request ``number`` (it counts against the
+        session's requests at once until then)."""
+        if wire.connected:
+            wire.send_nowait({"type": "cancel", "id": number})
 
     @staticmethod
     def _move(answer: Message) -> Move:
