@@ -294,3 +294,15 @@ def test_the_app_asks_the_pool_under_a_server_and_its_own_worker_at_home(
         monkeypatch.setenv(name, value)
     served = CasinoApp(save_settings_to_disk=False).chooser()
     assert isinstance(served, PoolChooser) and not served.in_process
+
+
+def test_the_games_side_of_the_channel_does_not_import_the_computer_players() -> None:
+    """A session's game asks the pool: it need not load the search code (memory, start-up)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, casino_tui.app.players, casino_tui.table.computers; "
+            "print(sorted(m for m in sys.modules if m.startswith('casino_tui.ai')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip() == "[]"

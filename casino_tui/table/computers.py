@@ -42,7 +42,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from casino_tui.ai.pool import ComputerPool, PoolRefused
 from casino_tui.engine import Move, Phase, Rules, SeatView
 
 from .codec import (
@@ -59,6 +58,7 @@ from .codec import (
 from .wire import FrameError, Identity, Message, Refused, WireClient, WireError, WireServer
 
 if TYPE_CHECKING:  # pragma: no cover
+    from casino_tui.ai.pool import ComputerPool
     from casino_tui.ai.review import Estimate
 
 log = logging.getLogger("casino_tui.table.computers")
@@ -352,6 +352,9 @@ class ComputerService:
 
     async def _answer(self, identity: Identity, number: int,
                       call: tuple[str, SeatView, str, int, float | None, Move | None]) -> None:
+        from casino_tui.ai.pool import PoolRefused  # the server's side only: the app's
+        # process never imports the computer players (casino_tui.ai), only this module
+
         op, view, level, seed, budget, played = call
         try:
             if op == "choose":
