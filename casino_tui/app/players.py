@@ -162,8 +162,7 @@ class PoolChooser:
         if self._connecting is not None:
             self._connecting.cancel()
             self._connecting = None
-        with contextlib.suppress(RuntimeError):  # no running event loop: the process ends
-            asyncio.get_running_loop().create_task(self._client.close())
+        self._client.close_nowait()
 
 
 def _start_resource_tracker() -> None:

@@ -493,11 +493,18 @@ class ComputerClient:
         except ValueError as err:
             raise ComputerError(f"a damaged answer ({err})") from None
 
-    async def close(self) -> None:
+    def close_nowait(self) -> None:
+        """Close at once, without waiting (the app is ending); later requests are refused."""
         self._closed = True
         if self._reader is not None:
             self._reader.cancel()
             self._reader = None
         wire, self._wire = self._wire, None
+        if wire is not None:
+            wire.close_nowait()
+
+    async def close(self) -> None:
+        wire = self._wire
+        self.close_nowait()
         if wire is not None:
             await wire.close()

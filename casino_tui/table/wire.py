@@ -522,6 +522,12 @@ class WireClient:
                     raise
                 await asyncio.sleep(delay * 2 ** attempt)
 
+    def close_nowait(self) -> None:
+        """Close the connection without waiting for it to be closed (the app is ending)."""
+        writer, self._reader, self._writer = self._writer, None, None
+        if writer is not None:
+            writer.close()
+
     async def close(self) -> None:
         writer, self._reader, self._writer = self._writer, None, None
         if writer is not None:
