@@ -131,7 +131,7 @@ def test_a_request_that_keeps_crashing_is_refused() -> None:
         pool = ComputerPool(workers=1, fast_workers=0)
         await pool.start()
         try:
-            hint = asyncio.ensure_future(pool.hint(big, 3, client="a", budget=2.0))
+            hint = asyncio.ensure_future(pool.hint(big, 3, client="a", budget=10.0))
             for _ in range(2):
                 deadline = time.monotonic() + 20
                 while not (pool.stats().busy and pool.pids()):
