@@ -181,31 +181,3 @@ class AIWorker:
     async def __aexit__(self, *exc: object) -> None:
         self.shutdown()
 
-
-class WorkerPool:
-    """Computer players for many games at once (a server's tables): up to ``processes``
-    :class:`AIWorker` processes, started when first needed; each choice goes to the least busy
-    one. It chooses moves the way a table's ``Thinker`` is asked to (``await
-    pool.choose(view, level, seed)``); :meth:`shutdown` stops them all."""
-
-    def __init__(self, processes: int | None = None, context: str = "spawn") -> None:
-        count = processes if processes is not None else min(2, os.cpu_count() or 1)
-        self._workers = [AIWorker(context) for _ in range(max(1, count))]
-        self._busy = [0] * len(self._workers)
-
-    @property
-    def size(self) -> int:
-        return len(self._workers)
-
-    async def choose(self, view: SeatView, level: str, seed: int) -> Move:
-        """The move ``level`` plays for ``view.seat`` (in one of the worker processes)."""
-        i = min(range(len(self._workers)), key=self._busy.__getitem__)
-        self._busy[i] += 1
-        try:
-            return await self._workers[i].choose(view, level, seed)
-        finally:
-            self._busy[i] -= 1
-
-    def shutdown(self) -> None:
-        for worker in self._workers:
-            worker.shutdown()
