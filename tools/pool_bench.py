@@ -194,7 +194,7 @@ async def wait_run(busy: int, seconds: float) -> dict[str, Any]:
         "hard_probe_ms": {"n": len(hard), "median": ms(percentile(hard, 0.5)),
                           "p95": ms(percentile(hard, 0.95)), "max": ms(max(hard, default=None))},
         "answered": stats.answered, "late": stats.late, "rushed_to_medium": stats.rushed,
-        "queue_wait_ms_mean": ms(stats.wait_sum / stats.answered if stats.answered else None),
+        "queue_wait_ms_mean": ms(stats.wait_sum / stats.started if stats.started else None),
         "queue_wait_ms_max": ms(stats.wait_max), "errors": sorted(set(errors))[:5],
         "load_before": before, "load_after": load_average(),
     }

@@ -122,11 +122,13 @@ class PoolStats:
 
     ``waiting``: requests not yet given to a process (``waiting_search`` of them searches,
     ``waiting_fast`` cheap moves); ``oldest_wait``: how long the oldest of them has waited
-    (seconds); ``busy``: processes computing now; ``answered`` requests answered since the
-    start, ``wait_sum`` their total wait in the queue (seconds) and ``wait_buckets`` how many
-    of them waited at most each bound of :data:`WAIT_BUCKETS` (cumulative, as Prometheus
-    histograms count); ``refused``, ``dropped`` (their session ended), ``rushed`` (Hard's move
-    out of time: Medium's), ``crashes`` (worker processes that died or were killed);
+    (seconds); ``busy``: processes computing now; ``started``: requests given to a process
+    since the start, ``wait_sum`` their total wait in the queue (seconds) and ``wait_buckets``
+    how many of them waited at most each bound of :data:`WAIT_BUCKETS` (cumulative, as
+    Prometheus histograms count; ``started`` is the count of the histogram, its +Inf bucket);
+    ``answered``: requests answered; ``refused``, ``dropped`` (their session ended),
+    ``rushed`` (Hard's move out of time: Medium's), ``crashes`` (worker processes that died
+    or were killed);
     ``answer_sum`` and ``answer_max``: the time from each request to its answer (seconds),
     ``late`` answers that came after their deadline."""
 
@@ -137,6 +139,7 @@ class PoolStats:
     waiting_search: int
     waiting_fast: int
     oldest_wait: float
+    started: int
     answered: int
     refused: int
     dropped: int
@@ -151,7 +154,7 @@ class PoolStats:
 
     def summary(self) -> str:
         """One line for the log."""
-        mean = self.wait_sum / self.answered if self.answered else 0.0
+        mean = self.wait_sum / self.started if self.started else 0.0
         answer = self.answer_sum / self.answered if self.answered else 0.0
         return (f"{self.answered} answered (waited {mean * 1000:.0f} ms on average, "
                 f"{self.wait_max * 1000:.0f} ms at most; answered in {answer * 1000:.0f} ms on "
@@ -162,6 +165,7 @@ class PoolStats:
 
 @dataclass
 class _Counters:
+    started: int = 0
     answered: int = 0
     refused: int = 0
     dropped: int = 0
@@ -175,6 +179,7 @@ class _Counters:
     buckets: list[int] = field(default_factory=lambda: [0] * len(WAIT_BUCKETS))
 
     def waited(self, seconds: float) -> None:
+        self.started += 1
         self.wait_sum += seconds
         self.wait_max = max(self.wait_max, seconds)
         for i, bound in enumerate(WAIT_BUCKETS):
@@ -346,7 +351,8 @@ class ComputerPool:
             waiting=len(waiting), waiting_search=len(self._search),
             waiting_fast=len(self._fast),
             oldest_wait=max((now - r.arrived for r in waiting), default=0.0),
-            answered=c.answered, refused=c.refused, dropped=c.dropped, rushed=c.rushed,
+            started=c.started, answered=c.answered, refused=c.refused, dropped=c.dropped,
+            rushed=c.rushed,
             crashes=c.crashes, wait_sum=c.wait_sum, wait_max=c.wait_max,
             wait_buckets=cumulative, answer_sum=c.answer_sum, answer_max=c.answer_max,
             late=c.late)
