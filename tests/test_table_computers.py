@@ -306,3 +306,66 @@ def test_the_games_side_of_the_channel_does_not_import_the_computer_players() ->
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_hard_computer_at_a_table_and_a_solo_easy_game_are_on_time_in_a_saturated_pool(
+        tmp_path: Path) -> None:
+    """The server's arrangement: the hub's computers and the sessions' games share one pool
+    (one search process here), saturated by eight sessions asking Hard moves without a pause.
+    A solo game's Easy move comes at once, and the table's Hard computer moves within its
+    second (the wait in the queue counts: out of time, Medium's move)."""
+    from casino_tui.table import SeatConfig
+    from casino_tui.table.hub import LocalHub, Person
+
+    big = State(Rules.preset("classic"), 4, seed=0)
+    assert big.current_player is not None
+    busy_view = big.view(big.current_player)
+
+    async def go() -> None:
+        pool = ComputerPool(workers=1, fast_workers=1)
+        await pool.start()
+        hub = LocalHub(pool)
+        try:
+            async with Channel(tmp_path, pool) as channel:
+                crowd = []
+                for n in range(8):
+                    who = Identity(f"busy-{n}", f"SHA256:busy{n}", 10 + n)
+                    secret = new_secret()
+                    channel.service.register(secret, who)
+                    client = ComputerClient(channel.path, secret)
+                    crowd.append(asyncio.ensure_future(client.choose(busy_view, "hard", n)))
+                while pool.stats().waiting_search < 6:
+                    await asyncio.sleep(0.01)
+                ann = Person("player-ann", "Ann")
+                seats = (SeatConfig("Ann", True), SeatConfig("North", False, "hard"))
+                info = await hub.create_table(GameConfig(players=2, seats=seats, seed=3), ann)
+                ctl = hub.controller(info.table_id)
+                started = asyncio.get_running_loop().time()
+                await hub.start(info.table_id, ann)
+                if ctl.to_move == 0:  # Ann first: her move, then the computer's
+                    view = await hub.snapshot(info.table_id, ann)
+                    started = asyncio.get_running_loop().time()
+                    await hub.submit_move(info.table_id, ann, 0,
+                                          view.seat_view().legal_moves()[0])
+                saturated = pool.stats().waiting_search
+                solo = channel.client(BOB)
+                t = asyncio.get_running_loop().time()
+                assert await solo.choose(a_view(), "easy", 1) in a_view().legal_moves()
+                easy_time = asyncio.get_running_loop().time() - t
+                await hub.idle(info.table_id)
+                table_time = asyncio.get_running_loop().time() - started
+                assert ctl.to_move == 0 and any(e.kind == "move" and e.seat == 1
+                                                for e in ctl.events)
+                notes = [e.text for e in ctl.events if e.kind == "note"]
+                assert not any("failed" in n for n in notes), notes  # no failed computer
+                assert easy_time < 1.0
+                assert table_time < 2.0  # one second of Hard, with room for a busy machine
+                assert saturated >= 4  # the computer's turn came with the pool saturated
+                for move in await asyncio.gather(*crowd):
+                    assert move in busy_view.legal_moves()
+                await solo.close()
+        finally:
+            hub.shutdown()
+            pool.shutdown()
+
+    run(go())

@@ -58,7 +58,9 @@ CHEAP_LEVELS = frozenset({"random", "easy", "medium"})  # no search: the fast la
 FAST_WORKERS = 1  # processes that only take the cheap levels
 DEFAULT_BUDGET = 1.0  # seconds for a move of Hard (casino_tui.ai.DEFAULT_BUDGET)
 MIN_SLICE = 0.05  # the least time a search is given (seconds)
-MARGIN = 0.03  # seconds kept for passing the request and the answer between processes
+# seconds kept for passing the request and the answer between processes, and for a search
+# that checks its clock only now and then (on a busy machine 30 ms was not enough)
+MARGIN = 0.1
 HANG_GRACE = 5.0  # seconds past its time before a search's process is killed
 # Upper bounds of the wait histogram (seconds), for the metrics
 WAIT_BUCKETS: tuple[float, ...] = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
