@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -106,6 +107,7 @@ async def memory_run(mode: str, sessions: int, moves: int) -> dict[str, Any]:
     log = (work / "server.log").read_text(errors="replace")
     summary = [line.split("computer players: ", 1)[1] for line in log.splitlines()
                if "computer players: " in line and "answered" in line]
+    shutil.rmtree(work, ignore_errors=True)
     return {
         "mode": "pool" if mode == "pool" else "own worker per game (--computers 0)",
         "sessions": sessions, "moves": moves,
