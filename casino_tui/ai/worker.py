@@ -105,6 +105,15 @@ class AIWorker:
         return self._pool
 
     async def _run(self, fn: Any, *args: Any) -> Any:
+        try:
+            return await self.call(fn, *args)
+        except BrokenProcessPool:
+            return await self.call(fn, *args)
+
+    async def call(self, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` in the worker process, once: ``BrokenProcessPool`` when the process
+        died meanwhile (the next call starts a new one). ``fn`` must be a module-level
+        function (it is pickled by name)."""
         loop = asyncio.get_running_loop()
         pool = self._executor()
         try:
@@ -113,7 +122,13 @@ class AIWorker:
             if self._pool is not pool:  # shut down meanwhile: the call was dropped
                 raise asyncio.CancelledError from None
             self._pool = None
-            return await loop.run_in_executor(self._executor(), fn, *args)
+            raise
+
+    def pids(self) -> list[int]:
+        """The process ids of the worker process (none before the first call)."""
+        pool = self._pool
+        procs = (getattr(pool, "_processes", None) or {}) if pool is not None else {}
+        return [p.pid for p in list(procs.values()) if p.pid is not None]
 
     async def start(self) -> None:
         """Start the process and load the search code now (optional; saves the first call
@@ -166,31 +181,3 @@ class AIWorker:
     async def __aexit__(self, *exc: object) -> None:
         self.shutdown()
 
-
-class WorkerPool:
-    """Computer players for many games at once (a server's tables): up to ``processes``
-    :class:`AIWorker` processes, started when first needed; each choice goes to the least busy
-    one. It chooses moves the way a table's ``Thinker`` is asked to (``await
-    pool.choose(view, level, seed)``); :meth:`shutdown` stops them all."""
-
-    def __init__(self, processes: int | None = None, context: str = "spawn") -> None:
-        count = processes if processes is not None else min(2, os.cpu_count() or 1)
-        self._workers = [AIWorker(context) for _ in range(max(1, count))]
-        self._busy = [0] * len(self._workers)
-
-    @property
-    def size(self) -> int:
-        return len(self._workers)
-
-    async def choose(self, view: SeatView, level: str, seed: int) -> Move:
-        """The move ``level`` plays for ``view.seat`` (in one of the worker processes)."""
-        i = min(range(len(self._workers)), key=self._busy.__getitem__)
-        self._busy[i] += 1
-        try:
-            return await self._workers[i].choose(view, level, seed)
-        finally:
-            self._busy[i] -= 1
-
-    def shutdown(self) -> None:
-        for worker in self._workers:
-            worker.shutdown()

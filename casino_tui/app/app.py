@@ -50,7 +50,8 @@ class CasinoApp(App[None]):
 
     ``config``: defaults of the New game screen; ``state`` with ``config``: start straight at
     the table with this position (tests); ``chooser_factory``: how computer players decide
-    (default: the AI worker process; tests pass an in-process deterministic chooser);
+    (default: the AI worker process, or the server's pool of computers when the environment
+    names it; tests pass an in-process deterministic chooser);
     ``settings``: instead of the saved ones; ``ascii``: force ASCII cards; ``ascii_only``:
     draw everything in ASCII, cards, borders and symbols (``--ascii``, or a terminal whose
     encoding has no such symbols: see :mod:`casino_tui.app.glyphs`); ``store``: the saved
@@ -259,9 +260,12 @@ class CasinoApp(App[None]):
             if self.chooser_factory is not None:
                 self._chooser = self.chooser_factory()
             else:
-                from .players import WorkerChooser
+                import os
 
-                self._chooser = WorkerChooser()
+                from .players import PoolChooser, WorkerChooser
+
+                # under ``casino-tui serve``: the server's pool, no process of our own
+                self._chooser = PoolChooser.from_environment(os.environ) or WorkerChooser()
         return self._chooser
 
     async def action_quit(self) -> None:

@@ -4,6 +4,9 @@
 a separate process, so the interface never freezes. It is imported lazily, when a game with a
 computer seat starts, to keep the start-up path light.
 
+:class:`PoolChooser` is the one of an app under ``casino-tui serve``: it asks the server's one pool
+of computer players over a socket and starts no process of its own.
+
 :class:`InProcessChooser` is the test hook: it decides synchronously in the UI's own process with
 a deterministic function, so nothing races in snapshot and Pilot tests.
 """
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from casino_tui.engine import Move, SeatView
@@ -20,6 +23,7 @@ from casino_tui.engine import Move, SeatView
 if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.ai.review import Estimate
     from casino_tui.ai.worker import AIWorker
+    from casino_tui.table.computers import ComputerClient
 
 ChooseFn = Callable[..., Move]  # (view, level, *, seed) -> Move, like casino_tui.ai.choose_move
 HintFn = Callable[..., tuple[Move, str]]  # (view, *, seed) -> (move, reason), like ai.hint
@@ -103,6 +107,62 @@ class WorkerChooser:
         if self._worker is not None:
             self._worker.shutdown()
             self._worker = None
+
+
+class PoolChooser:
+    """Computer moves from the server's one pool of computer players (an app started by
+    ``casino-tui serve``, whose environment names the pool's channel: see
+    :mod:`casino_tui.table.computers`). It starts no process of its own (no worker, no
+    resource tracker). When the pool cannot answer, :class:`~casino_tui.table.computers.
+    ComputerError` says why: the game then plays a random move and says so (a hint or a
+    review's estimate says it is missing)."""
+
+    in_process = False
+
+    def __init__(self, client: ComputerClient) -> None:
+        self._client = client
+        self._connecting: asyncio.Task[None] | None = None
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str]) -> PoolChooser | None:
+        """The chooser for an app whose environment names the pool, else None."""
+        from casino_tui.table.computers import ComputerClient
+
+        client = ComputerClient.from_environment(env)
+        return None if client is None else cls(client)
+
+    def start(self) -> None:
+        """Connect to the pool in the background (else on the first request)."""
+        if self._connecting is None:
+            with contextlib.suppress(RuntimeError):  # no running event loop: connect later
+                self._connecting = asyncio.get_running_loop().create_task(self._connect())
+
+    async def _connect(self) -> None:
+        from casino_tui.table.computers import ComputerError
+
+        with contextlib.suppress(ComputerError):  # said again by the first request
+            await self._client.connect()
+
+    async def choose(self, view: SeatView, level: str, seed: int) -> Move:
+        return await self._client.choose(view, level, seed)
+
+    def choose_now(self, view: SeatView, level: str, seed: int) -> Move:
+        raise RuntimeError("the pool chooser is asynchronous")
+
+    async def hint(self, view: SeatView, seed: int) -> tuple[Move, str]:
+        return await self._client.hint(view, seed, HINT_BUDGET)
+
+    def hint_now(self, view: SeatView, seed: int) -> tuple[Move, str]:
+        raise RuntimeError("the pool chooser is asynchronous")
+
+    async def review(self, view: SeatView, played: Move, seed: int) -> Estimate:
+        return await self._client.review(view, played, seed, REVIEW_BUDGET)
+
+    def shutdown(self) -> None:
+        if self._connecting is not None:
+            self._connecting.cancel()
+            self._connecting = None
+        self._client.close_nowait()
 
 
 def _start_resource_tracker() -> None:

@@ -111,6 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
                         metavar="N",
                         help="new connections allowed per client address per minute "
                              f"(default {DEFAULT_RATE_LIMIT}; 0: no limit)")
+    parser.add_argument("--computers", type=whole_number, metavar="N",
+                        help="processes in the one pool where every game's computer players "
+                             "think (default: one per core of this machine, plus one for the "
+                             "quick levels); 0: no pool, each game starts its own computer "
+                             "player (two more processes a game)")
     web = parser.add_argument_group(
         "browser players",
         "A web front end beside SSH: a player opens the Browser entry of the title screen "
@@ -157,7 +162,7 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
         if args.authorized_keys else None,
         max_sessions=args.max_sessions,
         idle_timeout=args.idle_timeout * 60 if args.idle_timeout > 0 else None,
-        rate_limit=args.rate_limit,
+        rate_limit=args.rate_limit, computers=args.computers,
         web_port=args.web_port, web_host=args.web_host or DEFAULT_HOST,
         web_public_url=args.web_public_url,
     )

@@ -36,3 +36,7 @@ class ServeConfig:
     # The address browsers use (behind a reverse proxy that speaks TLS): scheme://host[:port]
     # without a path; None: http://web_host:web_port.
     web_public_url: str | None = None
+    # Worker processes of the one pool of computer players (their searches; one more takes
+    # the quick levels): None: the host's cores; 0: no pool for the games, each starts its
+    # own computer player as on a player's own machine (the tables keep a small pool).
+    computers: int | None = None

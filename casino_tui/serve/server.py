@@ -7,6 +7,7 @@ import collections
 import contextlib
 import itertools
 import logging
+import os
 import time
 import weakref
 from collections.abc import Awaitable, Callable
@@ -44,7 +45,8 @@ from .pty_session import (
 from .webfront import BrowserFront, WebFrontError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from casino_tui.ai.worker import WorkerPool
+    from casino_tui.ai.pool import ComputerPool
+    from casino_tui.table.computers import ComputerService
     from casino_tui.table.hub import LocalHub
     from casino_tui.table.service import HubService
 
@@ -266,7 +268,12 @@ class GameServer:
         # the server runs without tables).
         self.hub: LocalHub | None = None
         self.hub_service: HubService | None = None
-        self.thinker: WorkerPool | None = None
+        # The computer players of every session and table: one pool of worker processes
+        # (sized to the host's cores), reached by each session's game over its own channel
+        # (None: closed; the games then start their own computer player).
+        self.pool: ComputerPool | None = None
+        self.computers: ComputerService | None = None
+        self._warming: asyncio.Task[None] | None = None
         self._idle_task: asyncio.Task[None] | None = None
         # Browser players (--web-port): None without a web front end.
         self.web_front: BrowserFront | None = None
@@ -296,6 +303,7 @@ class GameServer:
         sockets = self._acceptor.sockets
         if sockets:
             self.port = sockets[0].getsockname()[1]
+        await self._open_computers()
         await self._open_tables()
         if cfg.web_port is not None:
             front = BrowserFront(self)
@@ -338,9 +346,71 @@ class GameServer:
                 front.close() if front is not None else asyncio.sleep(0))],
                 timeout=self.config.hangup_grace + 5)
         await self._close_tables()
+        await self._close_computers()
         if self._acceptor is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._acceptor.wait_closed(), 2.0)
+
+    # ------------------------------------------------------------------ computer players
+    async def _open_computers(self) -> None:
+        """The pool of computer players (worker processes, warmed in the background) and its
+        channel for the sessions' games. A channel that cannot be opened is logged: the
+        tables still use the pool, and each game starts its own computer player."""
+        from casino_tui.ai.pool import ComputerPool
+        from casino_tui.table.computers import ComputerService, socket_path
+        from casino_tui.table.wire import WireError
+
+        count = self.config.computers
+        if count == 0:  # no pool for the games: the tables' computers think in a small one
+            self.pool = ComputerPool(min(2, os.cpu_count() or 1), fast_workers=0)
+            log.info("computer players: each game starts its own (--computers 0); the "
+                     "tables' think in %d processes", self.pool.size)
+            return
+        pool = ComputerPool(count)
+        self.pool = pool
+        self._warming = asyncio.get_running_loop().create_task(pool.start())
+        service = ComputerService(pool)
+        try:
+            await service.start(socket_path(self.config.data_dir))
+        except (OSError, WireError) as err:
+            log.warning("the computer players' channel is closed (each game starts its own "
+                        "computer player): %s", err)
+            return
+        self.computers = service
+        stats = pool.stats()
+        log.info("computer players: one pool of %d processes for searches and %d for the "
+                 "quick levels, for every game", stats.workers, stats.fast_workers)
+
+    async def _close_computers(self) -> None:
+        service, pool = self.computers, self.pool
+        self.computers = self.pool = None
+        if self._warming is not None:
+            self._warming.cancel()
+            self._warming = None
+        if service is not None:
+            await service.close()
+        if pool is not None:
+            log.info("computer players: %s", pool.stats().summary())
+            pool.shutdown()
+
+    def _computers_secret(self, number: int, fingerprint: str,
+                          env: dict[str, str]) -> str | None:
+        """Admit session ``number``'s game to the pool of computer players: a new secret in
+        its environment (never on its command line). None when the channel is closed."""
+        from casino_tui.table.computers import computers_environment
+
+        service = self.computers
+        if service is None or service.path is None:
+            return None
+        secret = new_secret()
+        service.register(secret, Identity(player_id(fingerprint), fingerprint, number))
+        env.update(computers_environment(service.path, secret))
+        return secret
+
+    def end_computers(self, secret: str | None) -> None:
+        """A session ended: its requests to the pool are dropped, its secret forgotten."""
+        if secret is not None and self.computers is not None:
+            self.computers.end_session(secret)
 
     # ------------------------------------------------------------------ tables
     @property
@@ -351,13 +421,13 @@ class GameServer:
         """The hub with the tables saved before (restored), its computers' worker processes
         and its channel. A problem (a full disk, a socket path too long) is logged: the
         server runs on without tables."""
-        from casino_tui.ai.worker import WorkerPool
+        from casino_tui.ai.pool import ComputerPool
         from casino_tui.saves import SaveStore, games_dir
         from casino_tui.table.hub import LocalHub
         from casino_tui.table.service import HubService
         from casino_tui.table.wire import WireError
 
-        thinker = WorkerPool()
+        thinker = self.pool or ComputerPool()
         hub = LocalHub(thinker, SaveStore(games_dir(self.tables_dir)),
                        save_in_background=True)  # the disk never holds up the SSH sessions
         service = HubService(hub)
@@ -367,9 +437,10 @@ class GameServer:
         except (OSError, WireError) as err:
             log.warning("the tables are closed (people can play alone): %s", err)
             hub.shutdown()
-            thinker.shutdown()
+            if thinker is not self.pool:
+                thinker.shutdown()
             return
-        self.hub, self.hub_service, self.thinker = hub, service, thinker
+        self.hub, self.hub_service = hub, service
         self._idle_task = asyncio.get_running_loop().create_task(self._close_idle())
         log.info("tables: %d restored, saved in %s", len(restored), games_dir(self.tables_dir))
 
@@ -387,8 +458,8 @@ class GameServer:
                 log.info("closed %d table(s) nobody came back to for a day", len(closed))
 
     async def _close_tables(self) -> None:
-        hub, service, thinker = self.hub, self.hub_service, self.thinker
-        self.hub = self.hub_service = self.thinker = None
+        hub, service = self.hub, self.hub_service
+        self.hub = self.hub_service = None
         if self._idle_task is not None:
             self._idle_task.cancel()
             self._idle_task = None
@@ -396,8 +467,6 @@ class GameServer:
             await service.close()
         if hub is not None:
             hub.shutdown()
-        if thinker is not None:
-            thinker.shutdown()
 
     # ------------------------------------------------------------------ connections
     def connection_authenticated(self, connection: _Connection) -> None:
@@ -549,6 +618,7 @@ class GameServer:
             if problem is not None:
                 env[NOTICE_ENV] = problem
             secret = self._table_secret(number, owner.fingerprint, env)
+            computers = self._computers_secret(number, owner.fingerprint, env)
             game = PtyGame(
                 process=process, term=term, size=(cols, rows, pw, ph), env=env, args=args,
                 cwd=next((d for d in (dirs.root, cfg.data_dir) if d.is_dir()), Path("/")),
@@ -572,6 +642,7 @@ class GameServer:
             return
         finally:
             self.sessions.pop(number, None)
+            self.end_computers(computers)
             if secret is not None and self.hub_service is not None:
                 await self.hub_service.end_session(secret)
             detail = f" ({end.detail})" if end.detail else ""

@@ -141,11 +141,13 @@ class BrowserFront:
         if problem is not None:
             env[NOTICE_ENV] = problem
         secret = server._table_secret(number, fingerprint, env)
+        computers = server._computers_secret(number, fingerprint, env)
         log.info("session %d start: player %s in a browser size %dx%d args [%s]", number,
                  fingerprint, width, height, " ".join(args))
         started = asyncio.get_running_loop().time()
 
         async def ended() -> None:
+            server.end_computers(computers)
             if secret is not None and server.hub_service is not None:
                 await server.hub_service.end_session(secret)
             log.info("session %d end: player %s in a browser duration %.1fs", number,

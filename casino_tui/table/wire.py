@@ -477,6 +477,12 @@ class WireClient:
         self._writer.write(encode(message, self.max_frame))
         await self._writer.drain()
 
+    def send_nowait(self, message: Mapping[str, Any]) -> None:
+        """Queue one message without waiting for it to be written (from a task being
+        cancelled, say); nothing when the connection is gone."""
+        if self._writer is not None and not self._writer.is_closing():
+            self._writer.write(encode(message, self.max_frame))
+
     async def receive(self) -> Message | None:
         """The next message; None once the connection has ended. A frame that breaks the
         rules raises :class:`FrameError` (and the connection is closed)."""
@@ -515,6 +521,12 @@ class WireClient:
                 if attempt == attempts - 1:
                     raise
                 await asyncio.sleep(delay * 2 ** attempt)
+
+    def close_nowait(self) -> None:
+        """Close the connection without waiting for it to be closed (the app is ending)."""
+        writer, self._reader, self._writer = self._writer, None, None
+        if writer is not None:
+            writer.close()
 
     async def close(self) -> None:
         writer, self._reader, self._writer = self._writer, None, None
