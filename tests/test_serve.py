@@ -603,11 +603,11 @@ def test_host_key_generated_once_and_served(tmp_path: Path, servers: list[Server
 
 
 def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
-    """The load tool (python -m casino_tui.serve.load), quick: 2 scripted players over SSH
+    """The load tool (python -m benchmarks.load), quick: 2 scripted players over SSH
     play 2 moves each at the same time, quit, and can continue their game later."""
     import asyncio
 
-    from casino_tui.serve import load
+    from benchmarks import load
 
     done = asyncio.run(load.play_sessions(2, moves=2, timeout=60, step_timeout=20,
                                           work=tmp_path))
@@ -621,7 +621,7 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
 
 
 def test_load_tool_command_line(capsys: pytest.CaptureFixture[str]) -> None:
-    from casino_tui.serve import load
+    from benchmarks import load
 
     args = load.build_parser().parse_args(["--tables", "10", "--players", "2", "--json"])
     assert (args.tables, args.players, args.json, args.moves) == (10, 2, True, 0)
@@ -638,7 +638,7 @@ def test_load_tool_tables_people_play_each_other(tmp_path: Path) -> None:
     every move is seen on the other's screen; the figures come as --json gives them."""
     import asyncio
 
-    from casino_tui.serve import load
+    from benchmarks import load
 
     done = asyncio.run(load.play_tables(1, 2, moves=2, timeout=90, step_timeout=30,
                                         work=tmp_path))

@@ -1,7 +1,7 @@
 """Load test of ``casino-tui serve``: scripted players at once, over real SSH, on loopback.
 
-    python -m casino_tui.serve.load [--sessions 20] [--timeout 300] [--moves N] [--json]
-    python -m casino_tui.serve.load --tables 10 [--players 2] [--moves N] [--json]
+    python -m benchmarks.load [--sessions 20] [--timeout 300] [--moves N] [--json]
+    python -m benchmarks.load --tables 10 [--players 2] [--moves N] [--json]
 
 It starts its own server (``casino-tui serve`` on 127.0.0.1, a free port, a temporary data
 directory, no rate limit) and asyncssh clients, each with its own key and a PTY, pressing the
@@ -17,7 +17,7 @@ redrawn screen, measured only while the game waits for the player), time to the 
 and to finish a round.
 
 ``--tables N --players P``: N tables of P people each play a whole round against each other at
-the server's tables (:mod:`casino_tui.serve.loadtables`: one creates the table and reads its code
+the server's tables (:mod:`benchmarks.loadtables`: one creates the table and reads its code
 from the screen, the others come with ``join CODE``, the creator starts). It prints the tables
 finished, the time from one player's key press that plays a move to that move on every other
 player's screen, key to one's own screen, memory per session and each round's length.
@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from casino_tui.serve.players import PlayerDirs, has_saved_game
+
 from .loadkit import (
     HOST,
     KEY_ENTER,
@@ -62,7 +64,6 @@ from .loadkit import (
     percentile,
 )
 from .loadtables import Table, TableResult
-from .players import PlayerDirs, has_saved_game
 
 SETUP = "Preset"
 TABLE = "Your hand"
@@ -505,7 +506,7 @@ def report(results: list[Result], peak: MemoryPeak, elapsed: float, sessions: in
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m casino_tui.serve.load",
+        prog="python -m benchmarks.load",
         description="Load test of casino-tui serve on 127.0.0.1: scripted players over SSH.")
     parser.add_argument("--sessions", type=int, default=20, metavar="N",
                         help="players at once, each playing the computer (default 20)")

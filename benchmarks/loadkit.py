@@ -1,4 +1,4 @@
-"""What the load tool (:mod:`casino_tui.serve.load`) is made of: the screen a scripted SSH
+"""What the load tool (:mod:`benchmarks.load`) is made of: the screen a scripted SSH
 player reads, memory sampling of the server's games, a server of its own on loopback.
 
 :class:`Screen` keeps the text a terminal has received with the escape sequences removed, so that

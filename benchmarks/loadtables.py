@@ -1,4 +1,4 @@
-"""The load tool's tables (``python -m casino_tui.serve.load --tables 10 --players 2``): people
+"""The load tool's tables (``python -m benchmarks.load --tables 10 --players 2``): people
 playing each other at the server's tables, each over their own SSH connection.
 
 At every table, player A connects, presses ``t`` (Tables), types a display name and Enter, ``n``
