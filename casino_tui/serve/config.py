@@ -36,3 +36,6 @@ class ServeConfig:
     # The address browsers use (behind a reverse proxy that speaks TLS): scheme://host[:port]
     # without a path; None: http://web_host:web_port.
     web_public_url: str | None = None
+    # The Prometheus endpoint (GET /metrics): None: none; 0: a free port (logged).
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
