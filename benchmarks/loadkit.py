@@ -9,7 +9,8 @@ screen has been quiet for a moment, and times each key to the first output after
 :func:`session_memory` finds each game the server runs (the process the server's log names at
 the session's start, leading its own process group) and adds up the RSS and PSS of its group's
 processes; the processes below the server are counted too. :class:`LoopbackServer` runs
-``casino-tui serve`` on 127.0.0.1 (a free port, its own data directory, no rate limit) and
+``casino-tui serve`` on 127.0.0.1 (a free port, its own data directory, no rate limit, its
+metrics on a free port: ``curl`` them while it runs) and
 samples its games' memory while it runs.
 """
 
@@ -401,11 +402,12 @@ class LoopbackServer:
         self._process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "casino_tui", "serve", "--host", HOST, "--port", "0",
             "--data-dir", str(self.data_dir), "--max-sessions", str(self.max_sessions),
-            "--rate-limit", "0", "--idle-timeout", "0",
+            "--rate-limit", "0", "--idle-timeout", "0", "--metrics-port", "0",
             stdin=asyncio.subprocess.DEVNULL, stdout=self._log_file, stderr=self._log_file)
         port = await _wait_port(self.log_path, self._process, 30)
-        print(f"server pid {self._process.pid} on {HOST}:{port}, data in {self.data_dir}",
-              file=sys.stderr)
+        metrics = re.search(r"metrics: (\S+)", self.log_path.read_text(errors="replace"))
+        print(f"server pid {self._process.pid} on {HOST}:{port}, data in {self.data_dir}"
+              f"{f', metrics at {metrics.group(1)}' if metrics else ''}", file=sys.stderr)
         self._sampler = asyncio.create_task(sample_memory(self._process.pid, self.peak,
                                                           log_path=self.log_path))
         return port
