@@ -93,6 +93,7 @@ class Result:
     move_list_used: int = 0
     latencies: list[float] = field(default_factory=list)  # the round's keys to the screen
     no_redraw: int = 0  # keys of the round with no output after them (--redraw-timeout)
+    keys_sent: list[float] = field(default_factory=list)  # when each key went (monotonic)
     saved: bool | None = None
 
 
@@ -167,6 +168,7 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
         await keys.press(KEY_QUIT, settle=0.2)
     finally:
         res.latencies, res.no_redraw = keys.latencies, keys.no_redraw
+        res.keys_sent = keys.sent_at
 
 
 @dataclass

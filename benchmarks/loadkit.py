@@ -207,6 +207,7 @@ class Keyboard:
         self.next_at = time.monotonic() + (rng or random.Random()).uniform(0, pace)
         self.latencies: list[float] = []  # measured keys: sent to the first output after it
         self.no_redraw = 0  # measured keys with no output within redraw_timeout
+        self.sent_at: list[float] = []  # when each key went
 
     async def paced(self) -> None:
         """Until the player's next key may go (``pace`` after the previous one)."""
@@ -217,6 +218,7 @@ class Keyboard:
     def sent(self, at: float) -> None:
         """A key went at ``at`` (for a caller that sends by itself, after :meth:`paced`)."""
         self.next_at = at + self.pace
+        self.sent_at.append(at)
 
     async def press(self, data: bytes, settle: float = 0.1, measure: bool = False) -> None:
         """Send ``data`` (after the pace and the quiet) with the screen marked just before;
