@@ -256,3 +256,27 @@ def test_metrics_over_a_real_server(server: Server, keys: dict[str, Key], tmux: 
     wait_until(lambda: connected(server) == 0, 15, "players connected back to 0",
                interval=0.3)
     assert value(scrape(server), "casino_sessions_in_game", front="ssh") == 0
+
+
+def test_metrics_beside_the_web_front_end_and_a_port_in_use(tmp_path: Path) -> None:
+    """With browser players the endpoint counts them too; a metrics port that cannot be used
+    stops the server at start with a message naming it."""
+    import socket
+
+    s = Server(tmp_path / "data", "--metrics-port", "0", "--web-port", "0")
+    try:
+        fams = scrape(s)
+        assert value(fams, "casino_players_connected", front="browser") == 0
+        assert value(fams, "casino_sessions_in_game", front="browser") == 0
+    finally:
+        assert s.stop() == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = subprocess.run(
+            [sys.executable, "-m", "casino_tui", "serve", "--port", "0", "--data-dir",
+             str(tmp_path / "data"), "--metrics-port", str(port)],
+            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert out.returncode == 1, out
+    assert f"cannot serve the metrics on 127.0.0.1 port {port}" in out.stderr
