@@ -8,6 +8,7 @@ directory.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import logging
 import os
@@ -603,29 +604,53 @@ def test_host_key_generated_once_and_served(tmp_path: Path, servers: list[Server
 
 
 def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
-    """The load tool (python -m casino_tui.serve.load), quick: 2 scripted players over SSH
-    play 2 moves each at the same time, quit, and can continue their game later."""
+    """The load tool (python -m benchmarks.load), quick: 2 scripted players over SSH
+    play 2 moves each at the same time at a pace (a key every 0.4 s at most), quit, and can
+    continue their game later; the figures come as --json gives them."""
     import asyncio
 
-    from casino_tui.serve import load
+    from benchmarks import load
 
-    done = asyncio.run(load.play_sessions(2, moves=2, timeout=60, step_timeout=20,
+    done = asyncio.run(load.play_sessions(2, moves=2, timeout=60, step_timeout=20, pace=0.4,
                                           work=tmp_path))
     assert done.ok, done.results
     for r in done.results:
         assert (r.finished, r.exit_status, r.turns, r.saved, r.error) == (True, 0, 2, True, "")
-        assert r.latencies  # key-to-screen was measured
+        # each of the 2 moves: Right and Enter, each timed to the screen (the list: 2 more)
+        assert len(r.latencies) + r.no_redraw == 2 * r.turns + 2 * r.move_list_used
+        assert r.latencies and r.title_s > 0
+        # n, Enter, then per move Right and Enter (m and Enter more from the list), Ctrl+Q:
+        # each key at least the pace after the one before
+        assert len(r.keys_sent) == 3 + 2 * r.turns + 2 * r.move_list_used
+        assert min(b - a for a, b in itertools.pairwise(r.keys_sent)) >= 0.4
     assert done.leftovers == 0
+    f = load.session_figures(done, 2)
+    json.dumps(f)
+    assert (f["sessions"], f["sessions_finished"], f["saved"], f["pace_s"]) == (2, 2, 2, 0.4)
+    assert f["rounds_finished"] == 0 and f["moves_without_redraw"] == sum(
+        r.no_redraw for r in done.results)
+    assert f["key_to_screen_samples"] == sum(len(r.latencies) for r in done.results)
+    for name in ("key_to_screen_ms_p50", "key_to_screen_ms_p95", "key_to_screen_ms_p99",
+                 "title_after_connect_s_median", "title_after_connect_s_p95"):
+        assert isinstance(f[name], float) and f[name] > 0, name
+    assert f["key_to_screen_ms_p50"] <= f["key_to_screen_ms_p95"] <= f["key_to_screen_ms_p99"]
+    # memory from /proc of the games the server's log names, at the busiest moment
+    assert f["players_at_peak"] == 2, f
+    assert f["pss_mib_per_player"] > 5 and f["processes_per_player"] >= 1
+    assert f["tree_processes"] >= 2 and f["tree_pss_mib"] >= f["pss_mib_per_player"]
+    assert f["errors"] == [] and f["leftover_games"] == 0
     log = (tmp_path / "server.log").read_text()
     assert len(re.findall(r"session \d+ end: .* reason quit status 0", log)) == 2
 
 
 def test_load_tool_command_line(capsys: pytest.CaptureFixture[str]) -> None:
-    from casino_tui.serve import load
+    from benchmarks import load
 
     args = load.build_parser().parse_args(["--tables", "10", "--players", "2", "--json"])
     assert (args.tables, args.players, args.json, args.moves) == (10, 2, True, 0)
-    for bad in (["--tables", "2", "--players", "5"], ["--tables", "-1"], ["--moves", "-2"]):
+    assert load.build_parser().parse_args(["--pace", "2"]).pace == 2.0
+    for bad in (["--tables", "2", "--players", "5"], ["--tables", "-1"], ["--moves", "-2"],
+                ["--pace", "-1"], ["--redraw-timeout", "0"]):
         with pytest.raises(SystemExit) as exit_:
             load.main(bad)
         assert exit_.value.code == 2
@@ -638,9 +663,9 @@ def test_load_tool_tables_people_play_each_other(tmp_path: Path) -> None:
     every move is seen on the other's screen; the figures come as --json gives them."""
     import asyncio
 
-    from casino_tui.serve import load
+    from benchmarks import load
 
-    done = asyncio.run(load.play_tables(1, 2, moves=2, timeout=90, step_timeout=30,
+    done = asyncio.run(load.play_tables(1, 2, moves=2, timeout=90, step_timeout=30, pace=0.2,
                                         work=tmp_path))
     assert done.ok, done.results
     table = done.results[0]
@@ -651,10 +676,10 @@ def test_load_tool_tables_people_play_each_other(tmp_path: Path) -> None:
     figures = done.figures()
     assert figures["tables_finished"] == 1 and figures["errors"] == []
     assert figures["move_to_other_screen_samples"] == 4
-    for name in ("move_to_other_screen_ms_median", "move_to_other_screen_ms_p95",
-                 "key_to_own_screen_ms_median", "round_s_median"):
+    for name in ("move_to_other_screen_ms_p50", "move_to_other_screen_ms_p95",
+                 "key_to_own_screen_ms_p50", "round_s_median"):
         assert isinstance(figures[name], float), name
-    assert figures["pss_mib_per_session"] is None or figures["pss_mib_per_session"] > 0
+    assert figures["pss_mib_per_player"] is None or figures["pss_mib_per_player"] > 0
     assert figures["moves_played"] == 4 and figures["leftover_games"] == 0
     json.dumps(figures)
     log = (tmp_path / "server.log").read_text()

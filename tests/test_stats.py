@@ -365,7 +365,7 @@ def test_figures_kept_with_the_ledger(tmp_path: Path) -> None:
 def test_statistics_screen_benchmark_prints_its_figures(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from casino_tui.app import statsbench
+    from benchmarks import stats_screen as statsbench
     from casino_tui.settings import CONFIG_ENV
 
     monkeypatch.setenv(CONFIG_ENV, str(tmp_path / "config"))

@@ -524,3 +524,19 @@ def test_a_seat_client_reads_the_events_of_one_game(tmp_path: Path) -> None:
         assert rounds and all(e.round_no == i + 1 for i, e in enumerate(rounds))
 
     run(main)
+
+
+def test_the_census_counts_tables_open_in_play_and_finished(tmp_path: Path) -> None:
+    """What the server's operator sees of the tables (casino_tables in /metrics)."""
+    async def main() -> None:
+        hub = make_hub(tmp_path)
+        assert hub.census() == {"open": 0, "in_play": 0, "finished": 0}
+        await seated_table(hub, start=False)
+        playing = await seated_table(hub)
+        over = await seated_table(hub, two_people(target=11))
+        assert hub.census() == {"open": 1, "in_play": 2, "finished": 0}
+        await play_game(hub, over)
+        assert hub.census() == {"open": 1, "in_play": 1, "finished": 1}
+        assert playing in hub.table_ids()
+
+    run(main)

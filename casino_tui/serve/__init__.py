@@ -132,6 +132,17 @@ def build_parser() -> argparse.ArgumentParser:
                           "front end (https://games.example.org, or under a path: "
                           "https://example.org/casino): the links name it, and its cookies "
                           "are sent over HTTPS only")
+    ops = parser.add_argument_group(
+        "operators",
+        "What the server is doing: send it SIGUSR1 (kill -USR1 PID) and it logs one line "
+        "(players, games, tables, computer moves waiting, key-to-screen latency, memory, "
+        "refused logins); with --metrics-port it also serves the same figures to Prometheus.")
+    ops.add_argument("--metrics-port", type=port_number, metavar="PORT",
+                     help="serve GET /metrics (Prometheus text format 0.0.4) on this port (0 "
+                          "picks a free port and logs it); without it there is no endpoint")
+    ops.add_argument("--metrics-host", metavar="ADDR",
+                     help=f"address of the metrics endpoint (default {DEFAULT_HOST}, this "
+                          "machine only: the figures are for the operator)")
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warning", "error"),
                         help="how much to log to standard error (default info)")
@@ -154,6 +165,22 @@ def web_flags_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
+def metrics_flags_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the metrics endpoint's flags, or None."""
+    if args.metrics_port is None:
+        return ("--metrics-host needs --metrics-port PORT" if args.metrics_host is not None
+                else None)
+    if args.metrics_port == 0:
+        return None
+    host = args.metrics_host or DEFAULT_HOST
+    if args.metrics_port == args.port and host == args.host:
+        return f"--metrics-port {args.metrics_port} is the SSH port (--port): give it its own"
+    if args.metrics_port == args.web_port and host == (args.web_host or DEFAULT_HOST):
+        return (f"--metrics-port {args.metrics_port} is the web front end's port "
+                "(--web-port): give it its own")
+    return None
+
+
 def config_from_args(args: argparse.Namespace) -> ServeConfig:
     return ServeConfig(
         data_dir=(args.data_dir or default_data_dir()).expanduser().resolve(),
@@ -165,6 +192,7 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
         rate_limit=args.rate_limit, computers=args.computers,
         web_port=args.web_port, web_host=args.web_host or DEFAULT_HOST,
         web_public_url=args.web_public_url,
+        metrics_port=args.metrics_port, metrics_host=args.metrics_host or DEFAULT_HOST,
     )
 
 
@@ -173,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.max_sessions < 1:
         parser.error("--max-sessions must be at least 1")
-    problem = web_flags_problem(args)
+    problem = web_flags_problem(args) or metrics_flags_problem(args)
     if problem is not None:
         parser.error(problem)
     logging.basicConfig(level=getattr(logging, args.log_level.upper()), stream=sys.stderr,
@@ -216,6 +244,14 @@ async def _run(config: ServeConfig) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    status: set[asyncio.Task[None]] = set()
+
+    def log_status() -> None:  # SIGUSR1: one line of figures in the log
+        task = loop.create_task(server.log_status())
+        status.add(task)
+        task.add_done_callback(status.discard)
+
+    loop.add_signal_handler(signal.SIGUSR1, log_status)
     await stop.wait()
     log.info("shutting down: hanging up %d session(s)", len(server.sessions))
     await server.close()

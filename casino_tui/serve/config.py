@@ -40,3 +40,6 @@ class ServeConfig:
     # the quick levels): None: the host's cores; 0: no pool for the games, each starts its
     # own computer player as on a player's own machine (the tables keep a small pool).
     computers: int | None = None
+    # The Prometheus endpoint (GET /metrics): None: none; 0: a free port (logged).
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"

@@ -152,6 +152,9 @@ class PtyGame:
     hangup_grace: float = 2.0
     on_started: Callable[[int], None] | None = None
     player: str = ""
+    # Told, for each key from the client, the seconds from its arrival to the game's first
+    # output after it (the operator's key-to-screen latency; see serve/metrics.py).
+    on_key_latency: Callable[[float], None] | None = None
     pid: int | None = None
     hanging_up: bool = False  # the game is being hung up (disconnect, idle, shutdown, ...)
     ended: asyncio.Event = field(default_factory=asyncio.Event)
@@ -159,6 +162,7 @@ class PtyGame:
     _proc: asyncio.subprocess.Process | None = None
     _master: int = -1
     _last_input: float = field(default_factory=time.monotonic)
+    _key_at: float | None = None  # when the first key not yet followed by output arrived
     _stop: asyncio.Future[SessionEnd] | None = None
     _stop_early: SessionEnd | None = None  # asked to stop before it had started
 
@@ -309,6 +313,10 @@ class PtyGame:
                 return
             if not data:
                 return
+            if self._key_at is not None:
+                if self.on_key_latency is not None:
+                    self.on_key_latency(time.monotonic() - self._key_at)
+                self._key_at = None
             try:
                 process.stdout.write(data)
                 await process.stdout.drain()
@@ -339,6 +347,8 @@ class PtyGame:
             if not data:
                 return
             self._last_input = time.monotonic()
+            if self._key_at is None:
+                self._key_at = self._last_input
             if not await self._write_pty(data):
                 # The game closed its terminal: it is ending; keep reading (and dropping)
                 # input so a disconnect is still noticed.

@@ -19,6 +19,7 @@ import asyncssh
 from casino_tui.table.wire import Identity, new_secret, session_environment, socket_path
 
 from .config import NO_GAME_SECONDS, ServeConfig
+from .metrics import MetricsEndpoint, ServerMetrics
 from .players import (
     CONTINUE_FLAG,
     AuthorizedKeys,
@@ -116,6 +117,7 @@ class _GameProcess(asyncssh.SSHServerProcess[bytes]):
             c = self._connection
             log.info("refused %s from %s: asked for a subsystem %s", c.fingerprint, c.peer,
                      _shown(subsystem))
+            c.server.metrics.refuse("command")
             return False  # the client says "subsystem request failed"
         return bool(super().subsystem_requested(subsystem))
 
@@ -132,6 +134,8 @@ class _Connection(asyncssh.SSHServer):
         self.username = ""
         self.games = 0  # game sessions running on this connection
         self.closed = False
+        self.key_refused = False  # a key not in --authorized-keys was offered
+        self.authenticated = False
         self._no_game_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -143,6 +147,7 @@ class _Connection(asyncssh.SSHServer):
         if attempts <= limit:
             return
         self.throttled = True
+        self.server.metrics.refuse("rate_limit")
         if attempts > 2 * limit:
             # A client that goes on after being told (below) is dropped at once, before the
             # key exchange, the costly part of a connection: a flood costs us next to nothing.
@@ -157,6 +162,8 @@ class _Connection(asyncssh.SSHServer):
         self.closed = True
         self._cancel_no_game_timer()
         self.server.connection_closed(self)
+        if self.key_refused and not self.authenticated and not self.throttled:
+            self.server.metrics.refuse("not_listed")
         if exc is not None and self.fingerprint is None and not self.throttled:
             log.debug("connection from %s closed before login: %s", self.peer, exc)
 
@@ -177,6 +184,7 @@ class _Connection(asyncssh.SSHServer):
         return True
 
     def auth_completed(self) -> None:
+        self.authenticated = True
         self.server.connection_authenticated(self)
 
     def session_requested(self) -> _GameProcess:
@@ -202,6 +210,7 @@ class _Connection(asyncssh.SSHServer):
         if authorized is not None and not authorized.admits(key):
             log.info("refused key %s from %s (not in %s)", fingerprint, self.peer,
                      authorized.path)
+            self.key_refused = True
             return False
         # The last key accepted here is the one the successful login signs with.
         self.fingerprint = fingerprint
@@ -277,6 +286,9 @@ class GameServer:
         self._idle_task: asyncio.Task[None] | None = None
         # Browser players (--web-port): None without a web front end.
         self.web_front: BrowserFront | None = None
+        # What the operator sees (--metrics-port, SIGUSR1): recorded into as things happen.
+        self.metrics = ServerMetrics()
+        self.metrics_endpoint: MetricsEndpoint | None = None
 
     @property
     def no_game_timeout(self) -> float:
@@ -313,6 +325,17 @@ class GameServer:
                 await self.close()
                 raise
             self.web_front = front
+        if cfg.metrics_port is not None:
+            endpoint = MetricsEndpoint(self, cfg.metrics_host, cfg.metrics_port)
+            try:
+                await endpoint.start()
+            except OSError as err:
+                await self.close()
+                raise WebFrontError(f"cannot serve the metrics on {cfg.metrics_host} port "
+                                    f"{cfg.metrics_port}: {err.strerror or err}") from None
+            self.metrics_endpoint = endpoint
+            log.info("metrics: http://%s/metrics (Prometheus text format)",
+                     _host_port(cfg.metrics_host, endpoint.port))
         log.info("host key %s (%s)", host_key.get_fingerprint("sha256"),
                  cfg.data_dir / "ssh_host_ed25519_key.pub")
         if self.authorized is None:
@@ -341,6 +364,9 @@ class GameServer:
                 connection.conn.disconnect(asyncssh.DISC_BY_APPLICATION,
                                            "casino-tui: the server is shutting down.")
         front, self.web_front = self.web_front, None
+        endpoint, self.metrics_endpoint = self.metrics_endpoint, None
+        if endpoint is not None:
+            await endpoint.close()
         if self._tasks or front is not None:
             await asyncio.wait([*self._tasks, asyncio.ensure_future(
                 front.close() if front is not None else asyncio.sleep(0))],
@@ -428,7 +454,7 @@ class GameServer:
         from casino_tui.table.wire import WireError
 
         thinker = self.pool or ComputerPool()
-        hub = LocalHub(thinker, SaveStore(games_dir(self.tables_dir)),
+        hub = LocalHub(self.metrics.timed(thinker), SaveStore(games_dir(self.tables_dir)),
                        save_in_background=True)  # the disk never holds up the SSH sessions
         service = HubService(hub)
         try:
@@ -479,11 +505,13 @@ class GameServer:
         if len(self.connections) >= limit and mine != 1:
             log.warning("refused %s from %s: the server is full (%d players connected)",
                         fingerprint, connection.peer, limit)
+            self.metrics.refuse("full")
             conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS,
                             f"casino-tui: the server is full ({limit} players connected). "
                             f"Try again in a few minutes.")
             return
         self.connections.add(connection)
+        self.metrics.logins += 1
         # Over the limit, a player who already holds a place may come back once: their old
         # connection may be dead but not yet noticed, and their new game replaces it.
         back = " (coming back: over the limit until the old connection goes)" if (
@@ -524,12 +552,14 @@ class GameServer:
             what = (f"subsystem {_shown(process.subsystem)}" if process.subsystem is not None
                     else f"command {_shown(process.command or '')}")
             log.info("refused %s from %s: asked for a %s", owner.fingerprint, owner.peer, what)
+            self.metrics.refuse("command")
             _refuse(process, "casino-tui: this server only runs the game; connect without a "
                              "command: ssh -t -p PORT HOST (or ssh -t -p PORT HOST plain for "
                              "plain text, for screen readers)", pty)
             return
         if not pty:
             log.info("refused %s from %s: no terminal (ssh -T)", owner.fingerprint, owner.peer)
+            self.metrics.refuse("no_terminal")
             _refuse(process, "casino-tui: the game needs a terminal. Connect without -T (use "
                              "ssh -t if your client does not ask for one).")
             return
@@ -542,6 +572,15 @@ class GameServer:
         finally:
             self.active -= 1
             owner.game_ended()
+
+    async def log_status(self) -> None:
+        """Log one line of what the metrics say now (SIGUSR1)."""
+        try:
+            snapshot = await self.metrics.snapshot(self)
+        except Exception:
+            log.exception("reading the status failed")
+            return
+        log.info("%s", snapshot.summary())
 
     def new_session_number(self) -> int:
         """The number of a new session (SSH or browser), for the log and its table secret."""
@@ -623,7 +662,8 @@ class GameServer:
                 process=process, term=term, size=(cols, rows, pw, ph), env=env, args=args,
                 cwd=next((d for d in (dirs.root, cfg.data_dir) if d.is_dir()), Path("/")),
                 idle_timeout=cfg.idle_timeout,
-                hangup_grace=cfg.hangup_grace, player=owner.fingerprint)
+                hangup_grace=cfg.hangup_grace, player=owner.fingerprint,
+                on_key_latency=self.metrics.key_answered)
             self.sessions[number] = game
 
         def started(pid: int) -> None:
@@ -695,6 +735,10 @@ class GameServer:
         service.register(secret, Identity(player_id(fingerprint), fingerprint, number))
         env.update(session_environment(service.path, secret))
         return secret
+
+
+def _host_port(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _shown(text: str, limit: int = 60) -> str:

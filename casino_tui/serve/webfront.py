@@ -49,7 +49,8 @@ WEB_TERM = "xterm-256color"  # TERM of a browser session's app (textual-serve's 
 
 
 class WebFrontError(Exception):
-    """The web front end cannot listen; ``str()`` says where and why."""
+    """The web front end (or the metrics endpoint) cannot listen; ``str()`` says where and
+    why."""
 
 
 class BrowserFront:

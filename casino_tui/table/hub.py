@@ -450,6 +450,18 @@ class LocalHub:
     def table_ids(self) -> list[str]:
         return [t.table_id for t in self._tables.values() if not t.closed]
 
+    def census(self) -> dict[str, int]:
+        """How many tables are open (waiting for players), in play (started, the game not
+        over) and finished (the game over, the table not yet closed), for the server's
+        operator."""
+        out = {"open": 0, "in_play": 0, "finished": 0}
+        for t in self._tables.values():
+            if not t.closed:
+                state = ("finished" if t.controller.game_over else "in_play" if t.started
+                         else "open")
+                out[state] += 1
+        return out
+
     def controller(self, table_id: str) -> TableController:
         """The table's controller (the server's own use and tests; never a person's)."""
         return self._get(table_id).controller

@@ -1,6 +1,6 @@
 """``casino-tui web`` driven from outside, as a person with a browser meets it: the command in
 a process of its own, and the screen of a Playwright page. The benchmark
-(:mod:`casino_tui.web.bench`) and the browser tests use these.
+(:mod:`benchmarks.web`) and the browser tests use these.
 
 The page draws the terminal on a canvas, so its screen is read from the page's own websocket:
 every binary frame the browser receives is fed to a terminal emulator (pyte, from the test

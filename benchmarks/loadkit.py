@@ -1,11 +1,16 @@
-"""What the load tool (:mod:`casino_tui.serve.load`) is made of: the screen a scripted SSH
-player reads, memory sampling of the server's games, a server of its own on loopback.
+"""What the load tool (:mod:`benchmarks.load`) is made of: the screen a scripted SSH
+player reads, the keyboard it presses at a human pace, memory sampling of the server's games, a
+server of its own on loopback.
 
 :class:`Screen` keeps the text a terminal has received with the escape sequences removed, so that
 a script can wait for words ("Your turn") and tell when each chunk of output arrived.
-:func:`session_memory` finds each game the server runs (a child of the server leading its own
-process group) and adds up the RSS and PSS of its processes. :class:`LoopbackServer` runs
-``casino-tui serve`` on 127.0.0.1 (a free port, its own data directory, no rate limit) and
+:class:`Keyboard` sends one player's keys: at most one every ``pace`` seconds, each only once the
+screen has been quiet for a moment, and times each key to the first output after it.
+:func:`session_memory` finds each game the server runs (the process the server's log names at
+the session's start, leading its own process group) and adds up the RSS and PSS of its group's
+processes; the processes below the server are counted too. :class:`LoopbackServer` runs
+``casino-tui serve`` on 127.0.0.1 (a free port, its own data directory, no rate limit, its
+metrics on a free port: ``curl`` them while it runs) and
 samples its games' memory while it runs.
 """
 
@@ -16,6 +21,7 @@ import bisect
 import codecs
 import contextlib
 import os
+import random
 import re
 import signal
 import sys
@@ -28,6 +34,9 @@ from typing import Any
 HOST = "127.0.0.1"
 KEEP_TEXT = 200_000  # characters of a screen's text kept (a frame is a few thousand)
 TITLE = "the classic fishing card game"
+# The title's Tables entry, added once the game has reached the server's tables (after the
+# title itself is drawn): ``t`` before it does nothing.
+TABLES_ENTRY = "play with people here"
 YOUR_TURN = "Your turn"
 ROUND_OVER = re.compile(r"Round \d+ summary")
 MOVED = r"(trailed|took|raised|added|built|plucked|did not pluck)"  # the log's verbs
@@ -181,6 +190,56 @@ class Screen:
         return self.last_chunk_at
 
 
+class Keyboard:
+    """One player's keys, at a human pace: a key goes no sooner than ``pace`` seconds after the
+    player's previous key (the first within ``pace`` of the start, at random, so that a crowd
+    does not press in step), and only when the screen has been quiet for ``settle`` seconds.
+    :meth:`press` returns once the key's first output arrived (or ``redraw_timeout`` passed):
+    the caller then waits for the key's effect before the next key. ``pace`` 0: as fast as the
+    screen allows."""
+
+    def __init__(self, send: Any, screen: Screen, pace: float = 0.0,
+                 rng: random.Random | None = None, redraw_timeout: float = 5.0) -> None:
+        self.send = send
+        self.screen = screen
+        self.pace = pace
+        self.redraw_timeout = redraw_timeout
+        self.next_at = time.monotonic() + (rng or random.Random()).uniform(0, pace)
+        self.latencies: list[float] = []  # measured keys: sent to the first output after it
+        self.no_redraw = 0  # measured keys with no output within redraw_timeout
+        self.sent_at: list[float] = []  # when each key went
+
+    async def paced(self) -> None:
+        """Until the player's next key may go (``pace`` after the previous one)."""
+        wait = self.next_at - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    def sent(self, at: float) -> None:
+        """A key went at ``at`` (for a caller that sends by itself, after :meth:`paced`)."""
+        self.next_at = at + self.pace
+        self.sent_at.append(at)
+
+    async def press(self, data: bytes, settle: float = 0.1, measure: bool = False) -> None:
+        """Send ``data`` (after the pace and the quiet) with the screen marked just before;
+        ``measure``: time it to the first output after it (:attr:`latencies`, or
+        :attr:`no_redraw` when none comes within :attr:`redraw_timeout`)."""
+        await self.paced()
+        await self.screen.quiet(settle)
+        self.screen.mark()
+        before = self.screen.chunks
+        sent = time.monotonic()
+        self.send(data)
+        self.sent(sent)
+        if not measure:
+            return
+        arrived = await self.screen.next_chunk(before, timeout=self.redraw_timeout)
+        if arrived is None:
+            self.no_redraw += 1
+        else:
+            self.latencies.append(arrived - sent)
+
+
 def _proc_stat(pid: int) -> tuple[int, int] | None:
     """(ppid, pgid) of a live process."""
     try:
@@ -215,18 +274,35 @@ def _memory_kb(pid: int) -> tuple[int, int]:
     return rss, pss
 
 
+SESSION_PID = re.compile(r"session \d+ start: .* pid (\d+)")
+
+
+def session_pids(log_path: Path) -> list[int]:
+    """The game processes the server's log names at each session's start."""
+    try:
+        text = log_path.read_text(errors="replace")
+    except OSError:
+        return []
+    return [int(pid) for pid in SESSION_PID.findall(text)]
+
+
 def session_memory(server_pid: int, cpu: dict[int, float] | None = None,
-                   ) -> dict[int, tuple[int, int, int]]:
-    """For each game (a child of the server leading its own process group): total RSS and
-    PSS in KiB of its group, and the number of processes in it. ``cpu``: gets each game's
-    CPU seconds so far (its processes' user and system time)."""
+                   named: Sequence[int] | None = None) -> dict[int, tuple[int, int, int]]:
+    """For each game (each of ``named`` still alive, the pids the server's log gives; without
+    them, each child of the server leading its own process group): total RSS and PSS in KiB
+    of its process group, and the number of processes in it. ``cpu``: gets each game's CPU
+    seconds so far (its processes' user and system time)."""
     stats = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             st = _proc_stat(int(entry))
             if st is not None:
                 stats[int(entry)] = st
-    leaders = [pid for pid, (ppid, pgid) in stats.items() if ppid == server_pid and pgid == pid]
+    if named is not None:
+        leaders = [pid for pid in named if pid in stats and stats[pid][1] == pid]
+    else:
+        leaders = [pid for pid, (ppid, pgid) in stats.items()
+                   if ppid == server_pid and pgid == pid]
     out: dict[int, tuple[int, int, int]] = {}
     for leader in leaders:
         members = [pid for pid, (_ppid, pgid) in stats.items() if pgid == leader]
@@ -245,22 +321,35 @@ def session_memory(server_pid: int, cpu: dict[int, float] | None = None,
 
 @dataclass
 class MemoryPeak:
+    """The memory at the busiest moment (the most games, then the most RSS), in KiB."""
+
     sessions: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     server_rss: int = 0
     server_pss: int = 0
     at: float = 0.0
     cpu: dict[int, float] = field(default_factory=dict)  # each game's CPU seconds, last seen
+    # every process below the server then (games, their workers, shared workers, forks)
+    tree_processes: int = 0
+    tree_pss: int = 0
+    tree_rss: int = 0
 
 
-async def sample_memory(server_pid: int, peak: MemoryPeak, every: float = 1.0) -> None:
+async def sample_memory(server_pid: int, peak: MemoryPeak, every: float = 1.0,
+                        log_path: Path | None = None) -> None:
+    from casino_tui.serve.metrics import tree_memory
+
     start = time.monotonic()
     while True:
-        snap = await asyncio.to_thread(session_memory, server_pid, peak.cpu)
+        named = session_pids(log_path) if log_path is not None else None
+        snap = await asyncio.to_thread(session_memory, server_pid, peak.cpu, named)
         if len(snap) > len(peak.sessions) or (
                 len(snap) == len(peak.sessions)
                 and sum(v[0] for v in snap.values()) > sum(v[0] for v in peak.sessions.values())):
             peak.sessions = snap
             peak.server_rss, peak.server_pss = _memory_kb(server_pid)
+            _rss, _pss, tree_rss, tree_pss, n = await asyncio.to_thread(tree_memory, server_pid)
+            peak.tree_rss, peak.tree_pss, peak.tree_processes = tree_rss // 1024, \
+                tree_pss // 1024, n
             peak.at = time.monotonic() - start
         await asyncio.sleep(every)
 
@@ -315,12 +404,14 @@ class LoopbackServer:
         self._process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "casino_tui", "serve", "--host", HOST, "--port", "0",
             "--data-dir", str(self.data_dir), "--max-sessions", str(self.max_sessions),
-            "--rate-limit", "0", "--idle-timeout", "0",
+            "--rate-limit", "0", "--idle-timeout", "0", "--metrics-port", "0",
             stdin=asyncio.subprocess.DEVNULL, stdout=self._log_file, stderr=self._log_file)
         port = await _wait_port(self.log_path, self._process, 30)
-        print(f"server pid {self._process.pid} on {HOST}:{port}, data in {self.data_dir}",
-              file=sys.stderr)
-        self._sampler = asyncio.create_task(sample_memory(self._process.pid, self.peak))
+        metrics = re.search(r"metrics: (\S+)", self.log_path.read_text(errors="replace"))
+        print(f"server pid {self._process.pid} on {HOST}:{port}, data in {self.data_dir}"
+              f"{f', metrics at {metrics.group(1)}' if metrics else ''}", file=sys.stderr)
+        self._sampler = asyncio.create_task(sample_memory(self._process.pid, self.peak,
+                                                          log_path=self.log_path))
         return port
 
     async def stop(self) -> None:
@@ -340,6 +431,6 @@ class LoopbackServer:
                 except TimeoutError:
                     server.kill()
                     await server.wait()
-            self.leftovers = len(session_memory(server.pid))
+            self.leftovers = len(session_memory(server.pid, named=session_pids(self.log_path)))
         if self._log_file is not None:
             self._log_file.close()

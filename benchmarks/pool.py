@@ -1,6 +1,6 @@
 """Measure the server's one pool of computer players (issue 27, item 2). Two parts:
 
-``memory``: the load tool's scripted SSH players (``casino_tui.serve.load.play_sessions``), with
+``memory``: the load tool's scripted SSH players (``benchmarks.load.play_sessions``), with
 the server's pool (the default) and without it (``serve --computers 0``: every game starts its
 own worker process and resource tracker, as before the pool), alternated in one run: processes
 and PSS per session (each game's process group at the busiest moment), the server's own PSS
@@ -12,8 +12,8 @@ saturated pool: every request a four-player opening where Hard uses its whole se
 a probe "solo player" asks for an Easy move every 0.25 s and a probe "table" for a Hard move
 every second: the time from each probe's request to its answer, and the pool's own counters.
 
-    python tools/pool_bench.py memory --sessions 10 --moves 6 --runs 2
-    python tools/pool_bench.py wait --busy 0 4 16 64 --seconds 15
+    python -m benchmarks.pool memory --sessions 10 --moves 6 --runs 2
+    python -m benchmarks.pool wait --busy 0 4 16 64 --seconds 15
 
 Run under ``flock /work/brief/heavy.lock`` on a shared machine. Prints JSON lines.
 """
@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from casino_tui.serve import load, loadkit
+from benchmarks import load, loadkit
 
 
 def load_average() -> str:
@@ -98,7 +98,8 @@ def make_server(computers: int | None, pool_peak: dict[str, int]) -> type:
 
 async def memory_run(mode: str, sessions: int, moves: int) -> dict[str, Any]:
     pool_peak: dict[str, int] = {}
-    load.LoopbackServer = make_server(0 if mode == "own" else None, pool_peak)  # type: ignore[misc]
+    server = make_server(0 if mode == "own" else None, pool_peak)
+    load.LoopbackServer = server  # type: ignore[misc,assignment]
     before = load_average()
     work = Path(tempfile.mkdtemp(prefix="casino-tui-poolbench-"))
     done = await load.play_sessions(sessions, moves=moves, timeout=600, work=work)

@@ -1,4 +1,4 @@
-"""Benchmark of the game in a browser: ``python -m casino_tui.web.bench``.
+"""Benchmark of the game in a browser: ``python -m benchmarks.web``.
 
 Runs ``casino-tui web`` (port 0, a fresh data directory, computers that move at once) and
 drives Debian's Chromium through Playwright (``executable_path``; the test extra installs
@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .drive import CHROMIUM, TITLE, PageScreen, WebCommand, chromium_missing
+from casino_tui.web.drive import CHROMIUM, TITLE, PageScreen, WebCommand, chromium_missing
 
 VIEWPORT = {"width": 1000, "height": 640}
 
@@ -147,7 +147,7 @@ def key_to_screen(browser: Any, server: WebCommand, link: str, keys: int,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m casino_tui.web.bench",
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.web",
                                      description=__doc__.split("\n\n", 1)[0] if __doc__ else "")
     parser.add_argument("--opens", type=int, default=5, help="page opens timed (default 5)")
     parser.add_argument("--keys", type=int, default=40, help="keys timed (default 40)")

@@ -1,4 +1,4 @@
-"""Benchmark of the Statistics screen: ``python -m casino_tui.app.statsbench``.
+"""Benchmark of the Statistics screen: ``python -m benchmarks.stats_screen``.
 
 A data directory with a ledger of N finished games (default 10,000) is made in a temporary
 folder; the app runs headless (80x24) and the time from asking for the Statistics screen (the
@@ -52,11 +52,10 @@ def make_ledger(data: Path, games: int) -> None:
 async def time_screen(data: Path, runs: int, games: int, *, cold: bool) -> list[float]:
     """Seconds from asking for the Statistics screen to its first frame, ``runs`` times;
     ``cold``: without the figures kept from the last time (the whole ledger is read)."""
+    from casino_tui.app.app import CasinoApp
+    from casino_tui.app.screens.stats import StatsScreen
     from casino_tui.saves import SaveStore, games_dir
     from casino_tui.settings import Settings
-
-    from .app import CasinoApp
-    from .screens.stats import StatsScreen
 
     app = CasinoApp(settings=Settings(speed="instant"), save_settings_to_disk=False,
                     store=SaveStore(games_dir(data)))
@@ -94,7 +93,7 @@ def time_figures(data: Path, runs: int) -> list[float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m casino_tui.app.statsbench",
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.stats_screen",
                                      description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--games", type=int, default=10_000,
                         help="finished games in the ledger (default 10000)")

@@ -1,7 +1,7 @@
 """Load test of ``casino-tui serve``: scripted players at once, over real SSH, on loopback.
 
-    python -m casino_tui.serve.load [--sessions 20] [--timeout 300] [--moves N] [--json]
-    python -m casino_tui.serve.load --tables 10 [--players 2] [--moves N] [--json]
+    python -m benchmarks.load [--sessions 20] [--pace 2] [--timeout 300] [--moves N] [--json]
+    python -m benchmarks.load --tables 10 [--players 2] [--pace 2] [--moves N] [--json]
 
 It starts its own server (``casino-tui serve`` on 127.0.0.1, a free port, a temporary data
 directory, no rate limit) and asyncssh clients, each with its own key and a PTY, pressing the
@@ -12,15 +12,22 @@ start; at each turn Right to look at the next card, then Enter to play the previ
 ``m`` and Enter to pick from the list when that card has no move), then quit with Ctrl+Q.
 It prints: sessions finished, exit statuses, games saved (resumable after quitting), memory per
 session (RSS and PSS of each game's process group, sampled every second; the figures at the
-busiest moment), key-to-screen latency over SSH (from sending Right to the first byte of the
-redrawn screen, measured only while the game waits for the player), time to the title screen
-and to finish a round.
+busiest moment), key-to-screen latency over SSH (from sending a key of the round, Right, Enter
+or ``m``, to the first byte of output after it; every such key is sent while the game waits for
+the player), the keys never redrawn, time to the title screen and to finish a round.
+
+``--pace SECONDS`` plays at a person's pace: each player sends a key at most every SECONDS
+(``--pace 2``: one key every two seconds), and never before the screen showed the previous
+key's effect (the next screen, the move in the log; a key with no output within
+``--redraw-timeout`` counts as never redrawn). Without it (``--pace 0``) keys go as fast as the
+screen allows.
 
 ``--tables N --players P``: N tables of P people each play a whole round against each other at
-the server's tables (:mod:`casino_tui.serve.loadtables`: one creates the table and reads its code
+the server's tables (:mod:`benchmarks.loadtables`: one creates the table and reads its code
 from the screen, the others come with ``join CODE``, the creator starts). It prints the tables
 finished, the time from one player's key press that plays a move to that move on every other
-player's screen, key to one's own screen, memory per session and each round's length.
+player's screen, key to one's own screen, memory per session and each round's length. The
+creator presses ``t`` only once the title shows its Tables entry.
 
 ``--moves N`` stops after each player's first N moves instead of the whole round (a quick check;
 the tests use it through :func:`play_sessions` and :func:`play_tables`); ``--json`` prints the
@@ -35,6 +42,7 @@ import asyncio
 import json
 import math
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -44,6 +52,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from casino_tui.serve.players import PlayerDirs, has_saved_game
 
 from .loadkit import (
     HOST,
@@ -55,6 +65,7 @@ from .loadkit import (
     ROUND_OVER,
     TITLE,
     YOUR_TURN,
+    Keyboard,
     LoopbackServer,
     MemoryPeak,
     Screen,
@@ -62,7 +73,6 @@ from .loadkit import (
     percentile,
 )
 from .loadtables import Table, TableResult
-from .players import PlayerDirs, has_saved_game
 
 SETUP = "Preset"
 TABLE = "Your hand"
@@ -81,13 +91,15 @@ class Result:
     round_over: bool = False
     turns: int = 0
     move_list_used: int = 0
-    latencies: list[float] = field(default_factory=list)
-    no_redraw: int = 0
+    latencies: list[float] = field(default_factory=list)  # the round's keys to the screen
+    no_redraw: int = 0  # keys of the round with no output after them (--redraw-timeout)
+    keys_sent: list[float] = field(default_factory=list)  # when each key went (monotonic)
     saved: bool | None = None
 
 
 async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
-                   data_dir: Path, step_timeout: float, moves: int = 0) -> Result:
+                   data_dir: Path, step_timeout: float, moves: int = 0, pace: float = 0.0,
+                   rng: random.Random | None = None, redraw_timeout: float = 5.0) -> Result:
     import asyncssh
 
     res = Result(number, fingerprint=key.get_fingerprint())
@@ -102,8 +114,9 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
                                                 encoding=None)
 
             read_task = asyncio.create_task(screen.read_from(process.stdout))
+            keys = Keyboard(process.stdin.write, screen, pace, rng, redraw_timeout)
             try:
-                await _script(process, screen, res, t0, step_timeout, moves)
+                await _script(keys, screen, res, t0, step_timeout, moves)
                 await asyncio.wait_for(process.wait_closed(), step_timeout)
                 res.exit_status = process.exit_status
                 # the game is closed now (an open one counts as "in use"): can it be continued?
@@ -118,60 +131,44 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
     return res
 
 
-async def _script(process: Any, screen: Screen, res: Result, t0: float, step: float,
+async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: float,
                   moves: int) -> None:
-    """Play until the round is over, or ``moves`` moves of the player (0: no limit)."""
-    def send(data: bytes) -> None:
-        process.stdin.write(data)
-
-    await screen.wait(TITLE, timeout=step)
-    res.title_s = time.monotonic() - t0
-    await screen.quiet(0.1)
-    screen.mark()
-    send(b"n")
-    await screen.wait(SETUP, timeout=step)
-    await screen.quiet(0.1)
-    screen.mark()
-    send(KEY_ENTER)
-    await screen.wait(TABLE, timeout=step)
-    started = time.monotonic()
-    while True:
-        if await screen.wait(ROUND_OVER, YOUR_TURN, timeout=step) == 0:
-            res.round_over = True
-            break
-        res.turns += 1
-        await screen.quiet(0.15)
-        # key-to-screen latency: Right redraws the hand, the preview and the move line
-        before = screen.chunks
-        sent = time.monotonic()
-        send(KEY_RIGHT)
-        arrived = await screen.next_chunk(before, timeout=2.0)
-        if arrived is None:
-            res.no_redraw += 1
-        else:
-            res.latencies.append(arrived - sent)
-        await screen.quiet(0.05)
-        screen.mark()
-        send(KEY_ENTER)
-        # the move is logged; after the round's last card the summary may cover the log
-        seen = await screen.wait(ROUND_OVER, SOUTH_MOVED, NO_MOVE, timeout=step)
-        if seen == 2:
-            res.move_list_used += 1
-            screen.mark()
-            send(b"m")
-            await screen.wait(MOVE_LIST, timeout=step)
-            await screen.quiet(0.1)
-            screen.mark()
-            send(KEY_ENTER)
-            seen = await screen.wait(ROUND_OVER, SOUTH_MOVED, timeout=step)
-        if seen == 0:
-            res.round_over = True
-            break
-        if moves and res.turns >= moves:
-            break
-    res.round_s = time.monotonic() - started
-    await screen.quiet(0.2)
-    send(KEY_QUIT)
+    """Play until the round is over, or ``moves`` moves of the player (0: no limit): each key
+    waits for the one before to show its effect."""
+    try:
+        await screen.wait(TITLE, timeout=step)
+        res.title_s = time.monotonic() - t0
+        await keys.press(b"n")
+        await screen.wait(SETUP, timeout=step)
+        await keys.press(KEY_ENTER)
+        await screen.wait(TABLE, timeout=step)
+        started = time.monotonic()
+        while True:
+            if await screen.wait(ROUND_OVER, YOUR_TURN, timeout=step) == 0:
+                res.round_over = True
+                break
+            res.turns += 1
+            # Right: the hand, the preview and the move line are redrawn
+            await keys.press(KEY_RIGHT, settle=0.15, measure=True)
+            await keys.press(KEY_ENTER, settle=0.05, measure=True)
+            # the move is logged; after the round's last card the summary may cover the log
+            seen = await screen.wait(ROUND_OVER, SOUTH_MOVED, NO_MOVE, timeout=step)
+            if seen == 2:
+                res.move_list_used += 1
+                await keys.press(b"m", measure=True)
+                await screen.wait(MOVE_LIST, timeout=step)
+                await keys.press(KEY_ENTER, measure=True)
+                seen = await screen.wait(ROUND_OVER, SOUTH_MOVED, timeout=step)
+            if seen == 0:
+                res.round_over = True
+                break
+            if moves and res.turns >= moves:
+                break
+        res.round_s = time.monotonic() - started
+        await keys.press(KEY_QUIT, settle=0.2)
+    finally:
+        res.latencies, res.no_redraw = keys.latencies, keys.no_redraw
+        res.keys_sent = keys.sent_at
 
 
 @dataclass
@@ -186,6 +183,10 @@ class LoadRun:
     server_cpu: float | None
     leftovers: int  # game process groups still running after the server stopped
     work: Path  # the data directory and the server log are in here
+    pace: float = 0.0
+    load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    redraw_timeout: float = 5.0
 
     @property
     def ok(self) -> bool:
@@ -197,9 +198,11 @@ class LoadRun:
 
 async def play_sessions(sessions: int, *, timeout: float = 300.0,
                         size: tuple[int, int] = (100, 30), step_timeout: float = 60.0,
-                        stagger: float = 0.0, moves: int = 0,
+                        stagger: float = 0.0, moves: int = 0, pace: float = 0.0,
+                        seed: int = 1, redraw_timeout: float = 5.0,
                         work: Path | None = None) -> LoadRun:
-    """Start a server on 127.0.0.1 and ``sessions`` scripted players; stop it; measure.
+    """Start a server on 127.0.0.1 and ``sessions`` scripted players (a key every ``pace``
+    seconds at most; ``seed``: when each starts within its first pace); stop it; measure.
 
     ``work`` (default: a new temporary directory) gets the server's data and log."""
     import asyncssh
@@ -207,16 +210,19 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
     if work is None:
         work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
     server = LoopbackServer(work, sessions)
+    load_before = os.getloadavg()
     started = time.monotonic()
     results: list[Result] = []
+    rng = random.Random(seed)
     try:
         port = await server.start()
         keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(sessions)]
+        rngs = [random.Random(rng.random()) for _ in range(sessions)]
 
         async def staggered(i: int) -> Result:
             await asyncio.sleep(i * stagger)
             return await play_one(i + 1, port, keys[i], size, server.data_dir, step_timeout,
-                                  moves)
+                                  moves, pace, rngs[i], redraw_timeout)
 
         tasks = [asyncio.create_task(staggered(i)) for i in range(sessions)]
         done, pending = await asyncio.wait(tasks, timeout=timeout)
@@ -231,7 +237,7 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
         await server.stop()
     elapsed = time.monotonic() - started
     return LoadRun(sessions, size, results, server.peak, elapsed, server.cpu,
-                   server.leftovers, work)
+                   server.leftovers, work, pace, load_before, os.getloadavg(), redraw_timeout)
 
 
 # ---------------------------------------------------------------------- tables
@@ -252,6 +258,7 @@ class TablesRun:
     load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)
     load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
     client_cpu: float = 0.0  # this process's CPU seconds (the scripted players, SSH clients)
+    pace: float = 0.0
 
     @property
     def finished(self) -> int:
@@ -270,28 +277,25 @@ class TablesRun:
         done = [r for r in self.results if r.finished]
         rounds = [r.round_s for r in done]
         seated = [r.seated_s for r in done]
-        pss = [v[1] / 1024 for v in self.peak.sessions.values()]
         rss = [v[0] / 1024 for v in self.peak.sessions.values()]
         return {
             "tables": self.tables,
             "players": self.players,
+            "pace_s": self.pace,
             "terminal": f"{self.size[0]}x{self.size[1]}",
             "moves_per_player": self.moves or None,
             "tables_finished": self.finished,
-            "move_to_other_screen_ms_median": _ms(statistics.median(lat) if lat else None),
+            "move_to_other_screen_ms_p50": _ms(percentile(lat, 0.5) if lat else None),
             "move_to_other_screen_ms_p95": _ms(percentile(lat, 0.95) if lat else None),
             "move_to_other_screen_ms_p99": _ms(percentile(lat, 0.99) if lat else None),
             "move_to_other_screen_ms_max": _ms(max(lat) if lat else None),
             "move_to_other_screen_samples": len(lat),
             "moves_not_seen_by_others": sum(r.missed for r in self.results),
-            "key_to_own_screen_ms_median": _ms(statistics.median(own) if own else None),
+            "key_to_own_screen_ms_p50": _ms(percentile(own, 0.5) if own else None),
             "key_to_own_screen_ms_p95": _ms(percentile(own, 0.95) if own else None),
-            "pss_mib_per_session": _round(statistics.mean(pss) if pss else None),
-            "pss_mib_per_session_max": _round(max(pss) if pss else None),
-            "rss_mib_per_session": _round(statistics.mean(rss) if rss else None),
-            "sessions_at_peak": len(pss),
-            "server_rss_mib": _round(self.peak.server_rss / 1024),
-            "server_pss_mib": _round(self.peak.server_pss / 1024),
+            "moves_without_redraw": sum(p.no_redraw for r in self.results for p in r.players),
+            **memory_figures(self.peak),
+            "rss_mib_per_player": _round(statistics.mean(rss) if rss else None),
             "server_cpu_s": _round(self.server_cpu),
             "games_cpu_s": _round(sum(self.peak.cpu.values())),
             "load_tool_cpu_s": _round(self.client_cpu),
@@ -325,7 +329,8 @@ def _round(value: float | None, digits: int = 1) -> float | None:
 
 async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
                       size: tuple[int, int] = (100, 30), step_timeout: float = 60.0,
-                      moves: int = 0, work: Path | None = None) -> TablesRun:
+                      moves: int = 0, pace: float = 0.0, seed: int = 1,
+                      work: Path | None = None) -> TablesRun:
     """Start a server on 127.0.0.1; at ``tables`` tables at once, ``players`` scripted people
     each play a round (or their first ``moves`` moves) against each other; stop it; measure.
 
@@ -339,10 +344,12 @@ async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
     started = time.monotonic()
     cpu_before = time.process_time()
     results: list[TableResult] = []
+    rng = random.Random(seed)
     try:
         port = await server.start()
         scripts = [Table(i + 1, port, [asyncssh.generate_private_key("ssh-ed25519")
-                                       for _ in range(players)], size, step_timeout, moves, work)
+                                       for _ in range(players)], size, step_timeout, moves, work,
+                         pace=pace, rng=random.Random(rng.random()))
                    for i in range(tables)]
         tasks = [asyncio.create_task(t.play()) for t in scripts]
         done, pending = await asyncio.wait(tasks, timeout=timeout)
@@ -360,7 +367,7 @@ async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
     elapsed = time.monotonic() - started
     return TablesRun(tables, players, size, moves, results, server.peak, elapsed, server.cpu,
                      server.leftovers, work, load_before, os.getloadavg(),
-                     time.process_time() - cpu_before)
+                     time.process_time() - cpu_before, pace)
 
 
 def report_tables(run: TablesRun) -> None:
@@ -375,18 +382,21 @@ def report_tables(run: TablesRun) -> None:
     if f["move_to_other_screen_samples"]:
         print(f"a move, from the key press to the other players' screens "
               f"({f['move_to_other_screen_samples']} times): median "
-              f"{f['move_to_other_screen_ms_median']} ms, p95 "
+              f"{f['move_to_other_screen_ms_p50']} ms, p95 "
               f"{f['move_to_other_screen_ms_p95']} ms, p99 {f['move_to_other_screen_ms_p99']} "
               f"ms, max {f['move_to_other_screen_ms_max']} ms")
     if f["moves_not_seen_by_others"]:
         print(f"  ({f['moves_not_seen_by_others']} moves not seen on another screen in time)")
-    if f["key_to_own_screen_ms_median"] is not None:
-        print(f"key to one's own screen (Right): median {f['key_to_own_screen_ms_median']} ms, "
-              f"p95 {f['key_to_own_screen_ms_p95']} ms")
-    if f["pss_mib_per_session"] is not None:
-        print(f"memory per session at the busiest moment ({f['sessions_at_peak']} games): PSS "
-              f"mean {f['pss_mib_per_session']} MiB (max {f['pss_mib_per_session_max']}), RSS "
-              f"mean {f['rss_mib_per_session']} MiB; server process (SSH, PTYs, the table hub) "
+    if f["key_to_own_screen_ms_p50"] is not None:
+        print(f"key to one's own screen (Right): median {f['key_to_own_screen_ms_p50']} ms, "
+              f"p95 {f['key_to_own_screen_ms_p95']} ms; keys never redrawn: "
+              f"{f['moves_without_redraw']}")
+    if f["pss_mib_per_player"] is not None:
+        print(f"memory per player at the busiest moment ({f['players_at_peak']} games): PSS "
+              f"mean {f['pss_mib_per_player']} MiB (max {f['pss_mib_per_player_max']}) in "
+              f"{f['processes_per_player']} processes, RSS mean {f['rss_mib_per_player']} MiB; "
+              f"everything below the server {f['tree_pss_mib']} MiB PSS in "
+              f"{f['tree_processes']} processes; server process (SSH, PTYs, the table hub) "
               f"RSS {f['server_rss_mib']} MiB, PSS {f['server_pss_mib']} MiB")
     if f["round_s_median"] is not None:
         print(f"everyone seated in {f['seated_s_median']} s (median); "
@@ -396,24 +406,57 @@ def report_tables(run: TablesRun) -> None:
 
 
 # ---------------------------------------------------------------------- the command
+def memory_figures(peak: MemoryPeak) -> dict[str, Any]:
+    """Memory and processes at the busiest moment, per player and in all."""
+    games = peak.sessions
+    pss = [v[1] / 1024 for v in games.values()]
+    procs = [v[2] for v in games.values()]
+    return {
+        "players_at_peak": len(games),
+        # each game's process group (the app, and what it started itself)
+        "pss_mib_per_player": _round(statistics.mean(pss) if pss else None),
+        "pss_mib_per_player_max": _round(max(pss) if pss else None),
+        "processes_per_player": _round(statistics.mean(procs) if procs else None, 2),
+        # every process below the server (games, shared workers, forks), per player
+        "tree_processes": peak.tree_processes,
+        "tree_pss_mib": _round(peak.tree_pss / 1024),
+        "tree_pss_mib_per_player": _round(peak.tree_pss / 1024 / len(games) if games else None),
+        "tree_processes_per_player": _round(peak.tree_processes / len(games) if games else None,
+                                            2),
+        "server_rss_mib": _round(peak.server_rss / 1024),
+        "server_pss_mib": _round(peak.server_pss / 1024),
+    }
+
+
 def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
-    """The figures of a ``--sessions`` run, as ``--json`` prints them."""
+    """The figures of a ``--sessions`` run, as ``--json`` prints them (times in ms or s)."""
     lat = [x for r in done.results for x in r.latencies]
     finished = [r for r in done.results if r.finished]
-    pss = [v[1] / 1024 for v in done.peak.sessions.values()]
+    titles = [r.title_s for r in done.results if r.title_s]
     rounds = [r.round_s for r in finished]
     return {
         "sessions": done.sessions,
+        "pace_s": done.pace,
+        "terminal": f"{done.size[0]}x{done.size[1]}",
         "moves_per_player": moves or None,
         "sessions_finished": len(finished),
+        "rounds_finished": sum(r.round_over and r.exit_status == 0 for r in done.results),
         "saved": sum(bool(r.saved) for r in done.results),
-        "key_to_screen_ms_median": _ms(statistics.median(lat) if lat else None),
+        "key_to_screen_ms_p50": _ms(percentile(lat, 0.5) if lat else None),
         "key_to_screen_ms_p95": _ms(percentile(lat, 0.95) if lat else None),
-        "pss_mib_per_session": _round(statistics.mean(pss) if pss else None),
-        "sessions_at_peak": len(pss),
+        "key_to_screen_ms_p99": _ms(percentile(lat, 0.99) if lat else None),
+        "key_to_screen_ms_max": _ms(max(lat) if lat else None),
+        "key_to_screen_samples": len(lat),
+        "moves_without_redraw": sum(r.no_redraw for r in done.results),
+        "title_after_connect_s_median": _round(statistics.median(titles) if titles else None,
+                                               2),
+        "title_after_connect_s_p95": _round(percentile(titles, 0.95) if titles else None, 2),
+        **memory_figures(done.peak),
         "round_s_median": _round(statistics.median(rounds) if rounds else None, 2),
         "elapsed_s": _round(done.elapsed, 1),
         "server_cpu_s": _round(done.server_cpu),
+        "load_average_before": list(done.load_before),
+        "load_average_after": list(done.load_after),
         "leftover_games": done.leftovers,
         "errors": [f"session {r.number}: {r.error or f'exit status {r.exit_status}'}"
                    for r in done.results if not r.finished],
@@ -424,7 +467,8 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
     work: Path
     if args.tables:
         tables = await play_tables(args.tables, args.players, timeout=args.timeout, size=size,
-                                   step_timeout=args.step_timeout, moves=args.moves)
+                                   step_timeout=args.step_timeout, moves=args.moves,
+                                   pace=args.pace, seed=args.seed)
         work, ok = tables.work, tables.ok
         if args.json:
             print(json.dumps(tables.figures(), indent=2))
@@ -434,12 +478,13 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
     else:
         done = await play_sessions(args.sessions, timeout=args.timeout, size=size,
                                    step_timeout=args.step_timeout, stagger=args.stagger,
-                                   moves=args.moves)
+                                   moves=args.moves, pace=args.pace, seed=args.seed,
+                                   redraw_timeout=args.redraw_timeout)
         work, ok = done.work, done.ok
         if args.json:
             print(json.dumps(session_figures(done, args.moves), indent=2))
         else:
-            report(done.results, done.peak, done.elapsed, args.sessions, size, args.moves)
+            report(done, args.moves)
             _cpu_line(done.server_cpu, done.elapsed, done.leftovers)
     if args.keep:
         print(f"kept {work} (server log: {work / 'server.log'})", file=sys.stderr)
@@ -456,12 +501,15 @@ def _cpu_line(cpu: float | None, elapsed: float, leftovers: int) -> None:
         print(f"WARNING: {leftovers} game process group(s) still running")
 
 
-def report(results: list[Result], peak: MemoryPeak, elapsed: float, sessions: int,
-           size: tuple[int, int], moves: int = 0) -> None:
+def report(done: LoadRun, moves: int = 0) -> None:
+    f = session_figures(done, moves)
+    results = done.results
     finished = [r for r in results if r.finished]
     played = f"played {moves} moves (or a whole round)" if moves else "played a whole round"
-    print(f"\n{len(finished)}/{sessions} sessions {played} and quit with status 0 "
-          f"({elapsed:.1f} s in all; terminal {size[0]}x{size[1]})")
+    pace = f"a key every {done.pace:g} s at most" if done.pace else "keys as fast as drawn"
+    print(f"\n{len(finished)}/{done.sessions} sessions {played} and quit with status 0 "
+          f"({done.elapsed:.1f} s in all; {pace}; terminal {f['terminal']}; load average "
+          f"{done.load_before[0]:.2f} before, {done.load_after[0]:.2f} after)")
     for r in results:
         if not r.finished:
             print(f"  session {r.number}: NOT finished: exit status {r.exit_status} "
@@ -473,27 +521,26 @@ def report(results: list[Result], peak: MemoryPeak, elapsed: float, sessions: in
     if saved:
         print(f"game saved and resumable after quitting: {sum(saved)}/{len(saved)} players "
               "(an unfinished game that Continue / --continue would open)")
-    lat = [x for r in results for x in r.latencies]
-    if lat:
-        print(f"key-to-screen latency over SSH ({len(lat)} key presses): median "
-              f"{statistics.median(lat) * 1000:.1f} ms, p95 {percentile(lat, 0.95) * 1000:.1f} "
-              f"ms, p99 {percentile(lat, 0.99) * 1000:.1f} ms, max {max(lat) * 1000:.1f} ms")
-    no_redraw = sum(r.no_redraw for r in results)
-    if no_redraw:
-        print(f"  ({no_redraw} key presses redrew nothing within 2 s: not counted)")
-    if peak.sessions:
-        rss = [v[0] / 1024 for v in peak.sessions.values()]
-        pss = [v[1] / 1024 for v in peak.sessions.values()]
-        procs = [v[2] for v in peak.sessions.values()]
-        print(f"memory per session at the busiest moment ({len(rss)} games running, "
-              f"{peak.at:.0f} s in): RSS mean {statistics.mean(rss):.1f} MiB (max "
-              f"{max(rss):.1f}), PSS mean {statistics.mean(pss):.1f} MiB (max {max(pss):.1f}); "
-              f"{statistics.mean(procs):.1f} processes per game (app + computer player worker "
-              f"+ multiprocessing resource tracker); server process RSS "
-              f"{peak.server_rss / 1024:.1f} MiB (PSS {peak.server_pss / 1024:.1f})")
+    if f["key_to_screen_samples"]:
+        print(f"key-to-screen latency over SSH ({f['key_to_screen_samples']} key presses of "
+              f"the rounds): median {f['key_to_screen_ms_p50']} ms, p95 "
+              f"{f['key_to_screen_ms_p95']} ms, p99 {f['key_to_screen_ms_p99']} ms, max "
+              f"{f['key_to_screen_ms_max']} ms")
+    print(f"key presses never redrawn (no output within {done.redraw_timeout:g} s): "
+          f"{f['moves_without_redraw']}")
+    if f["pss_mib_per_player"] is not None:
+        print(f"memory per player at the busiest moment ({f['players_at_peak']} games running, "
+              f"{done.peak.at:.0f} s in): PSS mean {f['pss_mib_per_player']} MiB (max "
+              f"{f['pss_mib_per_player_max']}) in {f['processes_per_player']} processes (the "
+              f"game's process group); everything below the server {f['tree_pss_mib']} MiB "
+              f"PSS in {f['tree_processes']} processes ({f['tree_pss_mib_per_player']} MiB, "
+              f"{f['tree_processes_per_player']} processes per player); server process RSS "
+              f"{f['server_rss_mib']} MiB (PSS {f['server_pss_mib']})")
+    if f["title_after_connect_s_median"] is not None:
+        print(f"title after connecting: median {f['title_after_connect_s_median']} s, p95 "
+              f"{f['title_after_connect_s_p95']} s")
     if finished:
         for label, values in (("connect + login", [r.connect_s for r in finished]),
-                              ("to the title screen", [r.title_s for r in finished]),
                               ("one round" if not moves else f"{moves} moves",
                                [r.round_s for r in finished])):
             print(f"{label}: median {statistics.median(values):.2f} s, max "
@@ -503,9 +550,10 @@ def report(results: list[Result], peak: MemoryPeak, elapsed: float, sessions: in
         print(f"{what}: median {statistics.median(turns):.0f}; "
               f"move list used {sum(r.move_list_used for r in finished)} times")
 
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m casino_tui.serve.load",
+        prog="python -m benchmarks.load",
         description="Load test of casino-tui serve on 127.0.0.1: scripted players over SSH.")
     parser.add_argument("--sessions", type=int, default=20, metavar="N",
                         help="players at once, each playing the computer (default 20)")
@@ -525,6 +573,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--moves", type=int, default=0, metavar="N",
                         help="stop after each player's first N moves (default 0: play the "
                              "whole round)")
+    parser.add_argument("--pace", type=float, default=0.0, metavar="SECONDS",
+                        help="a person's pace: each player sends a key at most every SECONDS "
+                             "(2: one key every two seconds), and never before the previous "
+                             "key's effect is on the screen (default 0: as fast as drawn)")
+    parser.add_argument("--redraw-timeout", type=float, default=5.0, metavar="SECONDS",
+                        help="a key of the round with no output within this long counts as "
+                             "never redrawn (default 5)")
+    parser.add_argument("--seed", type=int, default=1, metavar="N",
+                        help="when each player starts within their first --pace (default 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")
@@ -548,6 +605,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("timeouts must be positive")
     if args.moves < 0:
         parser.error("--moves must not be negative")
+    if not 0 <= args.pace <= 60:
+        parser.error("--pace must be between 0 and 60 seconds")
+    if args.redraw_timeout <= 0:
+        parser.error("--redraw-timeout must be positive")
     return asyncio.run(run(args, (w, h)))
 
 

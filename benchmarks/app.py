@@ -1,4 +1,4 @@
-"""Benchmarks of the interface: ``python -m casino_tui.app.bench``.
+"""Benchmarks of the interface: ``python -m benchmarks.app``.
 
 1. Time to the first interactive frame: ``casino-tui`` and a minimal Textual app are started
    alternately in a pseudo-terminal (80x24, TERM=xterm-256color), and the time from the spawn
@@ -183,7 +183,7 @@ def _ms(values: list[float]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m casino_tui.app.bench",
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.app",
                                      description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=7, help="start-ups of each app (default 7)")
     parser.add_argument("--samples", type=int, default=60,

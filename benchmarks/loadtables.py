@@ -1,7 +1,8 @@
-"""The load tool's tables (``python -m casino_tui.serve.load --tables 10 --players 2``): people
+"""The load tool's tables (``python -m benchmarks.load --tables 10 --players 2``): people
 playing each other at the server's tables, each over their own SSH connection.
 
-At every table, player A connects, presses ``t`` (Tables), types a display name and Enter, ``n``
+At every table, player A connects, waits for the title's Tables entry (added once the game has
+reached the server's tables), presses ``t`` (Tables), types a display name and Enter, ``n``
 (a new table) and Enter (the default game: Classic Cassino for 2), and reads the join code from
 the waiting room ("N O N A D I"). Every other player connects with the command ``join CODE``
 (``ssh -t HOST join CODE``), types a display name and Enter, and sits down; A sees them seated
@@ -14,12 +15,16 @@ player's screen (their log's line "NAME trailed 8♠", or the round's summary wh
 the round), the time of the chunk of output that completed it; a key press is sent only when
 every screen at the table has been quiet for a moment, so nothing older is taken for the move.
 Also key to one's own screen (Right), the time to seat everyone, and each round's length.
+
+With a ``pace`` each player presses a key at most every ``pace`` seconds (the first one at a
+random moment within it) and, as always, only after the previous key's effect is on the screen.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import re
 import time
 from dataclasses import dataclass, field
@@ -34,8 +39,10 @@ from .loadkit import (
     MOVE_LIST,
     NO_MOVE,
     ROUND_OVER,
+    TABLES_ENTRY,
     TITLE,
     YOUR_TURN,
+    Keyboard,
     Screen,
     moved,
 )
@@ -79,15 +86,18 @@ class TableResult:
 class Terminal:
     """One player's SSH connection with a PTY, and the screen it shows."""
 
-    def __init__(self, conn: Any, process: Any, screen: Screen, reader: asyncio.Task[None]):
+    def __init__(self, conn: Any, process: Any, screen: Screen, reader: asyncio.Task[None],
+                 pace: float = 0.0, rng: random.Random | None = None):
         self.conn = conn
         self.process = process
         self.screen = screen
         self._reader = reader
+        self.keys = Keyboard(self.send, screen, pace, rng)
 
     @classmethod
     async def open(cls, stack: contextlib.AsyncExitStack, port: int, user: str, key: Any,
-                   size: tuple[int, int], command: str | None = None) -> Terminal:
+                   size: tuple[int, int], command: str | None = None, pace: float = 0.0,
+                   rng: random.Random | None = None) -> Terminal:
         import asyncssh
 
         conn = await stack.enter_async_context(asyncssh.connect(
@@ -99,24 +109,26 @@ class Terminal:
 
         reader = asyncio.create_task(screen.read_from(process.stdout))
         stack.callback(reader.cancel)
-        return cls(conn, process, screen, reader)
+        return cls(conn, process, screen, reader, pace, rng)
 
     def send(self, data: bytes) -> None:
         self.process.stdin.write(data)
 
     async def press(self, data: bytes, settle: float = 0.1) -> None:
-        """When the screen has been quiet for ``settle`` seconds: mark it, then send."""
-        await self.screen.quiet(settle)
-        self.screen.mark()
-        self.send(data)
+        """At the player's pace, when the screen has been quiet for ``settle`` seconds: mark
+        it, then send."""
+        await self.keys.press(data, settle)
 
 
 class Table:
     """The script of one table: ``players`` people over SSH, the first creating it."""
 
     def __init__(self, number: int, port: int, keys: list[Any], size: tuple[int, int],
-                 step: float, moves: int, dump: Path | None = None) -> None:
+                 step: float, moves: int, dump: Path | None = None, *, pace: float = 0.0,
+                 rng: random.Random | None = None) -> None:
         self.number = number
+        self.pace = pace
+        self.rng = rng or random.Random(number)
         self.dump = dump
         self.port = port
         self.keys = keys
@@ -159,10 +171,11 @@ class Table:
         players = self.result.players
         step = self.step
         creator = await Terminal.open(stack, self.port, f"t{self.number}a", self.keys[0],
-                                      self.size)
+                                      self.size, pace=self.pace, rng=self.rng)
         self.terminals.append(creator)
         screen = creator.screen
         await screen.wait(TITLE, timeout=step)
+        await screen.wait(TABLES_ENTRY, timeout=step)  # ``t`` does nothing before it is there
         await creator.press(b"t")
         await screen.wait(DISPLAY_NAME, timeout=step)
         await creator.press(players[0].name.encode() + KEY_ENTER)
@@ -181,7 +194,8 @@ class Table:
         code = self.result.code = found.group(1).replace(" ", "")
         for i in range(1, len(players)):
             term = await Terminal.open(stack, self.port, f"t{self.number}{chr(97 + i)}",
-                                       self.keys[i], self.size, command=f"join {code}")
+                                       self.keys[i], self.size, command=f"join {code}",
+                                       pace=self.pace, rng=self.rng)
             self.terminals.append(term)
             await term.screen.wait(DISPLAY_NAME, timeout=step)
             await term.press(players[i].name.encode() + KEY_ENTER)
@@ -202,16 +216,19 @@ class Table:
                 if await screen.wait(ROUND_OVER, YOUR_TURN, timeout=self.step) == 0:
                     me.round_over = True
                     return
+                await term.keys.paced()
                 await self._all_quiet()
                 # key to one's own screen: Right redraws the hand, the preview and the move line
                 before = screen.chunks
                 sent = time.monotonic()
                 term.send(KEY_RIGHT)
-                arrived = await screen.next_chunk(before, timeout=2.0)
+                term.keys.sent(sent)
+                arrived = await screen.next_chunk(before, timeout=term.keys.redraw_timeout)
                 if arrived is None:
                     me.no_redraw += 1
                 else:
                     me.own_latencies.append(arrived - sent)
+                await term.keys.paced()
                 await self._all_quiet(0.05)
                 if ROUND_OVER.search(screen.text[screen.mark_at:]):
                     # the round ended meanwhile: the "Your turn" above was drawn again before
@@ -221,6 +238,7 @@ class Table:
                 screen.mark()
                 seen_by = self._watch_move(i)
                 term.send(KEY_ENTER)
+                term.keys.sent(time.monotonic())
                 seen = await screen.wait(ROUND_OVER, mine, NO_MOVE, timeout=self.step)
                 if seen == 2:  # that card has no move: choose one from the list
                     for watcher in seen_by:
@@ -228,10 +246,12 @@ class Table:
                     me.move_list_used += 1
                     await term.press(b"m")
                     await screen.wait(MOVE_LIST, timeout=self.step)
+                    await term.keys.paced()
                     await self._all_quiet()
                     screen.mark()
                     seen_by = self._watch_move(i)
                     term.send(KEY_ENTER)
+                    term.keys.sent(time.monotonic())
                     seen = await screen.wait(ROUND_OVER, mine, timeout=self.step)
                 me.moves += 1
                 await asyncio.gather(*seen_by)

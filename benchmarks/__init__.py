@@ -1,0 +1,13 @@
+"""Benchmarks and load tools of casino-tui: tooling beside the package, never shipped with it.
+
+Run from the repository's root, each as a module (``--help`` for its options):
+
+- ``python -m benchmarks.load``: scripted SSH players against a ``casino-tui serve`` of its own
+  on loopback, alone or at tables, at a human pace (:mod:`benchmarks.load`; its parts are
+  :mod:`benchmarks.loadkit` and :mod:`benchmarks.loadtables`);
+- ``python -m benchmarks.app``: the Textual app's start-up and key-to-screen latency;
+- ``python -m benchmarks.stats_screen``: the Statistics screen over a large ledger;
+- ``python -m benchmarks.web``: the game in a browser (Chromium through Playwright).
+
+The engine's own benchmark stays with the engine: ``python -m casino_tui.engine.bench``.
+"""
