@@ -1478,34 +1478,47 @@ static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t
         }
         mask |= (u64)1 << i;
     }
-    PyObject *keep = PyList_New(0);
-    PyObject *cards = PyList_New(0);
+    /* the lists are made at their final size: the piles kept, the cards played together */
+    Py_ssize_t nkeep = 0, ncards = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *p = PyList_GET_ITEM(table, i);
+        if (!(mask >> i & 1)) {
+            nkeep++;
+        } else if (PyLong_Check(p)) {
+            ncards++;
+        } else {
+            PyObject *pc = PyTuple_Check(p) && PyTuple_GET_SIZE(p) > 0
+                ? PyTuple_GET_ITEM(p, 0) : NULL;
+            if (pc == NULL || !PyTuple_Check(pc)) {
+                PyErr_SetString(PyExc_TypeError, "play_on_table: a pile is not a card or a build");
+                return NULL;
+            }
+            ncards += PyTuple_GET_SIZE(pc);
+        }
+    }
+    PyObject *keep = PyList_New(nkeep + (capture ? 0 : 1)); /* (a build: the new one last) */
+    /* a capture's cards go to taken (a list, extended once), a build's into its tuple */
+    PyObject *cards = capture ? PyList_New(ncards) : PyTuple_New(ncards);
     PyObject *res = NULL, *build = NULL;
     if (keep == NULL || cards == NULL)
         goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *p = PyList_GET_ITEM(table, i);
-        if (mask >> i & 1) {
-            if (PyLong_Check(p)) {
-                if (PyList_Append(cards, p) < 0)
-                    goto done;
+    {
+        Py_ssize_t k = 0, c = 0;
+        PyObject **cs = capture ? PySequence_Fast_ITEMS(cards) : &PyTuple_GET_ITEM(cards, 0);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *p = PyList_GET_ITEM(table, i);
+            if (!(mask >> i & 1)) {
+                PyList_SET_ITEM(keep, k++, Py_NewRef(p));
+            } else if (PyLong_Check(p)) {
+                cs[c++] = Py_NewRef(p);
             } else {
-                PyObject *pc = PyTuple_Check(p) && PyTuple_GET_SIZE(p) > 0
-                    ? PyTuple_GET_ITEM(p, 0) : NULL;
-                if (pc == NULL || !PyTuple_Check(pc)) {
-                    PyErr_SetString(PyExc_TypeError, "play_on_table: a pile is not a card or a build");
-                    goto done;
-                }
+                PyObject *pc = PyTuple_GET_ITEM(p, 0);
                 for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(pc); j++)
-                    if (PyList_Append(cards, PyTuple_GET_ITEM(pc, j)) < 0)
-                        goto done;
+                    cs[c++] = Py_NewRef(PyTuple_GET_ITEM(pc, j));
             }
-        } else if (PyList_Append(keep, p) < 0) {
-            goto done;
         }
+        cs[c] = Py_NewRef(cardo);
     }
-    if (PyList_Append(cards, cardo) < 0)
-        goto done;
     if (capture) {
         Py_ssize_t nt = PyList_GET_SIZE(taken);
         if (PyList_SetSlice(taken, nt, nt, cards) < 0)
@@ -1520,20 +1533,18 @@ static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t
         if (truth < 0 || single < 0)
             goto done;
         build = g_build_type->tp_alloc(g_build_type, 5);
-        PyObject *ct = PyList_AsTuple(cards);
-        if (build == NULL || ct == NULL) {
-            Py_XDECREF(ct);
+        if (build == NULL)
             goto done;
-        }
-        PyTuple_SET_ITEM(build, 0, ct);
+        PyTuple_SET_ITEM(build, 0, Py_NewRef(cards));
         PyTuple_SET_ITEM(build, 1, truth ? Py_NewRef(value) : PyLong_FromLong(0));
         PyTuple_SET_ITEM(build, 2, Py_NewRef(single ? Py_True : Py_False));
         PyTuple_SET_ITEM(build, 3, Py_NewRef(args[2]));
         PyTuple_SET_ITEM(build, 4, Py_NewRef(PyTuple_GET_ITEM(move, 5)));
-        if (PyTuple_GET_ITEM(build, 1) == NULL || PyList_Append(keep, build) < 0)
+        if (PyTuple_GET_ITEM(build, 1) == NULL)
             goto done;
+        PyList_SET_ITEM(keep, nkeep, Py_NewRef(build));
         /* cards, ints and bools only (the cards a tuple of ints): no cycle through it */
-        PyObject_GC_UnTrack(ct);
+        PyObject_GC_UnTrack(cards);
         PyObject_GC_UnTrack(build);
         res = PyTuple_Pack(2, keep, build);
     }

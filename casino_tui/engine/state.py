@@ -7,9 +7,8 @@ a reason). A :class:`State` is mutable; :meth:`State.clone` gives an independent
 
 from __future__ import annotations
 
-import operator
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
@@ -238,27 +237,14 @@ class State:
         return order
 
     def _deal(self, first: bool) -> None:
-        size = self.deal_sizes[self.deal_no]
-        plans = self.rules.deal_plans
-        key = (self.num_players, self.dealer, first, size)
-        plan = plans.get(key)
-        if plan is None:
-            plan = plans[key] = _deal_plan(self.deal_order(first, size))
-        count, pick, parts = plan
         stock = self.stock
         hands = self.hands
         table = self.table
-        if count <= len(stock):
-            # the top ``count`` cards in the order dealt, regrouped by recipient in one C call
-            dealt = pick(stock[:-count - 1:-1])
-            del stock[len(stock) - count:]
-            for who, start, end in parts:
-                (table if who is None else hands[who]).extend(dealt[start:end])
-        else:  # a short stock (hand-made positions only): deal as far as it goes
-            for who in self.deal_order(first, size):
-                if not stock:
-                    break
-                (table if who is None else hands[who]).append(stock.pop())
+        # card by card, the top card first: each recipient's cards in the order dealt
+        for who in self.deal_order(first, self.deal_sizes[self.deal_no]):
+            if not stock:  # a short stock (hand-made positions only): deal as far as it goes
+                break
+            (table if who is None else hands[who]).append(stock.pop())
         self.deal_no += 1
         if first:  # loose cards dealt on the empty table: ascending is the canonical order
             table.sort()
@@ -901,28 +887,6 @@ def _strict_top(scores: Sequence[int]) -> int | None:
     top = max(scores)
     leaders = [i for i, s in enumerate(scores) if s == top]
     return leaders[0] if len(leaders) == 1 else None
-
-
-DealPlan = tuple[int, Callable[[list[Card]], Sequence[Card]], list[tuple[int | None, int, int]]]
-
-
-def _deal_plan(order: Sequence[int | None]) -> DealPlan:
-    """A deal order as (number of cards, a function that regroups the dealt cards by
-    recipient, [(recipient, start, end)] in the regrouped cards), so that a deal hands each
-    recipient its cards in one step."""
-    places: dict[int | None, list[int]] = {}
-    for i, who in enumerate(order):
-        places.setdefault(who, []).append(i)
-    perm: list[int] = []
-    parts: list[tuple[int | None, int, int]] = []
-    for who, idx in places.items():
-        parts.append((who, len(perm), len(perm) + len(idx)))
-        perm.extend(idx)
-    # itemgetter gives a tuple of the cards at those positions (with two or more of them); no
-    # card or one card stays where it is
-    pick: Callable[[list[Card]], Sequence[Card]] = (
-        operator.itemgetter(*perm) if len(perm) >= 2 else list)
-    return len(order), pick, parts
 
 
 def deal_order(rules: Rules, num_players: int, dealer: int, first: bool,
