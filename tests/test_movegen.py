@@ -611,3 +611,48 @@ def test_the_c_deal_order_matches_the_hot_path() -> None:
     assert native.order_by_keys(long_deck, keys) == hot.order_by_keys(long_deck, keys)
     ints = [3, 1, 2]
     assert native.order_by_keys((7, 8, 9), ints) == hot.order_by_keys((7, 8, 9), ints) == [8, 9, 7]
+
+
+@needs_native
+def test_the_c_shuffle_matches_the_hot_path() -> None:
+    """``_cgen.shuffled`` draws one ``random()`` per card in deck order, as ``_hot.shuffled``
+    does, and orders the cards the same way: the same deck, and the generator left in the same
+    state; so does its path for input it hands on (a list for a deck, a deck longer than 64
+    cards), and an error from ``random`` comes through."""
+    assert native is not None
+    for seed in range(200):
+        deck = tuple(range(52 if seed % 3 else 40))
+        a, b = random.Random(seed), random.Random(seed)
+        assert native.shuffled(deck, a.random) == hot.shuffled(deck, b.random)
+        assert a.getstate() == b.getstate()
+    a, b = random.Random(7), random.Random(7)
+    long_deck = tuple(range(80))
+    assert native.shuffled(long_deck, a.random) == hot.shuffled(long_deck, b.random)
+    assert a.getstate() == b.getstate()
+    try:  # a list: whatever _hot does with it (compiled: refuses)
+        want = hot.shuffled([5, 9, 2], random.Random(7).random)  # type: ignore[arg-type]
+    except TypeError:
+        with pytest.raises(TypeError):
+            native.shuffled([5, 9, 2], random.Random(7).random)
+    else:
+        assert native.shuffled([5, 9, 2], random.Random(7).random) == want
+
+    def broken() -> float:
+        raise ValueError("no randomness")
+
+    with pytest.raises(ValueError, match="no randomness"):
+        native.shuffled((1, 2, 3), broken)
+
+
+def test_the_seeding_gives_random_random_s_state() -> None:
+    """A State's generators are ``random.Random(text)``, seeded without its interpreted code
+    where that gives the same state (saved games replay their deals from the seed)."""
+    from casino_tui.engine import state as state_module
+
+    assert state_module._seeded is state_module._seeded_fast  # (on the CPython we support)
+    for text in ("casino-tui/0/round-1", "casino-tui/12345/first-dealer", "casino-tui/é/x", ""):
+        fast = state_module._seeded(text)
+        plain = random.Random(text)
+        assert fast.getstate() == plain.getstate()
+        assert [fast.random() for _ in range(5)] == [plain.random() for _ in range(5)]
+        assert fast.gauss(0, 1) == plain.gauss(0, 1)

@@ -1,5 +1,5 @@
 /* The engine's hot path in C: casino_tui.engine._cgen (generate_for, play_on_table,
- * order_by_keys).
+ * order_by_keys, shuffled).
  *
  * Each is the function of the same name in casino_tui/engine/_hot.py (same arguments, the same
  * result: the same list of moves in the same order, None in the same cases), for the input it
@@ -87,12 +87,24 @@ static const Values *values_of(PyObject *pv, PyObject *tv) {
 static int card_of(PyObject *p) {
     if (!PyLong_CheckExact(p))
         return -1;
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+    /* CPython 3.11's int: its size (negative for a negative int), then 30-bit digits; a card
+     * is 0 (size 0) or one digit, read without a call */
+    Py_ssize_t size = Py_SIZE(p);
+    if (size == 0)
+        return 0;
+    if (size != 1)
+        return -1;
+    unsigned long d = (unsigned long)((PyLongObject *)p)->ob_digit[0];
+    return d < NCARDS ? (int)d : -1;
+#else
     long c = PyLong_AsLong(p);
     if (c < 0 || c >= NCARDS) {
         PyErr_Clear();
         return -1;
     }
     return (int)c;
+#endif
 }
 
 /* ---- an arena of 64-bit words for one call: a block on the stack, then the heap ---- */
@@ -1421,7 +1433,11 @@ static PyObject *generate_for(PyObject *self, PyObject *const *args, Py_ssize_t 
 static int is_kind(PyObject *kind, PyObject *name) {
     if (kind == name)
         return 1;
-    return PyUnicode_CheckExact(kind) && PyUnicode_Compare(kind, name) == 0;
+    if (!PyUnicode_CheckExact(kind))
+        return 0;
+    if (PyUnicode_CHECK_INTERNED(kind) && PyUnicode_CHECK_INTERNED(name))
+        return 0; /* (two interned strings are equal only if they are the same object) */
+    return PyUnicode_Compare(kind, name) == 0;
 }
 
 /* _hot.play_on_table(table, move, owner, taken): the table after a trail, capture or build
@@ -1593,6 +1609,66 @@ static PyObject *order_by_keys(PyObject *self, PyObject *const *args, Py_ssize_t
     return out;
 }
 
+/* _hot.shuffled(deck, random): the cards ordered by a key from random() each, drawn in deck
+ * order (the calls made from here, without a list of keys in between); anything but a tuple
+ * of at most 64 cards: the keys are drawn the same way and _hot.order_by_keys orders them */
+static PyObject *shuffled(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (!ready(g_order))
+        return NULL;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "shuffled(deck, random)");
+        return NULL;
+    }
+    PyObject *deck = args[0], *rnd = args[1];
+    if (!PyTuple_CheckExact(deck) || PyTuple_GET_SIZE(deck) > MAXP) {
+        Py_ssize_t n = PyObject_Length(deck);
+        if (n < 0)
+            return NULL;
+        PyObject *keys = PyList_New(n);
+        if (keys == NULL)
+            return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *k = PyObject_CallNoArgs(rnd);
+            if (k == NULL) {
+                Py_DECREF(keys);
+                return NULL;
+            }
+            PyList_SET_ITEM(keys, i, k);
+        }
+        PyObject *call[2] = {deck, keys};
+        PyObject *res = PyObject_Vectorcall(g_order, call, 2, NULL);
+        Py_DECREF(keys);
+        return res;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(deck);
+    double key[MAXP];
+    int idx[MAXP];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = PyObject_CallNoArgs(rnd);
+        if (k == NULL)
+            return NULL;
+        double x = PyFloat_CheckExact(k) ? PyFloat_AS_DOUBLE(k) : PyFloat_AsDouble(k);
+        Py_DECREF(k);
+        if (x == -1.0 && PyErr_Occurred())
+            return NULL;
+        Py_ssize_t j = i; /* (an insertion sort, as order_by_keys) */
+        while (j > 0 && x < key[j - 1]) {
+            key[j] = key[j - 1];
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        key[j] = x;
+        idx[j] = (int)i;
+    }
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyList_SET_ITEM(out, i, Py_NewRef(PyTuple_GET_ITEM(deck, idx[i])));
+    return out;
+}
+
 static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 6 || !PyType_Check(args[3])
@@ -1644,6 +1720,8 @@ static PyMethodDef methods[] = {
      "functions (for what this module hands on), the Move and Build types and _hot's trails."},
     {"order_by_keys", (PyCFunction)(void (*)(void))order_by_keys, METH_FASTCALL,
      "order_by_keys(deck, keys): exactly as casino_tui.engine._hot.order_by_keys."},
+    {"shuffled", (PyCFunction)(void (*)(void))shuffled, METH_FASTCALL,
+     "shuffled(deck, random): exactly as casino_tui.engine._hot.shuffled."},
     {"play_on_table", (PyCFunction)(void (*)(void))play_on_table, METH_FASTCALL,
      "play_on_table(table, move, owner, taken): exactly as "
      "casino_tui.engine._hot.play_on_table."},
