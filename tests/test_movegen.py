@@ -471,7 +471,7 @@ def test_illegal_moves_leave_the_state_unchanged() -> None:
 
 
 def test_engine_never_imports_textual() -> None:
-    code = ("import sys, casino_tui.engine, casino_tui.engine.bench, "
+    code = ("import sys, casino_tui.engine, benchmarks.engine, "
             "casino_tui.conformance; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]; "
             "print(bad); sys.exit(1 if bad else 0)")
