@@ -7,7 +7,8 @@ Run from the repository's root, each as a module (``--help`` for its options):
   :mod:`benchmarks.loadkit` and :mod:`benchmarks.loadtables`);
 - ``python -m benchmarks.app``: the Textual app's start-up and key-to-screen latency;
 - ``python -m benchmarks.stats_screen``: the Statistics screen over a large ledger;
-- ``python -m benchmarks.web``: the game in a browser (Chromium through Playwright).
-
-The engine's own benchmark stays with the engine: ``python -m casino_tui.engine.bench``.
+- ``python -m benchmarks.web``: the game in a browser (Chromium through Playwright);
+- ``python -m benchmarks.engine``: random rounds of the rules engine per second (CPU time);
+- ``python -m benchmarks.pool``: the server's pool of computer players (memory per session,
+  the wait of computer moves with busy sessions).
 """

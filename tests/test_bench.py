@@ -1,4 +1,5 @@
-"""The engine benchmark runs and reports every figure (speed itself is never asserted)."""
+"""The engine benchmark (``benchmarks/engine.py``) runs and reports every figure (speed itself
+is never asserted)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 
 import pytest
 
-from casino_tui.engine import bench
+from benchmarks import engine as bench
 
 
 def test_bench_json_has_every_figure(capsys: pytest.CaptureFixture[str]) -> None:

@@ -137,9 +137,69 @@ def test_the_c_generator_matches_the_hot_path() -> None:
                 owned += any(isinstance(p, Build) and p.owner == seat for p in table)
                 if got:
                     assert all(type(m) is Move for m in got)
-                if got and -1 not in args[1]:  # (no card of several values: made in C)
+                if got:  # (made in C, cards of several values included)
                     assert not any(gc.is_tracked(m) for m in got if m.kind != "trail")
     assert n > 2000 and owned > 100
+
+
+MULTI_CASES: list[tuple[str, dict[str, object]]] = [
+    ("royal_cassino", {}),
+    ("buckeye_cassino", {}),
+    ("royal_cassino", {"table_only_groups_in_builds": False}),
+    ("royal_cassino", {"raise_own_build": False}),
+    ("royal_cassino", {"owner_restriction": "none", "owner_must_keep_capture_card": False}),
+    ("royal_cassino", {"building": False}),
+    ("buckeye_cassino", {"high_value_scope": "capturer_only"}),
+]
+
+
+@needs_native
+@pytest.mark.parametrize(("preset", "options"), MULTI_CASES,
+                         ids=[f"{n}{'+' + ','.join(o) if o else ''}" for n, o in MULTI_CASES])
+def test_the_c_generator_matches_the_hot_path_with_cards_of_several_values(
+        preset: str, options: dict[str, object]) -> None:
+    """Positions holding a card of several values (Royal's aces 1 or 14, Buckeye's ten of
+    diamonds 10 or 11), which ``_cgen`` generates itself (``generate_multi`` in C): exactly
+    ``_hot``'s list, on random play for every seat (the mover's own builds on the table and
+    the retain rule's matching of cards to build values) and on tables of 4 to 20 piles with
+    builds of values up to 14 (owned or not, single or multiple)."""
+    assert native is not None
+    rules = Rules.preset(preset, **options)
+    args = rules.hot_args
+    assert args is not None
+    pv, tv1 = args[0], args[1]
+    n = multi = owned = 0
+
+    def check(table: list, hand: list[int], seat: int) -> None:
+        nonlocal n, multi, owned
+        got = native.generate_for(table, hand, seat, *args)
+        assert got == hot.generate_for(table, hand, seat, *args), (table, hand, seat)
+        n += 1
+        several = any(isinstance(p, int) and tv1[p] < 0 for p in table) or any(
+            not pv[c] and tv1[c] for c in hand)
+        multi += several and bool(table)
+        owned += several and any(isinstance(p, Build) and p.owner == seat for p in table)
+        if got:
+            assert not any(gc.is_tracked(m) for m in got if m.kind != "trail")
+
+    for players in rules.player_counts:
+        for seed in range(3):
+            for st in random_positions(rules, players, seed=seed + 40, rounds=2):
+                for seat in range(players):
+                    check(st.table, st.hands[st.to_move], seat)
+    rng = random.Random(9)
+    for _ in range(150):
+        deck = list(rules.deck_cards)
+        rng.shuffle(deck)
+        k = rng.randint(4, 20)
+        builds = [Build((deck[k - 3],), rng.randint(2, 14), True, rng.randrange(2)),
+                  Build((deck[k - 2],), rng.randint(2, 14), rng.random() < 0.5,
+                        rng.randrange(2)),
+                  Build((deck[k - 1],), 14, False, 0)][:rng.randint(0, 3)]
+        table = movegen.canonical_table(deck[:k - 3]) + builds
+        for seat in (0, 1):
+            check(table, deck[k:k + rng.randint(1, 6)], seat)
+    assert multi > 300 and owned > 20, (multi, owned)
 
 
 @needs_native
@@ -411,7 +471,7 @@ def test_illegal_moves_leave_the_state_unchanged() -> None:
 
 
 def test_engine_never_imports_textual() -> None:
-    code = ("import sys, casino_tui.engine, casino_tui.engine.bench, "
+    code = ("import sys, casino_tui.engine, benchmarks.engine, "
             "casino_tui.conformance; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]; "
             "print(bad); sys.exit(1 if bad else 0)")
@@ -551,3 +611,48 @@ def test_the_c_deal_order_matches_the_hot_path() -> None:
     assert native.order_by_keys(long_deck, keys) == hot.order_by_keys(long_deck, keys)
     ints = [3, 1, 2]
     assert native.order_by_keys((7, 8, 9), ints) == hot.order_by_keys((7, 8, 9), ints) == [8, 9, 7]
+
+
+@needs_native
+def test_the_c_shuffle_matches_the_hot_path() -> None:
+    """``_cgen.shuffled`` draws one ``random()`` per card in deck order, as ``_hot.shuffled``
+    does, and orders the cards the same way: the same deck, and the generator left in the same
+    state; so does its path for input it hands on (a list for a deck, a deck longer than 64
+    cards), and an error from ``random`` comes through."""
+    assert native is not None
+    for seed in range(200):
+        deck = tuple(range(52 if seed % 3 else 40))
+        a, b = random.Random(seed), random.Random(seed)
+        assert native.shuffled(deck, a.random) == hot.shuffled(deck, b.random)
+        assert a.getstate() == b.getstate()
+    a, b = random.Random(7), random.Random(7)
+    long_deck = tuple(range(80))
+    assert native.shuffled(long_deck, a.random) == hot.shuffled(long_deck, b.random)
+    assert a.getstate() == b.getstate()
+    try:  # a list: whatever _hot does with it (compiled: refuses)
+        want = hot.shuffled([5, 9, 2], random.Random(7).random)  # type: ignore[arg-type]
+    except TypeError:
+        with pytest.raises(TypeError):
+            native.shuffled([5, 9, 2], random.Random(7).random)
+    else:
+        assert native.shuffled([5, 9, 2], random.Random(7).random) == want
+
+    def broken() -> float:
+        raise ValueError("no randomness")
+
+    with pytest.raises(ValueError, match="no randomness"):
+        native.shuffled((1, 2, 3), broken)
+
+
+def test_the_seeding_gives_random_random_s_state() -> None:
+    """A State's generators are ``random.Random(text)``, seeded without its interpreted code
+    where that gives the same state (saved games replay their deals from the seed)."""
+    from casino_tui.engine import state as state_module
+
+    assert state_module._seeded is state_module._seeded_fast  # (on the CPython we support)
+    for text in ("casino-tui/0/round-1", "casino-tui/12345/first-dealer", "casino-tui/é/x", ""):
+        fast = state_module._seeded(text)
+        plain = random.Random(text)
+        assert fast.getstate() == plain.getstate()
+        assert [fast.random() for _ in range(5)] == [plain.random() for _ in range(5)]
+        assert fast.gauss(0, 1) == plain.gauss(0, 1)

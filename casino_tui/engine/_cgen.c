@@ -1,10 +1,11 @@
 /* The engine's hot path in C: casino_tui.engine._cgen (generate_for, play_on_table,
- * order_by_keys).
+ * order_by_keys, shuffled).
  *
  * Each is the function of the same name in casino_tui/engine/_hot.py (same arguments, the same
  * result: the same list of moves in the same order, None in the same cases), for the input it
- * takes: move generation without cards of several values and with at most 52 piles, the table
- * update of a trail, capture or build, the order of a deck of at most 64 cards. Anything else is
+ * takes: move generation with at most 52 piles (generate_multi for positions holding a card of
+ * several values, such as Royal's aces), the table update of a trail, capture or build, the
+ * order of a deck of at most 64 cards. Anything else is
  * handed to _hot's function (set by setup()), which is the reference for everything here;
  * tests/test_movegen.py compares the two on random positions of every preset, big tables and
  * odd input.
@@ -86,12 +87,24 @@ static const Values *values_of(PyObject *pv, PyObject *tv) {
 static int card_of(PyObject *p) {
     if (!PyLong_CheckExact(p))
         return -1;
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+    /* CPython 3.11's int: its size (negative for a negative int), then 30-bit digits; a card
+     * is 0 (size 0) or one digit, read without a call */
+    Py_ssize_t size = Py_SIZE(p);
+    if (size == 0)
+        return 0;
+    if (size != 1)
+        return -1;
+    unsigned long d = (unsigned long)((PyLongObject *)p)->ob_digit[0];
+    return d < NCARDS ? (int)d : -1;
+#else
     long c = PyLong_AsLong(p);
     if (c < 0 || c >= NCARDS) {
         PyErr_Clear();
         return -1;
     }
     return (int)c;
+#endif
 }
 
 /* ---- an arena of 64-bit words for one call: a block on the stack, then the heap ---- */
@@ -563,7 +576,8 @@ static int join(Arena *ar, Vec *found, const u64 *part, size_t np, const Vec *us
     return 1;
 }
 
-/* 1: done; 0: an error is set; -1: the position is not for this generator */
+/* 1: done; 0: an error is set; -1: the position is not for this generator; 2: it holds a
+ * card of several values (generate_multi's) */
 static int generate(PyObject *const *args, Out *out, Pos *P, int *none) {
     PyObject *table = args[0], *hand = args[1], *pvl = args[3], *tvl = args[4];
     if (!PyList_CheckExact(table) || !PyList_CheckExact(hand))
@@ -611,7 +625,7 @@ static int generate(PyObject *const *args, Out *out, Pos *P, int *none) {
             return -1;
         int v = tv1[c];
         if (v < 0)
-            return -1; /* several values: generate_multi */
+            return 2; /* a card of several values: generate_multi */
         tcard[nl] = c;
         if (v) {
             P->vals[P->nv] = v;
@@ -659,7 +673,7 @@ static int generate(PyObject *const *args, Out *out, Pos *P, int *none) {
             return -1;
         int w = pv[c];
         if (!w && n && tv1[c] != 0)
-            return -1; /* a card of several values, or the table clearer */
+            return 2; /* a card of several values, or the table clearer */
         hcard[i] = c;
         P->hvals[i] = w;
         if (w) {
@@ -850,6 +864,508 @@ nomem:
     return 0;
 }
 
+/* ---- cards of several values (Royal's aces, Buckeye's ten of diamonds) ---- */
+
+/* _hot.generate_multi: positions holding a card of several values, with the rules' values of
+ * every card (the MultiValues object generate_for is given), read once per MultiValues and
+ * kept like the value lists above. */
+#define MV 4 /* values a card may have here (Royal's aces have 2; more: _hot decides) */
+
+typedef struct {
+    PyObject *obj;
+    int ncap[NCARDS], cap[NCARDS][MV]; /* the values of a card as a capturer */
+    int ntab[NCARDS], tab[NCARDS][MV]; /* as a loose card or build component */
+    int low[NCARDS];                   /* its low value (0: a court card without one) */
+    int clearer;                       /* the table-clearer card, or -1 */
+} Multi;
+
+static Multi multi_cache[2];
+static int multi_next = 0;
+
+/* the values of list lst (a list of NCARDS lists of ints) into n[] and v[][] */
+static int read_value_lists(PyObject *lst, int *n, int (*v)[MV]) {
+    if (lst == NULL || !PyList_CheckExact(lst) || PyList_GET_SIZE(lst) != NCARDS)
+        return 0;
+    for (int c = 0; c < NCARDS; c++) {
+        PyObject *vs = PyList_GET_ITEM(lst, c);
+        if (!PyList_CheckExact(vs) || PyList_GET_SIZE(vs) > MV)
+            return 0;
+        n[c] = (int)PyList_GET_SIZE(vs);
+        for (int i = 0; i < n[c]; i++) {
+            long x = PyLong_AsLong(PyList_GET_ITEM(vs, i));
+            if (x < 1 || x > MAXV) /* (an error too: -1) */
+                return 0;
+            v[c][i] = (int)x;
+        }
+    }
+    return 1;
+}
+
+/* the C form of a MultiValues (attributes capture, table, low, clearer); NULL with no error
+ * set when it is not one this generator takes */
+static const Multi *multi_of(PyObject *mv) {
+    for (int i = 0; i < 2; i++)
+        if (multi_cache[i].obj == mv)
+            return &multi_cache[i];
+    Multi *tmp = (Multi *)malloc(sizeof(Multi));
+    if (tmp == NULL)
+        return NULL;
+    PyObject *cap = PyObject_GetAttrString(mv, "capture");
+    PyObject *tab = PyObject_GetAttrString(mv, "table");
+    PyObject *low = PyObject_GetAttrString(mv, "low");
+    PyObject *clr = PyObject_GetAttrString(mv, "clearer");
+    int ok = cap != NULL && tab != NULL && low != NULL && clr != NULL
+        && read_value_lists(cap, tmp->ncap, tmp->cap) && read_value_lists(tab, tmp->ntab, tmp->tab)
+        && PyList_CheckExact(low) && PyList_GET_SIZE(low) == NCARDS;
+    for (int c = 0; ok && c < NCARDS; c++) {
+        long x = PyLong_AsLong(PyList_GET_ITEM(low, c));
+        if (x < 0 || x > MAXV)
+            ok = 0;
+        else
+            tmp->low[c] = (int)x;
+    }
+    if (ok) {
+        long x = PyLong_AsLong(clr);
+        if (x == -1 && PyErr_Occurred())
+            ok = 0;
+        else
+            tmp->clearer = x >= 0 && x < NCARDS ? (int)x : -1;
+    }
+    Py_XDECREF(cap);
+    Py_XDECREF(tab);
+    Py_XDECREF(low);
+    Py_XDECREF(clr);
+    PyErr_Clear();
+    if (!ok) {
+        free(tmp);
+        return NULL;
+    }
+    Multi *slot = &multi_cache[multi_next];
+    multi_next ^= 1;
+    PyObject *old = slot->obj;
+    memcpy(slot, tmp, sizeof(Multi));
+    free(tmp);
+    slot->obj = Py_NewRef(mv);
+    Py_XDECREF(old);
+    return slot;
+}
+
+static int has_value(const int *vs, int n, int v) {
+    for (int i = 0; i < n; i++)
+        if (vs[i] == v)
+            return 1;
+    return 0;
+}
+
+typedef struct {
+    const Multi *mv;
+    int nv;                 /* loose cards with a table value */
+    int nvals[MAXP];        /* how many values each has */
+    int vals[MAXP][MV];     /* their values */
+    int pos[MAXP];          /* their positions on the table */
+    int bvals[MAXP];
+    int bsingle[MAXP];
+    int no;                 /* builds the mover owns */
+    u64 obits[MAXP];
+    int ovals[MAXP];
+    int nh;
+    int hcard[MAXP];
+    int maxv;
+    Arena *ar;
+    Vec subs[MAXV + 1];
+    char subs_done[MAXV + 1];
+} MPos;
+
+static int subsets_multi_from(MPos *M, Vec *out, int j, u64 mask, int rest) {
+    for (int k = j; k < M->nv; k++) {
+        u64 bit = (u64)1 << M->pos[k];
+        for (int i = 0; i < M->nvals[k]; i++) {
+            int v = M->vals[k][i];
+            if (v == rest) {
+                if (!vec_push(out, M->ar, mask | bit))
+                    return 0;
+            } else if (v < rest && !subsets_multi_from(M, out, k + 1, mask | bit, rest - v)) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* the loose-card subsets totalling target for some choice of each card's value, each once
+ * (cached per value; in no particular order: every use of them is a set); NULL when out of
+ * memory */
+static const Vec empty_vec = {NULL, 0, 0};
+
+static const Vec *subs_multi(MPos *M, int target) {
+    if (target > M->maxv)
+        return &empty_vec;
+    Vec *v = &M->subs[target];
+    if (!M->subs_done[target]) {
+        if (!vec_init(v, M->ar, 16) || !subsets_multi_from(M, v, 0, 0, target))
+            return NULL;
+        if (v->n > 1) { /* each mask once */
+            sort_u64(v->a, v->n);
+            size_t k = 1;
+            for (size_t i = 1; i < v->n; i++)
+                if (v->a[i] != v->a[k - 1])
+                    v->a[k++] = v->a[i];
+            v->n = k;
+        }
+        M->subs_done[target] = 1;
+    }
+    return v;
+}
+
+/* _hot._answers: can the hand without hand[hi] answer for builds of every value in values at
+ * once, each value with a card of its own (Hall's condition)? -1: too many values to check */
+static int answers(const MPos *M, int hi, const int *values, int nvalues) {
+    u64 nbrs[MAXP + 1];
+    int seen[MAXP + 1];
+    int k = 0;
+    u64 used = 0;
+    int shared = 0;
+    for (int i = 0; i < nvalues; i++) {
+        int value = values[i];
+        int dup = 0;
+        for (int s = 0; s < k; s++)
+            if (seen[s] == value) {
+                dup = 1;
+                break;
+            }
+        if (dup)
+            continue;
+        u64 m = 0;
+        for (int j = 0; j < M->nh; j++) {
+            int c = M->hcard[j];
+            if (j != hi && has_value(M->mv->cap[c], M->mv->ncap[c], value))
+                m |= (u64)1 << j;
+        }
+        if (!m)
+            return 0;
+        if (m & used)
+            shared = 1;
+        used |= m;
+        seen[k] = value;
+        nbrs[k++] = m;
+    }
+    if (!shared)
+        return 1;
+    if (k > 24)
+        return -1;
+    for (u64 sub = 3; sub < ((u64)1 << k); sub++) {
+        int size = popcount(sub);
+        if (size < 2)
+            continue;
+        u64 cards = 0;
+        for (int i = 0; i < k; i++)
+            if (sub >> i & 1)
+                cards |= nbrs[i];
+        if (popcount(cards) < size)
+            return 0;
+    }
+    return 1;
+}
+
+/* _hot._answers_left: the retain rule after playing hand[hi] on mask (with a new build of
+ * new_value if not 0); -1 as answers */
+static int answers_left(const MPos *M, int hi, u64 mask, int new_value) {
+    int left[MAXP + 1];
+    int nleft = 0;
+    for (int k = 0; k < M->no; k++)
+        if (!(M->obits[k] & mask))
+            left[nleft++] = M->ovals[k];
+    if (new_value)
+        left[nleft++] = new_value;
+    return !nleft || answers(M, hi, left, nleft);
+}
+
+/* _hot.generate_multi; the arguments are generate_for's, multi the MultiValues.
+ * 1: done; 0: an error is set; -1: the position is not for this generator */
+static int generate_multi(PyObject *const *args, const Multi *mv, Out *out, Arena *ar,
+                          int *none) {
+    PyObject *table = args[0], *hand = args[1];
+    long mover = PyLong_AsLong(args[2]);
+    long maxv = PyLong_AsLong(args[5]);
+    int table_only = PyObject_IsTrue(args[6]);
+    int building = PyObject_IsTrue(args[7]);
+    int owner_rules = PyObject_IsTrue(args[8]);
+    if (PyErr_Occurred() || table_only < 0 || building < 0 || owner_rules < 0
+            || maxv < 0 || maxv > MAXV) {
+        PyErr_Clear();
+        return -1;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(table), nh = PyList_GET_SIZE(hand);
+    if (n > NCARDS || nh > MAXP)
+        return -1;
+    MPos *M = (MPos *)arena_alloc(ar, (sizeof(MPos) + 7) / 8);
+    if (M == NULL)
+        goto nomem;
+    M->mv = mv;
+    M->ar = ar;
+    M->maxv = (int)maxv;
+    M->nh = (int)nh;
+    memset(M->subs_done, 0, sizeof(M->subs_done));
+    for (int i = 0; i < nh; i++) {
+        int c = card_of(PyList_GET_ITEM(hand, i));
+        if (c < 0)
+            return -1;
+        if (c == mv->clearer) {
+            *none = 1; /* the general generator decides */
+            return 1;
+        }
+        M->hcard[i] = c;
+    }
+    int tcard[MAXP];
+    int nl = 0;
+    M->nv = 0;
+    while (nl < n) {
+        PyObject *p = PyList_GET_ITEM(table, nl);
+        if (!PyLong_Check(p))
+            break;
+        int c = card_of(p);
+        if (c < 0)
+            return -1;
+        tcard[nl] = c;
+        if (mv->ntab[c]) {
+            M->nvals[M->nv] = mv->ntab[c];
+            memcpy(M->vals[M->nv], mv->tab[c], sizeof(mv->tab[c]));
+            M->pos[M->nv] = nl;
+            M->nv++;
+        }
+        nl++;
+    }
+    int nb = (int)n - nl;
+    M->no = 0;
+    for (int j = 0; j < nb; j++) {
+        PyObject *b = PyList_GET_ITEM(table, nl + j);
+        if (!PyTuple_Check(b) || PyTuple_GET_SIZE(b) < 4)
+            return -1;
+        long bv = PyLong_AsLong(PyTuple_GET_ITEM(b, 1));
+        int single = PyObject_IsTrue(PyTuple_GET_ITEM(b, 2));
+        long owner = PyLong_AsLong(PyTuple_GET_ITEM(b, 3));
+        if (PyErr_Occurred() || single < 0) {
+            PyErr_Clear();
+            return -1;
+        }
+        M->bvals[j] = (int)bv;
+        M->bsingle[j] = single;
+        if (owner == mover) {
+            if (!owner_rules) {
+                *none = 1;
+                return 1;
+            }
+            M->obits[M->no] = (u64)1 << (nl + j);
+            M->ovals[M->no] = (int)bv;
+            M->no++;
+        }
+    }
+    int owned = M->no > 0;
+    /* per build value: the unions of the loose subsets (table_only) and of the builds */
+    Vec *ul0s = (Vec *)arena_alloc(ar, (sizeof(Vec) * (MAXV + 1) + 7) / 8);
+    Vec *ub0s = (Vec *)arena_alloc(ar, (sizeof(Vec) * (MAXV + 1) + 7) / 8);
+    char done[MAXV + 1];
+    if (ul0s == NULL || ub0s == NULL)
+        goto nomem;
+    memset(done, 0, sizeof(done));
+    for (int hi = 0; hi < nh; hi++) {
+        int card = M->hcard[hi];
+        /* ---- captures */
+        if (n) {
+            int ncv = mv->ncap[card];
+            if (!ncv) { /* a court card without a value: one loose card of its rank */
+                int r = card >> 2;
+                for (int i = 0; i < nl; i++) {
+                    if (tcard[i] >> 2 != r)
+                        continue;
+                    int ok = owned ? answers_left(M, hi, (u64)1 << i, 0) : 1;
+                    if (ok < 0)
+                        return -1;
+                    if (ok && !out_push(out, capture_move(card, (u64)1 << i)))
+                        return 0;
+                }
+            } else {
+                Vec allm;
+                if (!vec_init(&allm, ar, 32))
+                    goto nomem;
+                for (int ci = 0; ci < ncv; ci++) {
+                    int v = mv->cap[card][ci];
+                    const Vec *s = subs_multi(M, v);
+                    if (s == NULL)
+                        goto nomem;
+                    Vec groups;
+                    if (!vec_init(&groups, ar, s->n + 8))
+                        goto nomem;
+                    if (s->n)
+                        memcpy(groups.a, s->a, s->n * sizeof(u64));
+                    groups.n = s->n;
+                    if (v != mv->low[card]) { /* a high value: loose cards of its rank too */
+                        int r = card >> 2;
+                        for (int i = 0; i < nl; i++) {
+                            if (tcard[i] >> 2 != r)
+                                continue;
+                            u64 bit = (u64)1 << i;
+                            int in = 0;
+                            for (size_t g = 0; g < groups.n; g++)
+                                if (groups.a[g] == bit) {
+                                    in = 1;
+                                    break;
+                                }
+                            if (!in && !vec_push(&groups, ar, bit))
+                                goto nomem;
+                        }
+                    }
+                    for (int j = 0; j < nb; j++)
+                        if (M->bvals[j] == v && !vec_push(&groups, ar, (u64)1 << (nl + j)))
+                            goto nomem;
+                    Vec us;
+                    if (!unions(ar, groups.a, groups.n, &us))
+                        goto nomem;
+                    for (size_t i = 1; i < us.n; i++) /* (us.a[0] is the empty union) */
+                        if (!vec_push(&allm, ar, us.a[i]))
+                            goto nomem;
+                }
+                sort_masks(allm.a, allm.n);
+                for (size_t i = 0; i < allm.n; i++) {
+                    u64 m = allm.a[i];
+                    if (i && m == allm.a[i - 1])
+                        continue; /* each mask once */
+                    int ok = owned ? answers_left(M, hi, m, 0) : 1;
+                    if (ok < 0)
+                        return -1;
+                    if (ok && !out_push(out, capture_move(card, m)))
+                        return 0;
+                }
+            }
+        }
+        /* ---- builds */
+        int ncomp = mv->ntab[card];
+        if (building && n && ncomp) {
+            const int *comp = mv->tab[card];
+            int hv_min = comp[0];
+            for (int i = 1; i < ncomp; i++)
+                if (comp[i] < hv_min)
+                    hv_min = comp[i];
+            int holders[MAXP * MV];
+            int nholders = 0;
+            for (int j = 0; j < nh; j++) {
+                if (j == hi)
+                    continue;
+                int c = M->hcard[j];
+                for (int i = 0; i < mv->ncap[c]; i++) {
+                    int w = mv->cap[c][i];
+                    if (w < hv_min)
+                        continue;
+                    int k = 0;
+                    while (k < nholders && holders[k] < w)
+                        k++;
+                    if (k == nholders || holders[k] != w) {
+                        memmove(&holders[k + 1], &holders[k],
+                                (size_t)(nholders - k) * sizeof(int));
+                        holders[k] = w;
+                        nholders++;
+                    }
+                }
+            }
+            for (int ti = 0; ti < nholders; ti++) {
+                int v = holders[ti];
+                Vec *ul0 = &ul0s[v], *ub0 = &ub0s[v];
+                if (!done[v]) { /* the same for every hand card */
+                    if (table_only) {
+                        const Vec *s = subs_multi(M, v);
+                        if (s == NULL || !unions(ar, s->a, s->n, ul0))
+                            goto nomem;
+                    } else if (!vec_init(ul0, ar, 1) || !vec_push(ul0, ar, 0)) {
+                        goto nomem;
+                    }
+                    u64 bgs[MAXP];
+                    size_t nbgs = 0;
+                    for (int j = 0; j < nb; j++)
+                        if (M->bvals[j] == v)
+                            bgs[nbgs++] = (u64)1 << (nl + j);
+                    if (!unions(ar, bgs, nbgs, ub0)) /* (none: [0]) */
+                        goto nomem;
+                    done[v] = 1;
+                }
+                Vec found; /* keyed as in join */
+                if (!vec_init(&found, ar, 32))
+                    goto nomem;
+                for (int ci = 0; ci < ncomp; ci++) {
+                    int hv = comp[ci];
+                    if (hv > v)
+                        continue;
+                    int d = v - hv;
+                    static const u64 zero = 0;
+                    const u64 *hg = &zero;
+                    size_t nhg = 1;
+                    Vec hgv;
+                    if (d) {
+                        const Vec *s = subs_multi(M, d);
+                        if (s == NULL || !vec_init(&hgv, ar, s->n + 4))
+                            goto nomem;
+                        if (s->n)
+                            memcpy(hgv.a, s->a, s->n * sizeof(u64));
+                        hgv.n = s->n;
+                        for (int j = 0; j < nb; j++)
+                            if (M->bsingle[j] && M->bvals[j] == d
+                                    && !vec_push(&hgv, ar, (u64)1 << (nl + j)))
+                                goto nomem;
+                        hg = hgv.a;
+                        nhg = hgv.n;
+                    }
+                    for (size_t i = 0; i < nhg; i++) {
+                        u64 h = hg[i];
+                        for (size_t b = 0; b < ub0->n; b++) {
+                            u64 bu = ub0->a[b];
+                            if (bu & h)
+                                continue;
+                            u64 hb = h | bu;
+                            for (size_t k = 0; k < ul0->n; k++) {
+                                u64 u = ul0->a[k];
+                                if (u & hb)
+                                    continue;
+                                u64 m = hb | u;
+                                if (m && !vec_push(&found, ar,
+                                                   mask_key(m) << 1 | (bu == 0 && u == 0)))
+                                    goto nomem;
+                            }
+                        }
+                    }
+                }
+                u64 *fs = found.a;
+                size_t nk = found.n;
+                sort_u64(fs, nk); /* the canonical order; a mask's entries side by side */
+                for (size_t i = 0; i < nk;) {
+                    u64 key = fs[i] >> 1;
+                    int single = 0;
+                    while (i < nk && fs[i] >> 1 == key) {
+                        single |= (int)(fs[i] & 1);
+                        i++;
+                    }
+                    u64 m = key & MASK_BITS;
+                    int ok = owned ? answers_left(M, hi, m, v) : 1;
+                    if (ok < 0)
+                        return -1;
+                    if (ok && !out_push(out, build_move(card, m, v, single)))
+                        return 0;
+                }
+            }
+        }
+        if (!owned) {
+            PyObject *t = PyList_GET_ITEM(g_trails, card);
+            Py_INCREF(t);
+            if (!out_push(out, t))
+                return 0;
+        }
+    }
+    if (out->n == 0)
+        *none = 1; /* the general generator decides */
+    return 1;
+nomem:
+    PyErr_NoMemory();
+    return 0;
+}
+
 /* ---- the functions this module offers ---- */
 
 /* has setup() given this module _hot's function (its fallback)? */
@@ -876,6 +1392,16 @@ static PyObject *generate_for(PyObject *self, PyObject *const *args, Py_ssize_t 
     int none = 0;
     P->ar = &ar;
     int ok = generate(args, &out, P, &none);
+    if (ok == 2) { /* (nothing is in out yet) */
+        PyObject *multi = nargs == 10 ? args[9] : Py_None;
+        const Multi *mv = multi == Py_None ? NULL : multi_of(multi);
+        if (multi == Py_None) {
+            none = 1; /* as _hot: without the rules' values, the general generator decides */
+            ok = 1;
+        } else {
+            ok = mv == NULL ? -1 : generate_multi(args, mv, &out, &ar, &none);
+        }
+    }
     arena_free(&ar);
     if (ok < 0) {
         out_free(&out);
@@ -907,7 +1433,11 @@ static PyObject *generate_for(PyObject *self, PyObject *const *args, Py_ssize_t 
 static int is_kind(PyObject *kind, PyObject *name) {
     if (kind == name)
         return 1;
-    return PyUnicode_CheckExact(kind) && PyUnicode_Compare(kind, name) == 0;
+    if (!PyUnicode_CheckExact(kind))
+        return 0;
+    if (PyUnicode_CHECK_INTERNED(kind) && PyUnicode_CHECK_INTERNED(name))
+        return 0; /* (two interned strings are equal only if they are the same object) */
+    return PyUnicode_Compare(kind, name) == 0;
 }
 
 /* _hot.play_on_table(table, move, owner, taken): the table after a trail, capture or build
@@ -964,34 +1494,47 @@ static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t
         }
         mask |= (u64)1 << i;
     }
-    PyObject *keep = PyList_New(0);
-    PyObject *cards = PyList_New(0);
+    /* the lists are made at their final size: the piles kept, the cards played together */
+    Py_ssize_t nkeep = 0, ncards = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *p = PyList_GET_ITEM(table, i);
+        if (!(mask >> i & 1)) {
+            nkeep++;
+        } else if (PyLong_Check(p)) {
+            ncards++;
+        } else {
+            PyObject *pc = PyTuple_Check(p) && PyTuple_GET_SIZE(p) > 0
+                ? PyTuple_GET_ITEM(p, 0) : NULL;
+            if (pc == NULL || !PyTuple_Check(pc)) {
+                PyErr_SetString(PyExc_TypeError, "play_on_table: a pile is not a card or a build");
+                return NULL;
+            }
+            ncards += PyTuple_GET_SIZE(pc);
+        }
+    }
+    PyObject *keep = PyList_New(nkeep + (capture ? 0 : 1)); /* (a build: the new one last) */
+    /* a capture's cards go to taken (a list, extended once), a build's into its tuple */
+    PyObject *cards = capture ? PyList_New(ncards) : PyTuple_New(ncards);
     PyObject *res = NULL, *build = NULL;
     if (keep == NULL || cards == NULL)
         goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *p = PyList_GET_ITEM(table, i);
-        if (mask >> i & 1) {
-            if (PyLong_Check(p)) {
-                if (PyList_Append(cards, p) < 0)
-                    goto done;
+    {
+        Py_ssize_t k = 0, c = 0;
+        PyObject **cs = capture ? PySequence_Fast_ITEMS(cards) : &PyTuple_GET_ITEM(cards, 0);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *p = PyList_GET_ITEM(table, i);
+            if (!(mask >> i & 1)) {
+                PyList_SET_ITEM(keep, k++, Py_NewRef(p));
+            } else if (PyLong_Check(p)) {
+                cs[c++] = Py_NewRef(p);
             } else {
-                PyObject *pc = PyTuple_Check(p) && PyTuple_GET_SIZE(p) > 0
-                    ? PyTuple_GET_ITEM(p, 0) : NULL;
-                if (pc == NULL || !PyTuple_Check(pc)) {
-                    PyErr_SetString(PyExc_TypeError, "play_on_table: a pile is not a card or a build");
-                    goto done;
-                }
+                PyObject *pc = PyTuple_GET_ITEM(p, 0);
                 for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(pc); j++)
-                    if (PyList_Append(cards, PyTuple_GET_ITEM(pc, j)) < 0)
-                        goto done;
+                    cs[c++] = Py_NewRef(PyTuple_GET_ITEM(pc, j));
             }
-        } else if (PyList_Append(keep, p) < 0) {
-            goto done;
         }
+        cs[c] = Py_NewRef(cardo);
     }
-    if (PyList_Append(cards, cardo) < 0)
-        goto done;
     if (capture) {
         Py_ssize_t nt = PyList_GET_SIZE(taken);
         if (PyList_SetSlice(taken, nt, nt, cards) < 0)
@@ -1006,20 +1549,18 @@ static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t
         if (truth < 0 || single < 0)
             goto done;
         build = g_build_type->tp_alloc(g_build_type, 5);
-        PyObject *ct = PyList_AsTuple(cards);
-        if (build == NULL || ct == NULL) {
-            Py_XDECREF(ct);
+        if (build == NULL)
             goto done;
-        }
-        PyTuple_SET_ITEM(build, 0, ct);
+        PyTuple_SET_ITEM(build, 0, Py_NewRef(cards));
         PyTuple_SET_ITEM(build, 1, truth ? Py_NewRef(value) : PyLong_FromLong(0));
         PyTuple_SET_ITEM(build, 2, Py_NewRef(single ? Py_True : Py_False));
         PyTuple_SET_ITEM(build, 3, Py_NewRef(args[2]));
         PyTuple_SET_ITEM(build, 4, Py_NewRef(PyTuple_GET_ITEM(move, 5)));
-        if (PyTuple_GET_ITEM(build, 1) == NULL || PyList_Append(keep, build) < 0)
+        if (PyTuple_GET_ITEM(build, 1) == NULL)
             goto done;
+        PyList_SET_ITEM(keep, nkeep, Py_NewRef(build));
         /* cards, ints and bools only (the cards a tuple of ints): no cycle through it */
-        PyObject_GC_UnTrack(ct);
+        PyObject_GC_UnTrack(cards);
         PyObject_GC_UnTrack(build);
         res = PyTuple_Pack(2, keep, build);
     }
@@ -1052,6 +1593,66 @@ static PyObject *order_by_keys(PyObject *self, PyObject *const *args, Py_ssize_t
             return PyObject_Vectorcall(g_order, args, (size_t)nargs, NULL);
         double x = PyFloat_AS_DOUBLE(k);
         Py_ssize_t j = i;
+        while (j > 0 && x < key[j - 1]) {
+            key[j] = key[j - 1];
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        key[j] = x;
+        idx[j] = (int)i;
+    }
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyList_SET_ITEM(out, i, Py_NewRef(PyTuple_GET_ITEM(deck, idx[i])));
+    return out;
+}
+
+/* _hot.shuffled(deck, random): the cards ordered by a key from random() each, drawn in deck
+ * order (the calls made from here, without a list of keys in between); anything but a tuple
+ * of at most 64 cards: the keys are drawn the same way and _hot.order_by_keys orders them */
+static PyObject *shuffled(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (!ready(g_order))
+        return NULL;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "shuffled(deck, random)");
+        return NULL;
+    }
+    PyObject *deck = args[0], *rnd = args[1];
+    if (!PyTuple_CheckExact(deck) || PyTuple_GET_SIZE(deck) > MAXP) {
+        Py_ssize_t n = PyObject_Length(deck);
+        if (n < 0)
+            return NULL;
+        PyObject *keys = PyList_New(n);
+        if (keys == NULL)
+            return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *k = PyObject_CallNoArgs(rnd);
+            if (k == NULL) {
+                Py_DECREF(keys);
+                return NULL;
+            }
+            PyList_SET_ITEM(keys, i, k);
+        }
+        PyObject *call[2] = {deck, keys};
+        PyObject *res = PyObject_Vectorcall(g_order, call, 2, NULL);
+        Py_DECREF(keys);
+        return res;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(deck);
+    double key[MAXP];
+    int idx[MAXP];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = PyObject_CallNoArgs(rnd);
+        if (k == NULL)
+            return NULL;
+        double x = PyFloat_CheckExact(k) ? PyFloat_AS_DOUBLE(k) : PyFloat_AsDouble(k);
+        Py_DECREF(k);
+        if (x == -1.0 && PyErr_Occurred())
+            return NULL;
+        Py_ssize_t j = i; /* (an insertion sort, as order_by_keys) */
         while (j > 0 && x < key[j - 1]) {
             key[j] = key[j - 1];
             idx[j] = idx[j - 1];
@@ -1119,6 +1720,8 @@ static PyMethodDef methods[] = {
      "functions (for what this module hands on), the Move and Build types and _hot's trails."},
     {"order_by_keys", (PyCFunction)(void (*)(void))order_by_keys, METH_FASTCALL,
      "order_by_keys(deck, keys): exactly as casino_tui.engine._hot.order_by_keys."},
+    {"shuffled", (PyCFunction)(void (*)(void))shuffled, METH_FASTCALL,
+     "shuffled(deck, random): exactly as casino_tui.engine._hot.shuffled."},
     {"play_on_table", (PyCFunction)(void (*)(void))play_on_table, METH_FASTCALL,
      "play_on_table(table, move, owner, taken): exactly as "
      "casino_tui.engine._hot.play_on_table."},

@@ -13,6 +13,7 @@ enumeration only runs for sums that exist.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final, Literal, cast
 
 from .moves import Build, Move, Pile
@@ -439,6 +440,12 @@ def order_by_keys(deck: tuple[int, ...], keys: list[float]) -> list[int]:
     """The cards of ``deck`` sorted by their random ``keys`` (equal keys keep the deck's order):
     a uniform shuffle, which must never change (saved games replay their deals from the seed)."""
     return [deck[i] for i in sorted(range(len(deck)), key=keys.__getitem__)]
+
+
+def shuffled(deck: tuple[int, ...], random: Callable[[], float]) -> list[int]:
+    """The cards of ``deck`` ordered by a key from ``random()`` each, drawn in deck order
+    (:func:`order_by_keys`)."""
+    return order_by_keys(deck, [random() for _ in deck])
 
 
 def play_on_table(table: list[Pile], move: Move, owner: int,

@@ -119,6 +119,7 @@ generate_for: Callable[..., list[Move] | None] = _impl.generate_for
 play_on_table: Callable[[list[Pile], Move, int, list[int]], tuple[list[Pile], Build | None]] = \
     _impl.play_on_table
 order_by_keys: Callable[[tuple[int, ...], list[float]], list[int]] = _impl.order_by_keys
+shuffled: Callable[[tuple[int, ...], Callable[[], float]], list[int]] = _impl.shuffled
 
 
 def is_compiled() -> bool:

@@ -25,7 +25,6 @@ from .errors import RulesError
 if TYPE_CHECKING:  # the caches' contents (those modules import this one)
     from .fastgen import TableMoves
     from .movegen import TableSums
-    from .state import DealPlan
 
 # Every scoring item by name (what count_out_order may list); engine.scoring scores them.
 KNOWN_ITEMS = frozenset({
@@ -254,11 +253,6 @@ class Rules:
     @cached_property
     def deal_orders(self) -> dict[tuple[int, int, bool, int], list[int | None]]:
         """Cache of deal orders keyed by (players, dealer, first deal, hand size)."""
-        return {}
-
-    @cached_property
-    def deal_plans(self) -> dict[tuple[int, int, bool, int], DealPlan]:
-        """Cache of deal plans (see ``state._deal_plan``), keyed like ``deal_orders``."""
         return {}
 
     @cached_property

@@ -7,11 +7,12 @@ a reason). A :class:`State` is mutable; :meth:`State.clone` gives an independent
 
 from __future__ import annotations
 
-import operator
+import _random
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from hashlib import sha512
 from typing import Any, Final
 
 from . import _hotpath, fastgen, movegen
@@ -51,7 +52,37 @@ _NO_ITEMS: Final[dict[int, dict[str, int]]] = {}
 # compiled, a Final is a C static rather than a lookup in the module's namespace at every move
 _GENERATE: Final = _hotpath.generate_for
 _PLAY_ON_TABLE: Final = _hotpath.play_on_table
-_ORDER_BY_KEYS: Final = _hotpath.order_by_keys
+_SHUFFLED: Final = _hotpath.shuffled
+
+
+def _seeded_fast(text: str) -> random.Random:
+    """``random.Random(text)`` without its interpreted seeding code (``Random.__init__`` and
+    ``Random.seed`` are Python; this module is compiled): the string is made an int as
+    ``random.seed`` makes it (version 2: its UTF-8 bytes followed by their SHA-512, read
+    big-endian) and given to the C seeding. :data:`_seeded` uses it only when it gives
+    exactly ``random.Random``'s state on this Python."""
+    data = text.encode()
+    rng: random.Random = random.Random.__new__(random.Random)
+    _random.Random.seed(rng, int.from_bytes(data + sha512(data).digest(), "big"))
+    rng.gauss_next = None  # type: ignore[attr-defined]  # (Random.__init__ sets it too)
+    return rng
+
+
+def _seeded_plain(text: str) -> random.Random:
+    return random.Random(text)
+
+
+def _pick_seeding() -> Callable[[str], random.Random]:
+    """Seeded games must deal the same cards forever (saved games replay from the seed)."""
+    try:
+        same = all(_seeded_fast(t).getstate() == random.Random(t).getstate()
+                   for t in ("casino-tui/0/round-1", "casino-tui/x\u00e9/first-dealer"))
+    except Exception:  # another Python's random: the plain way
+        same = False
+    return _seeded_fast if same else _seeded_plain
+
+
+_seeded: Final = _pick_seeding()
 
 
 class MoveEvent:
@@ -177,7 +208,7 @@ class State:
         self.deal_table: tuple[Pile, ...] = ()
 
     def _rng(self, what: str) -> random.Random:
-        return random.Random(f"casino-tui/{self.seed}/{what}")
+        return _seeded(f"casino-tui/{self.seed}/{what}")
 
     def _first_dealer(self) -> int:
         rng = self._rng("first-dealer")
@@ -212,13 +243,11 @@ class State:
                     self.rules.deck_cards):
                 raise StateError("the deck must hold every card of these rules exactly once")
         else:
-            # a uniform shuffle: sort by independent random keys (one C call per card, much
-            # cheaper than random.shuffle's Python-level loop; speed matters in search). Saved
+            # a uniform shuffle: sort by independent random keys (one random() per card, in
+            # deck order; much cheaper than random.shuffle's Python-level loop). Saved
             # games replay from the seed, so this order must never change: the cards sorted by
             # (key, card), the deck being in ascending order.
-            rnd = self._rng(f"round-{self.round_no + 1}").random
-            deck = self.rules.deck_cards
-            order = _ORDER_BY_KEYS(deck, [rnd() for _ in deck])
+            order = _SHUFFLED(self.rules.deck_cards, self._rng(f"round-{self.round_no + 1}").random)
         if self.round_no:
             self.dealer = (self.dealer + 1) % self.num_players
         self.round_no += 1
@@ -238,27 +267,14 @@ class State:
         return order
 
     def _deal(self, first: bool) -> None:
-        size = self.deal_sizes[self.deal_no]
-        plans = self.rules.deal_plans
-        key = (self.num_players, self.dealer, first, size)
-        plan = plans.get(key)
-        if plan is None:
-            plan = plans[key] = _deal_plan(self.deal_order(first, size))
-        count, pick, parts = plan
         stock = self.stock
         hands = self.hands
         table = self.table
-        if count <= len(stock):
-            # the top ``count`` cards in the order dealt, regrouped by recipient in one C call
-            dealt = pick(stock[:-count - 1:-1])
-            del stock[len(stock) - count:]
-            for who, start, end in parts:
-                (table if who is None else hands[who]).extend(dealt[start:end])
-        else:  # a short stock (hand-made positions only): deal as far as it goes
-            for who in self.deal_order(first, size):
-                if not stock:
-                    break
-                (table if who is None else hands[who]).append(stock.pop())
+        # card by card, the top card first: each recipient's cards in the order dealt
+        for who in self.deal_order(first, self.deal_sizes[self.deal_no]):
+            if not stock:  # a short stock (hand-made positions only): deal as far as it goes
+                break
+            (table if who is None else hands[who]).append(stock.pop())
         self.deal_no += 1
         if first:  # loose cards dealt on the empty table: ascending is the canonical order
             table.sort()
@@ -901,28 +917,6 @@ def _strict_top(scores: Sequence[int]) -> int | None:
     top = max(scores)
     leaders = [i for i, s in enumerate(scores) if s == top]
     return leaders[0] if len(leaders) == 1 else None
-
-
-DealPlan = tuple[int, Callable[[list[Card]], Sequence[Card]], list[tuple[int | None, int, int]]]
-
-
-def _deal_plan(order: Sequence[int | None]) -> DealPlan:
-    """A deal order as (number of cards, a function that regroups the dealt cards by
-    recipient, [(recipient, start, end)] in the regrouped cards), so that a deal hands each
-    recipient its cards in one step."""
-    places: dict[int | None, list[int]] = {}
-    for i, who in enumerate(order):
-        places.setdefault(who, []).append(i)
-    perm: list[int] = []
-    parts: list[tuple[int | None, int, int]] = []
-    for who, idx in places.items():
-        parts.append((who, len(perm), len(perm) + len(idx)))
-        perm.extend(idx)
-    # itemgetter gives a tuple of the cards at those positions (with two or more of them); no
-    # card or one card stays where it is
-    pick: Callable[[list[Card]], Sequence[Card]] = (
-        operator.itemgetter(*perm) if len(perm) >= 2 else list)
-    return len(order), pick, parts
 
 
 def deal_order(rules: Rules, num_players: int, dealer: int, first: bool,

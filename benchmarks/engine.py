@@ -1,4 +1,4 @@
-"""Engine benchmark: ``python -m casino_tui.engine.bench [--json]``.
+"""Engine benchmark: ``python -m benchmarks.engine [--json]``.
 
 Plays complete rounds of uniformly random legal play (builds included) on one core and prints
 rounds per second, then times legal move generation on every position reached. Figures are
@@ -18,12 +18,12 @@ import sys
 import time
 from collections.abc import Sequence
 
-from . import fastgen
-from ._hotpath import is_compiled, is_native
-from .cards import parse_cards
-from .moves import Pile
-from .rules import Rules
-from .state import Phase, State
+from casino_tui.engine import fastgen
+from casino_tui.engine._hotpath import is_compiled, is_native
+from casino_tui.engine.cards import parse_cards
+from casino_tui.engine.moves import Pile
+from casino_tui.engine.rules import Rules
+from casino_tui.engine.state import Phase, State
 
 CONFIGS: tuple[tuple[str, str, int], ...] = (
     ("classic_2p", "classic", 2),
@@ -175,7 +175,7 @@ def run(rounds: int, runs: int, seed: int) -> dict[str, object]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m casino_tui.engine.bench",
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.engine",
                                      description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--rounds", type=int, default=1000, help="rounds per run (1000)")
