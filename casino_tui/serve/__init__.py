@@ -111,6 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
                         metavar="N",
                         help="new connections allowed per client address per minute "
                              f"(default {DEFAULT_RATE_LIMIT}; 0: no limit)")
+    parser.add_argument("--no-fork-server", dest="fork_server", action="store_false",
+                        help="start every session as a fresh Python process instead of "
+                             "forking it from a warm fork server (slower logins, more memory; "
+                             "for comparison)")
     web = parser.add_argument_group(
         "browser players",
         "A web front end beside SSH: a player opens the Browser entry of the title screen "
@@ -159,7 +163,7 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
         idle_timeout=args.idle_timeout * 60 if args.idle_timeout > 0 else None,
         rate_limit=args.rate_limit,
         web_port=args.web_port, web_host=args.web_host or DEFAULT_HOST,
-        web_public_url=args.web_public_url,
+        web_public_url=args.web_public_url, fork_server=args.fork_server,
     )
 
 

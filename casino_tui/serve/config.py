@@ -36,3 +36,6 @@ class ServeConfig:
     # The address browsers use (behind a reverse proxy that speaks TLS): scheme://host[:port]
     # without a path; None: http://web_host:web_port.
     web_public_url: str | None = None
+    # Sessions are forked from a warm fork server (casino_tui.serve.forkserver); False: each
+    # starts a fresh Python (``--no-fork-server``).
+    fork_server: bool = True

@@ -22,6 +22,10 @@ from the screen, the others come with ``join CODE``, the creator starts). It pri
 finished, the time from one player's key press that plays a move to that move on every other
 player's screen, key to one's own screen, memory per session and each round's length.
 
+``--title-only``: each player quits as soon as the title screen is shown (logins alone: the time
+from connecting to the title, its median and p95). ``--no-fork-server``: the server starts every
+session as a fresh Python instead of forking it from its warm fork server (to compare the two).
+
 ``--moves N`` stops after each player's first N moves instead of the whole round (a quick check;
 the tests use it through :func:`play_sessions` and :func:`play_tables`); ``--json`` prints the
 figures as JSON. Traffic goes only to 127.0.0.1, and everything stops after --timeout seconds at
@@ -87,7 +91,8 @@ class Result:
 
 
 async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
-                   data_dir: Path, step_timeout: float, moves: int = 0) -> Result:
+                   data_dir: Path, step_timeout: float, moves: int = 0,
+                   title_only: bool = False) -> Result:
     import asyncssh
 
     res = Result(number, fingerprint=key.get_fingerprint())
@@ -103,14 +108,15 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
 
             read_task = asyncio.create_task(screen.read_from(process.stdout))
             try:
-                await _script(process, screen, res, t0, step_timeout, moves)
+                await _script(process, screen, res, t0, step_timeout, moves, title_only)
                 await asyncio.wait_for(process.wait_closed(), step_timeout)
                 res.exit_status = process.exit_status
                 # the game is closed now (an open one counts as "in use"): can it be continued?
                 dirs = PlayerDirs.for_fingerprint(data_dir, res.fingerprint)
-                res.saved = await asyncio.to_thread(has_saved_game, dirs.data)
+                if not title_only:  # quitting at the title saves nothing
+                    res.saved = await asyncio.to_thread(has_saved_game, dirs.data)
                 res.finished = res.exit_status == 0 and (
-                    res.round_over or (moves > 0 and res.turns >= moves))
+                    title_only or res.round_over or (moves > 0 and res.turns >= moves))
             finally:
                 read_task.cancel()
     except (OSError, asyncssh.Error, TimeoutError, EOFError) as err:
@@ -119,13 +125,18 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
 
 
 async def _script(process: Any, screen: Screen, res: Result, t0: float, step: float,
-                  moves: int) -> None:
-    """Play until the round is over, or ``moves`` moves of the player (0: no limit)."""
+                  moves: int, title_only: bool = False) -> None:
+    """Play until the round is over, or ``moves`` moves of the player (0: no limit); with
+    ``title_only``, quit at the title."""
     def send(data: bytes) -> None:
         process.stdin.write(data)
 
     await screen.wait(TITLE, timeout=step)
     res.title_s = time.monotonic() - t0
+    if title_only:
+        await screen.quiet(0.1)
+        send(b"q")
+        return
     await screen.quiet(0.1)
     screen.mark()
     send(b"n")
@@ -198,7 +209,8 @@ class LoadRun:
 async def play_sessions(sessions: int, *, timeout: float = 300.0,
                         size: tuple[int, int] = (100, 30), step_timeout: float = 60.0,
                         stagger: float = 0.0, moves: int = 0,
-                        work: Path | None = None) -> LoadRun:
+                        work: Path | None = None, title_only: bool = False,
+                        fork_server: bool = True) -> LoadRun:
     """Start a server on 127.0.0.1 and ``sessions`` scripted players; stop it; measure.
 
     ``work`` (default: a new temporary directory) gets the server's data and log."""
@@ -206,7 +218,7 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
 
     if work is None:
         work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
-    server = LoopbackServer(work, sessions)
+    server = LoopbackServer(work, sessions, fork_server=fork_server)
     started = time.monotonic()
     results: list[Result] = []
     try:
@@ -216,7 +228,7 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
         async def staggered(i: int) -> Result:
             await asyncio.sleep(i * stagger)
             return await play_one(i + 1, port, keys[i], size, server.data_dir, step_timeout,
-                                  moves)
+                                  moves, title_only)
 
         tasks = [asyncio.create_task(staggered(i)) for i in range(sessions)]
         done, pending = await asyncio.wait(tasks, timeout=timeout)
@@ -402,6 +414,7 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
     finished = [r for r in done.results if r.finished]
     pss = [v[1] / 1024 for v in done.peak.sessions.values()]
     rounds = [r.round_s for r in finished]
+    titles = [r.title_s for r in finished]
     return {
         "sessions": done.sessions,
         "moves_per_player": moves or None,
@@ -409,6 +422,11 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
         "saved": sum(bool(r.saved) for r in done.results),
         "key_to_screen_ms_median": _ms(statistics.median(lat) if lat else None),
         "key_to_screen_ms_p95": _ms(percentile(lat, 0.95) if lat else None),
+        "title_s_median": _round(statistics.median(titles) if titles else None, 3),
+        "title_s_p95": _round(percentile(titles, 0.95) if titles else None, 3),
+        "title_s_max": _round(max(titles) if titles else None, 3),
+        "fork_server_pss_mib": _round(done.peak.forker_pss / 1024 if done.peak.forker_pss
+                                      else None),
         "pss_mib_per_session": _round(statistics.mean(pss) if pss else None),
         "sessions_at_peak": len(pss),
         "round_s_median": _round(statistics.median(rounds) if rounds else None, 2),
@@ -434,7 +452,8 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
     else:
         done = await play_sessions(args.sessions, timeout=args.timeout, size=size,
                                    step_timeout=args.step_timeout, stagger=args.stagger,
-                                   moves=args.moves)
+                                   moves=args.moves, title_only=args.title_only,
+                                   fork_server=args.fork_server)
         work, ok = done.work, done.ok
         if args.json:
             print(json.dumps(session_figures(done, args.moves), indent=2))
@@ -490,14 +509,16 @@ def report(results: list[Result], peak: MemoryPeak, elapsed: float, sessions: in
               f"{max(rss):.1f}), PSS mean {statistics.mean(pss):.1f} MiB (max {max(pss):.1f}); "
               f"{statistics.mean(procs):.1f} processes per game (app + computer player worker "
               f"+ multiprocessing resource tracker); server process RSS "
-              f"{peak.server_rss / 1024:.1f} MiB (PSS {peak.server_pss / 1024:.1f})")
+              f"{peak.server_rss / 1024:.1f} MiB (PSS {peak.server_pss / 1024:.1f})"
+              + (f"; fork server PSS {peak.forker_pss / 1024:.1f} MiB" if peak.forker_pss
+                 else ""))
     if finished:
         for label, values in (("connect + login", [r.connect_s for r in finished]),
                               ("to the title screen", [r.title_s for r in finished]),
                               ("one round" if not moves else f"{moves} moves",
                                [r.round_s for r in finished])):
-            print(f"{label}: median {statistics.median(values):.2f} s, max "
-                  f"{max(values):.2f} s")
+            print(f"{label}: median {statistics.median(values):.2f} s, p95 "
+                  f"{percentile(values, 0.95):.2f} s, max {max(values):.2f} s")
         turns = [r.turns for r in finished]
         what = "moves played" if moves else "turns per round (the player's)"
         print(f"{what}: median {statistics.median(turns):.0f}; "
@@ -525,6 +546,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--moves", type=int, default=0, metavar="N",
                         help="stop after each player's first N moves (default 0: play the "
                              "whole round)")
+    parser.add_argument("--title-only", action="store_true",
+                        help="quit at the title screen: measure logins alone")
+    parser.add_argument("--no-fork-server", dest="fork_server", action="store_false",
+                        help="the server starts each session as a fresh Python (to compare "
+                             "with its fork server)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")

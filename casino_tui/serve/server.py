@@ -18,6 +18,7 @@ import asyncssh
 from casino_tui.table.wire import Identity, new_secret, session_environment, socket_path
 
 from .config import NO_GAME_SECONDS, ServeConfig
+from .forkserver import ForkServer
 from .players import (
     CONTINUE_FLAG,
     AuthorizedKeys,
@@ -269,6 +270,8 @@ class GameServer:
         self._idle_task: asyncio.Task[None] | None = None
         # Browser players (--web-port): None without a web front end.
         self.web_front: BrowserFront | None = None
+        # Where sessions are forked from (None: --no-fork-server).
+        self.forker: ForkServer | None = None
 
     @property
     def no_game_timeout(self) -> float:
@@ -285,6 +288,11 @@ class GameServer:
             host_key = load_or_create_host_key(cfg.data_dir)
         except (OSError, asyncssh.KeyImportError) as err:
             raise host_key_problem(err, cfg.data_dir) from err
+        if cfg.fork_server:  # warms up while the rest starts; until then: fresh processes
+            self.forker = ForkServer()
+            self.forker.start()
+        else:
+            log.info("no fork server: every session starts a fresh process")
         self._acceptor = await asyncssh.create_server(
             lambda: _Connection(self), cfg.host, cfg.port,
             server_host_keys=[host_key],  # sessions: _Connection.session_requested
@@ -317,6 +325,9 @@ class GameServer:
             log.info("the game has no %s flag yet: players resume from the title screen",
                      CONTINUE_FLAG)
         log.info("data in %s", cfg.data_dir)
+        if self.forker is not None and not await self.forker.wait_ready():
+            log.warning("the fork server is not ready: sessions start as fresh processes "
+                        "until it is")
         hosts = sorted({s.getsockname()[0] for s in sockets})
         log.info("listening on %s port %d", ", ".join(hosts) or cfg.host, self.port)
 
@@ -337,6 +348,8 @@ class GameServer:
                 front.close() if front is not None else asyncio.sleep(0))],
                 timeout=self.config.hangup_grace + 5)
         await self._close_tables()
+        if self.forker is not None:
+            await self.forker.close()
         if self._acceptor is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._acceptor.wait_closed(), 2.0)
@@ -545,13 +558,14 @@ class GameServer:
                 process=process, term=term, size=(cols, rows, pw, ph), env=env, args=args,
                 cwd=next((d for d in (dirs.root, cfg.data_dir) if d.is_dir()), Path("/")),
                 idle_timeout=cfg.idle_timeout,
-                hangup_grace=cfg.hangup_grace, player=owner.fingerprint)
+                hangup_grace=cfg.hangup_grace, player=owner.fingerprint, forker=self.forker)
             self.sessions[number] = game
 
         def started(pid: int) -> None:
             log.info("session %d start: player %s user %r from %s term %s size %dx%d pid %d "
-                     "args [%s] (%d games, %d/%d connected)", number, owner.fingerprint,
-                     owner.username, owner.peer, term, cols, rows, pid, " ".join(args),
+                     "%s args [%s] (%d games, %d/%d connected)", number, owner.fingerprint,
+                     owner.username, owner.peer, term, cols, rows, pid,
+                     "forked" if game.forked else "fresh", " ".join(args),
                      self.active, len(self.connections), cfg.max_sessions)
 
         game.on_started = started
