@@ -305,11 +305,22 @@ def test_sessions_are_forked_apart_and_survive_crashes_and_a_fork_server_restart
     wait_until(lambda: not process_alive(forker_pid), 10, "the old fork server to go")
 
 
-def test_no_fork_server_flag_starts_fresh_processes(tmp_path: Path) -> None:
-    from casino_tui.serve import build_parser, config_from_args
-
-    assert config_from_args(build_parser().parse_args(["--data-dir", str(tmp_path)])
-                            ).fork_server
-    assert not config_from_args(build_parser().parse_args(
-        ["--data-dir", str(tmp_path), "--no-fork-server"])).fork_server
+@needs_ssh_tmux
+def test_without_the_fork_server_a_session_is_a_fresh_process(tmp_path: Path,
+                                                              tmux: Tmux) -> None:
+    key = make_key(tmp_path, "alice")
+    server = Server(tmp_path / "data", "--no-fork-server")
+    try:
+        assert "no fork server: every session starts a fresh process" in server.log()
+        assert "fork server pid" not in server.log()
+        tmux.start("a", ssh_argv(server.port, key), 100, 30)
+        tmux.wait_for("a", TITLE)
+        pid = server.session_pid(key)
+        assert parent(pid) == server.proc.pid
+        assert re.search(r"session 1 start: .* pid \d+ fresh ", server.log())
+        tmux.send("a", "q")
+        assert tmux.wait_exit("a") == 0
+        server.wait_log(r"session 1 end: .* reason quit status 0")
+    finally:
+        assert server.stop() == 0
 

@@ -350,6 +350,7 @@ def _prepare(warm: bool) -> None:
     child starts with the stylesheets parsed and the widgets loaded; then freeze it all."""
     import casino_tui.app.app  # noqa: F401  (Textual, Rich, the engine, the screens)
     if warm:
+        _import_game_modules()
         try:
             _warm_up()
         except Exception as err:  # a cold start still works: only slower
@@ -359,6 +360,30 @@ def _prepare(warm: bool) -> None:
               f"{threading.enumerate()}", file=sys.stderr)
     gc.collect()
     gc.freeze()
+
+
+# What a game imports after its title (its screens and widgets, the computer players' worker and
+# multiprocessing, the table controller...): imported once here, each child shares them.
+_GAME_PACKAGES = ("casino_tui.app", "casino_tui.ai", "casino_tui.table", "casino_tui.saves",
+                  "casino_tui.stats")
+_GAME_MODULES = ("multiprocessing.spawn", "multiprocessing.synchronize",
+                 "multiprocessing.queues", "concurrent.futures.process", "ctypes")
+
+
+def _import_game_modules() -> None:
+    import importlib
+    import pkgutil
+
+    names = list(_GAME_MODULES)
+    for package in _GAME_PACKAGES:
+        module = importlib.import_module(package)
+        names += [info.name for info in pkgutil.walk_packages(module.__path__, package + ".")
+                  if "bench" not in info.name and not info.name.endswith(".command")]
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception as err:  # only slower: the child imports it when it needs it
+            print(f"casino-tui fork server: importing {name} failed: {err!r}", file=sys.stderr)
 
 
 def _warm_up() -> None:
