@@ -203,6 +203,25 @@ def test_a_fork_server_that_dies_is_started_again(probe: Path) -> None:
     asyncio.run(scenario())
 
 
+def test_a_fork_server_that_cannot_start_leaves_fresh_processes(
+        probe: Path, caplog: pytest.LogCaptureFixture) -> None:
+    async def scenario() -> None:
+        forker = ForkServer(main_module="fsprobe_missing")
+        forker.start()
+        assert not await forker.wait_ready(60)  # it failed: no need to wait longer
+        master, slave = os.openpty()
+        try:
+            with pytest.raises(forkserver.ForkServerError, match="not running"):
+                await forker.spawn(slave, ["x"], {}, probe)
+        finally:
+            os.close(master)
+            os.close(slave)
+        await forker.close()
+
+    asyncio.run(scenario())
+    assert "the fork server did not start" in caplog.text
+
+
 def test_fork_server_is_not_for_people() -> None:
     from casino_tui.__main__ import main
 

@@ -55,6 +55,7 @@ MAX_MESSAGE = 1 << 16  # bytes of one request or answer
 START_TIMEOUT = 60.0  # seconds for a fork server to import and warm up before it is given up
 SPAWN_TIMEOUT = 10.0  # seconds for one fork to be answered
 RESTART_PAUSE = 5.0  # seconds between two starts of a fork server that keeps dying
+MAX_RESTART_PAUSE = 300.0  # ... doubled after each start that fails, up to this
 # The fork server's own environment: what every session's environment has that is not the
 # player's (Python's UTF-8 mode and the C.UTF-8 locale are fixed at start, so they must be the
 # same as a session's), and nothing else.
@@ -93,7 +94,8 @@ class ForkedGame:
 class ForkServer:
     """The server's handle on its fork server: :meth:`start`, :meth:`spawn`, :meth:`close`.
 
-    The fork server is restarted when it dies (at most every :data:`RESTART_PAUSE` seconds);
+    The fork server is restarted when it dies (at most every :data:`RESTART_PAUSE` seconds,
+    longer after starts that failed);
     the sessions it had forked run on, and their end is then noticed by polling their pid
     (their exit status is lost with the fork server: it is reported as 0)."""
 
@@ -111,7 +113,9 @@ class ForkServer:
         self._exits: dict[int, asyncio.Future[int]] = {}
         self._reader: asyncio.Task[None] | None = None
         self._starter: asyncio.Task[None] | None = None
-        self._last_start = -RESTART_PAUSE
+        self._last_start = -MAX_RESTART_PAUSE
+        self._failed_starts = 0  # in a row
+        self._tried = asyncio.Event()  # a start has succeeded or failed
         self._send_lock = asyncio.Lock()
         self._watchers: set[asyncio.Task[None]] = set()
 
@@ -120,8 +124,10 @@ class ForkServer:
         return self._ready.is_set()
 
     async def wait_ready(self, timeout: float = START_TIMEOUT) -> bool:
+        """Wait (at most ``timeout`` seconds) until the fork server is ready or a start has
+        failed; whether it is ready."""
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._ready.wait(), timeout)
+            await asyncio.wait_for(self._tried.wait(), timeout)
         return self.ready
 
     def start(self) -> None:
@@ -131,7 +137,8 @@ class ForkServer:
         self._starter = asyncio.get_running_loop().create_task(self._start())
 
     async def _start(self) -> None:
-        pause = self._last_start + RESTART_PAUSE - time.monotonic()
+        wait = min(RESTART_PAUSE * 2 ** self._failed_starts, MAX_RESTART_PAUSE)
+        pause = self._last_start + wait - time.monotonic()
         if pause > 0:
             await asyncio.sleep(pause)
         if self._closing:
@@ -152,6 +159,8 @@ class ForkServer:
             ours.close()
             log.warning("the fork server could not be started (sessions start as fresh "
                         "processes): %s", err)
+            self._failed_starts += 1
+            self._tried.set()
             return
         finally:
             theirs.close()
@@ -166,15 +175,20 @@ class ForkServer:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
             status = await proc.wait()
+            self._failed_starts += 1
+            self._tried.set()
+            wait = min(RESTART_PAUSE * 2 ** self._failed_starts, MAX_RESTART_PAUSE)
             log.warning("the fork server did not start (status %s): sessions start as fresh "
-                        "processes", status)
+                        "processes; trying again in %gs", status, wait)
             if not self._closing:
                 self.start()
             return
         self._proc, self._sock, self.pid = proc, ours, proc.pid
         self.starts += 1
+        self._failed_starts = 0
         self._reader = loop.create_task(self._read(ours, proc))
         self._ready.set()
+        self._tried.set()
         log.info("fork server pid %d ready in %.2fs%s", proc.pid, time.monotonic() - began,
                  "" if self.starts == 1 else f" (started again: {self.starts} starts)")
 
