@@ -288,11 +288,6 @@ class GameServer:
             host_key = load_or_create_host_key(cfg.data_dir)
         except (OSError, asyncssh.KeyImportError) as err:
             raise host_key_problem(err, cfg.data_dir) from err
-        if cfg.fork_server:  # warms up while the rest starts; until then: fresh processes
-            self.forker = ForkServer()
-            self.forker.start()
-        else:
-            log.info("no fork server: every session starts a fresh process")
         self._acceptor = await asyncssh.create_server(
             lambda: _Connection(self), cfg.host, cfg.port,
             server_host_keys=[host_key],  # sessions: _Connection.session_requested
@@ -303,6 +298,11 @@ class GameServer:
         sockets = self._acceptor.sockets
         if sockets:
             self.port = sockets[0].getsockname()[1]
+        if cfg.fork_server:  # warms up while the rest starts; until then: fresh processes
+            self.forker = ForkServer()
+            self.forker.start()
+        else:
+            log.info("no fork server: every session starts a fresh process")
         await self._open_tables()
         if cfg.web_port is not None:
             front = BrowserFront(self)
