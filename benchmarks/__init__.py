@@ -9,6 +9,8 @@ Run from the repository's root, each as a module (``--help`` for its options):
 - ``python -m benchmarks.stats_screen``: the Statistics screen over a large ledger;
 - ``python -m benchmarks.web``: the game in a browser (Chromium through Playwright);
 - ``python -m benchmarks.engine``: random rounds of the rules engine per second (CPU time);
+- ``python -m benchmarks.forks``: games forked from the fork server against fresh processes
+  (the time and CPU to the title, memory), without SSH;
 - ``python -m benchmarks.pool``: the server's pool of computer players (memory per session,
   the wait of computer moves with busy sessions).
 """

@@ -29,6 +29,10 @@ finished, the time from one player's key press that plays a move to that move on
 player's screen, key to one's own screen, memory per session and each round's length. The
 creator presses ``t`` only once the title shows its Tables entry.
 
+``--title-only``: each player quits as soon as the title screen is shown (logins alone: the time
+from connecting to the title, its median and p95). ``--no-fork-server``: the server starts every
+session as a fresh Python instead of forking it from its warm fork server (to compare the two).
+
 ``--moves N`` stops after each player's first N moves instead of the whole round (a quick check;
 the tests use it through :func:`play_sessions` and :func:`play_tables`); ``--json`` prints the
 figures as JSON. Traffic goes only to 127.0.0.1, and everything stops after --timeout seconds at
@@ -99,7 +103,8 @@ class Result:
 
 async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
                    data_dir: Path, step_timeout: float, moves: int = 0, pace: float = 0.0,
-                   rng: random.Random | None = None, redraw_timeout: float = 5.0) -> Result:
+                   rng: random.Random | None = None, redraw_timeout: float = 5.0,
+                   title_only: bool = False) -> Result:
     import asyncssh
 
     res = Result(number, fingerprint=key.get_fingerprint())
@@ -116,14 +121,15 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
             read_task = asyncio.create_task(screen.read_from(process.stdout))
             keys = Keyboard(process.stdin.write, screen, pace, rng, redraw_timeout)
             try:
-                await _script(keys, screen, res, t0, step_timeout, moves)
+                await _script(keys, screen, res, t0, step_timeout, moves, title_only)
                 await asyncio.wait_for(process.wait_closed(), step_timeout)
                 res.exit_status = process.exit_status
                 # the game is closed now (an open one counts as "in use"): can it be continued?
                 dirs = PlayerDirs.for_fingerprint(data_dir, res.fingerprint)
-                res.saved = await asyncio.to_thread(has_saved_game, dirs.data)
+                if not title_only:  # quitting at the title saves nothing
+                    res.saved = await asyncio.to_thread(has_saved_game, dirs.data)
                 res.finished = res.exit_status == 0 and (
-                    res.round_over or (moves > 0 and res.turns >= moves))
+                    title_only or res.round_over or (moves > 0 and res.turns >= moves))
             finally:
                 read_task.cancel()
     except (OSError, asyncssh.Error, TimeoutError, EOFError) as err:
@@ -132,12 +138,15 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
 
 
 async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: float,
-                  moves: int) -> None:
+                  moves: int, title_only: bool = False) -> None:
     """Play until the round is over, or ``moves`` moves of the player (0: no limit): each key
-    waits for the one before to show its effect."""
+    waits for the one before to show its effect; with ``title_only``, quit at the title."""
     try:
         await screen.wait(TITLE, timeout=step)
         res.title_s = time.monotonic() - t0
+        if title_only:
+            await keys.press(b"q", settle=0.1)
+            return
         await keys.press(b"n")
         await screen.wait(SETUP, timeout=step)
         await keys.press(KEY_ENTER)
@@ -200,16 +209,19 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
                         size: tuple[int, int] = (100, 30), step_timeout: float = 60.0,
                         stagger: float = 0.0, moves: int = 0, pace: float = 0.0,
                         seed: int = 1, redraw_timeout: float = 5.0,
-                        work: Path | None = None) -> LoadRun:
+                        work: Path | None = None, title_only: bool = False,
+                        fork_server: bool = True) -> LoadRun:
     """Start a server on 127.0.0.1 and ``sessions`` scripted players (a key every ``pace``
-    seconds at most; ``seed``: when each starts within its first pace); stop it; measure.
+    seconds at most; ``seed``: when each starts within its first pace; ``title_only``: each
+    quits at the title; ``fork_server``: False starts every session as a fresh Python); stop
+    it; measure.
 
     ``work`` (default: a new temporary directory) gets the server's data and log."""
     import asyncssh
 
     if work is None:
         work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
-    server = LoopbackServer(work, sessions)
+    server = LoopbackServer(work, sessions, fork_server=fork_server)
     load_before = os.getloadavg()
     started = time.monotonic()
     results: list[Result] = []
@@ -222,7 +234,7 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
         async def staggered(i: int) -> Result:
             await asyncio.sleep(i * stagger)
             return await play_one(i + 1, port, keys[i], size, server.data_dir, step_timeout,
-                                  moves, pace, rngs[i], redraw_timeout)
+                                  moves, pace, rngs[i], redraw_timeout, title_only)
 
         tasks = [asyncio.create_task(staggered(i)) for i in range(sessions)]
         done, pending = await asyncio.wait(tasks, timeout=timeout)
@@ -451,7 +463,10 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
         "title_after_connect_s_median": _round(statistics.median(titles) if titles else None,
                                                2),
         "title_after_connect_s_p95": _round(percentile(titles, 0.95) if titles else None, 2),
+        "title_after_connect_s_max": _round(max(titles) if titles else None, 2),
         **memory_figures(done.peak),
+        "fork_server_pss_mib": _round(done.peak.forker_pss / 1024 if done.peak.forker_pss
+                                      else None),
         "round_s_median": _round(statistics.median(rounds) if rounds else None, 2),
         "elapsed_s": _round(done.elapsed, 1),
         "server_cpu_s": _round(done.server_cpu),
@@ -479,7 +494,8 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
         done = await play_sessions(args.sessions, timeout=args.timeout, size=size,
                                    step_timeout=args.step_timeout, stagger=args.stagger,
                                    moves=args.moves, pace=args.pace, seed=args.seed,
-                                   redraw_timeout=args.redraw_timeout)
+                                   redraw_timeout=args.redraw_timeout,
+                                   title_only=args.title_only, fork_server=args.fork_server)
         work, ok = done.work, done.ok
         if args.json:
             print(json.dumps(session_figures(done, args.moves), indent=2))
@@ -535,7 +551,9 @@ def report(done: LoadRun, moves: int = 0) -> None:
               f"game's process group); everything below the server {f['tree_pss_mib']} MiB "
               f"PSS in {f['tree_processes']} processes ({f['tree_pss_mib_per_player']} MiB, "
               f"{f['tree_processes_per_player']} processes per player); server process RSS "
-              f"{f['server_rss_mib']} MiB (PSS {f['server_pss_mib']})")
+              f"{f['server_rss_mib']} MiB (PSS {f['server_pss_mib']})"
+              + (f"; fork server PSS {f['fork_server_pss_mib']} MiB"
+                 if f["fork_server_pss_mib"] else ""))
     if f["title_after_connect_s_median"] is not None:
         print(f"title after connecting: median {f['title_after_connect_s_median']} s, p95 "
               f"{f['title_after_connect_s_p95']} s")
@@ -543,8 +561,8 @@ def report(done: LoadRun, moves: int = 0) -> None:
         for label, values in (("connect + login", [r.connect_s for r in finished]),
                               ("one round" if not moves else f"{moves} moves",
                                [r.round_s for r in finished])):
-            print(f"{label}: median {statistics.median(values):.2f} s, max "
-                  f"{max(values):.2f} s")
+            print(f"{label}: median {statistics.median(values):.2f} s, p95 "
+                  f"{percentile(values, 0.95):.2f} s, max {max(values):.2f} s")
         turns = [r.turns for r in finished]
         what = "moves played" if moves else "turns per round (the player's)"
         print(f"{what}: median {statistics.median(turns):.0f}; "
@@ -582,6 +600,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "never redrawn (default 5)")
     parser.add_argument("--seed", type=int, default=1, metavar="N",
                         help="when each player starts within their first --pace (default 1)")
+    parser.add_argument("--title-only", action="store_true",
+                        help="quit at the title screen: measure logins alone")
+    parser.add_argument("--no-fork-server", dest="fork_server", action="store_false",
+                        help="the server starts each session as a fresh Python (to compare "
+                             "with its fork server)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")

@@ -289,9 +289,9 @@ def session_pids(log_path: Path) -> list[int]:
 def session_memory(server_pid: int, cpu: dict[int, float] | None = None,
                    named: Sequence[int] | None = None) -> dict[int, tuple[int, int, int]]:
     """For each game (each of ``named`` still alive, the pids the server's log gives; without
-    them, each child of the server leading its own process group): total RSS and PSS in KiB
-    of its process group, and the number of processes in it. ``cpu``: gets each game's CPU
-    seconds so far (its processes' user and system time)."""
+    them, each child of the server, or of its fork server, leading its own process group):
+    total RSS and PSS in KiB of its process group, and the number of processes in it. ``cpu``:
+    gets each game's CPU seconds so far (its processes' user and system time)."""
     stats = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -301,8 +301,9 @@ def session_memory(server_pid: int, cpu: dict[int, float] | None = None,
     if named is not None:
         leaders = [pid for pid in named if pid in stats and stats[pid][1] == pid]
     else:
+        parents = {server_pid, *fork_servers(server_pid, stats)}
         leaders = [pid for pid, (ppid, pgid) in stats.items()
-                   if ppid == server_pid and pgid == pid]
+                   if ppid in parents and pgid == pid]
     out: dict[int, tuple[int, int, int]] = {}
     for leader in leaders:
         members = [pid for pid, (_ppid, pgid) in stats.items() if pgid == leader]
@@ -319,6 +320,37 @@ def session_memory(server_pid: int, cpu: dict[int, float] | None = None,
     return out
 
 
+def fork_servers(server_pid: int, stats: dict[int, tuple[int, int]] | None = None) -> list[int]:
+    """The server's fork server(s): its children in its own process group that have children
+    leading their own groups (the games), or none yet. The server's other children in its group
+    are the tables' computer workers."""
+    if stats is None:
+        stats = {int(e): st for e in os.listdir("/proc") if e.isdigit()
+                 and (st := _proc_stat(int(e))) is not None}
+    helpers = {pid for pid, (ppid, pgid) in stats.items() if ppid == server_pid and pgid != pid}
+    out = []
+    for pid in helpers:
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"_fork-server" in cmdline:
+            out.append(pid)
+    return out
+
+
+def groups_alive(pgids: Sequence[int]) -> int:
+    """How many of these process groups still have a live process."""
+    wanted = set(pgids)
+    alive = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            st = _proc_stat(int(entry))
+            if st is not None and st[1] in wanted:
+                alive.add(st[1])
+    return len(alive)
+
+
 @dataclass
 class MemoryPeak:
     """The memory at the busiest moment (the most games, then the most RSS), in KiB."""
@@ -326,6 +358,7 @@ class MemoryPeak:
     sessions: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     server_rss: int = 0
     server_pss: int = 0
+    forker_pss: int = 0  # the fork server's PSS in KiB (0: none)
     at: float = 0.0
     cpu: dict[int, float] = field(default_factory=dict)  # each game's CPU seconds, last seen
     # every process below the server then (games, their workers, shared workers, forks)
@@ -350,6 +383,7 @@ async def sample_memory(server_pid: int, peak: MemoryPeak, every: float = 1.0,
             _rss, _pss, tree_rss, tree_pss, n = await asyncio.to_thread(tree_memory, server_pid)
             peak.tree_rss, peak.tree_pss, peak.tree_processes = tree_rss // 1024, \
                 tree_pss // 1024, n
+            peak.forker_pss = sum(_memory_kb(pid)[1] for pid in fork_servers(server_pid))
             peak.at = time.monotonic() - start
         await asyncio.sleep(every)
 
@@ -381,11 +415,12 @@ class LoopbackServer:
     :meth:`stop`; its games' memory is sampled every second in between (:attr:`peak`).
     ``work`` gets the data directory (``data``) and the server's log (``server.log``)."""
 
-    def __init__(self, work: Path, max_sessions: int) -> None:
+    def __init__(self, work: Path, max_sessions: int, fork_server: bool = True) -> None:
         self.work = work
         self.data_dir = work / "data"
         self.log_path = work / "server.log"
         self.max_sessions = max(max_sessions, 1)
+        self.fork_server = fork_server
         self.peak = MemoryPeak()
         self.cpu: float | None = None  # the server process's CPU seconds when it stopped
         self.leftovers = 0  # game process groups still running after the server stopped
@@ -405,6 +440,7 @@ class LoopbackServer:
             sys.executable, "-m", "casino_tui", "serve", "--host", HOST, "--port", "0",
             "--data-dir", str(self.data_dir), "--max-sessions", str(self.max_sessions),
             "--rate-limit", "0", "--idle-timeout", "0", "--metrics-port", "0",
+            *(() if self.fork_server else ("--no-fork-server",)),
             stdin=asyncio.subprocess.DEVNULL, stdout=self._log_file, stderr=self._log_file)
         port = await _wait_port(self.log_path, self._process, 30)
         metrics = re.search(r"metrics: (\S+)", self.log_path.read_text(errors="replace"))
@@ -431,6 +467,9 @@ class LoopbackServer:
                 except TimeoutError:
                     server.kill()
                     await server.wait()
-            self.leftovers = len(session_memory(server.pid, named=session_pids(self.log_path)))
+            # every game seen while sampling or named in the log (the fork server's children
+            # outlive the server as orphans if they are not hung up)
+            self.leftovers = groups_alive([*self.peak.cpu, *session_pids(self.log_path),
+                                           *session_memory(server.pid)])
         if self._log_file is not None:
             self._log_file.close()

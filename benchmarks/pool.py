@@ -15,7 +15,7 @@ every second: the time from each probe's request to its answer, and the pool's o
     python -m benchmarks.pool memory --sessions 10 --moves 6 --runs 2
     python -m benchmarks.pool wait --busy 0 4 16 64 --seconds 15
 
-Run under ``flock /work/brief/heavy.lock`` on a shared machine. Prints JSON lines.
+On a shared machine, run nothing else heavy meanwhile. Prints JSON lines.
 """
 
 from __future__ import annotations
@@ -114,8 +114,8 @@ async def memory_run(mode: str, sessions: int, moves: int) -> dict[str, Any]:
         "sessions": sessions, "moves": moves,
         "finished": figures["sessions_finished"],
         "processes_per_session": statistics.mean(p[2] for p in per) if per else None,
-        "pss_mib_per_session": figures["pss_mib_per_session"],
-        "sessions_at_peak": figures["sessions_at_peak"],
+        "pss_mib_per_session": figures["pss_mib_per_player"],
+        "sessions_at_peak": figures["players_at_peak"],
         "server_pss_mib": round(done.peak.server_pss / 1024, 1),
         "server_children_not_games": pool_peak.get("processes", 0),
         "server_children_pss_mib": round(pool_peak.get("pss", 0) / 1024, 1),

@@ -22,6 +22,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.table import GameConfig
 
 SUBCOMMANDS = ("arena", "serve", "stats", "replay", "web")
+# ``casino-tui serve`` starts its fork server as ``python -m casino_tui _fork-server FD``
+# (casino_tui.serve.forkserver.FORK_SERVER_COMMAND): each session is a child running main().
+FORK_SERVER_COMMAND = "_fork-server"
 # A message for the player at start-up, from ``casino-tui serve`` (its player files could not
 # be written): shown like the notes of --continue. The server's casino_tui.serve.pty_session
 # sets it under the same name.
@@ -62,6 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from casino_tui.serve import main as serve_main
 
         return int(serve_main(args_list[1:]) or 0)
+    if args_list and args_list[0] == FORK_SERVER_COMMAND:
+        from casino_tui.serve.forkserver import serve_forks
+
+        return serve_forks(args_list[1:], main)
     if args_list and args_list[0] == "stats":
         from casino_tui.stats.command import main as stats_main
 

@@ -145,8 +145,11 @@ def environ(pid: int) -> dict[str, str]:
 
 
 @needs_ssh_tmux
-def test_each_session_gets_a_secret_of_its_own(tmp_path: Path, server: Server,
-                                                key: Key) -> None:
+def test_each_session_gets_a_secret_of_its_own(tmp_path: Path, key: Key) -> None:
+    # The game's environment is read from /proc/PID/environ, which shows the environment a
+    # process was started with: for a game forked from the fork server, the fork server's
+    # (tests/test_serve_fork.py checks that a forked game gets exactly its environment).
+    server = Server(tmp_path / "data", "--no-fork-server")
     server.wait_log(r"tables: 0 restored")
     tmux = Tmux(tmp_path)
     try:
@@ -179,4 +182,5 @@ def test_each_session_gets_a_secret_of_its_own(tmp_path: Path, server: Server,
         wait_until(lambda: asyncio.run(refused()), 10, "the secret to be forgotten")
     finally:
         tmux.close()
+        server.stop()
     assert "Traceback" not in server.log()

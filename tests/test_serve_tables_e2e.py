@@ -510,7 +510,9 @@ def test_a_spectator_sees_no_hand_chat_is_literal_and_no_one_plays_for_another(
     from casino_tui.table.hub import Person
     from casino_tui.table.remote import hub_from_environment
 
-    server = serve(servers, tmp_path / "data")
+    # Cara's game's environment is read from /proc/PID/environ, which shows what a process was
+    # started with: for a game forked from the fork server, the fork server's.
+    server = serve(servers, tmp_path / "data", "--no-fork-server")
     cara = Player(tmux, make_key(tmp_path, "cara"), "Cara")
     cara.connect(server.port)  # her game starts meanwhile
     ann, bob, code = two_at_a_table(tmux, tmp_path, server)

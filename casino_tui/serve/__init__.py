@@ -116,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "think (default: one per core of this machine, plus one for the "
                              "quick levels); 0: no pool, each game starts its own computer "
                              "player (two more processes a game)")
+    parser.add_argument("--no-fork-server", dest="fork_server", action="store_false",
+                        help="start every session as a fresh Python process instead of "
+                             "forking it from a warm fork server (slower logins, more memory; "
+                             "for comparison)")
     web = parser.add_argument_group(
         "browser players",
         "A web front end beside SSH: a player opens the Browser entry of the title screen "
@@ -193,6 +197,7 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
         web_port=args.web_port, web_host=args.web_host or DEFAULT_HOST,
         web_public_url=args.web_public_url,
         metrics_port=args.metrics_port, metrics_host=args.metrics_host or DEFAULT_HOST,
+        fork_server=args.fork_server,
     )
 
 

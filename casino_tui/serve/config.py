@@ -43,3 +43,6 @@ class ServeConfig:
     # The Prometheus endpoint (GET /metrics): None: none; 0: a free port (logged).
     metrics_port: int | None = None
     metrics_host: str = "127.0.0.1"
+    # Sessions are forked from a warm fork server (casino_tui.serve.forkserver); False: each
+    # starts a fresh Python (``--no-fork-server``).
+    fork_server: bool = True

@@ -1,8 +1,10 @@
 """One player's game: the normal app in its own process on its own pseudo-terminal.
 
-The child is ``sys.executable -m casino_tui`` in a new session (``setsid``) whose controlling
-terminal is the PTY, so the stock Textual driver runs unchanged: its output, colours, crashes
-and signals stay in that process group. Keys from the SSH channel are written to the PTY;
+The child is forked from the server's warm fork server (:mod:`casino_tui.serve.forkserver`),
+or, without one, is a fresh ``sys.executable -m casino_tui``: either way the game's normal
+``main()`` in a new session (``setsid``) whose controlling terminal is the PTY, so the stock
+Textual driver runs unchanged: its output, colours, crashes and signals stay in that process
+group. Keys from the SSH channel are written to the PTY;
 window changes become ``ioctl(TIOCSWINSZ)`` (the kernel sends the app SIGWINCH); the app's
 output is copied back to the channel.
 
@@ -29,6 +31,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .forkserver import ForkedGame, ForkServer, ForkServerError
 
 if TYPE_CHECKING:  # pragma: no cover
     import asyncssh
@@ -155,11 +159,15 @@ class PtyGame:
     # Told, for each key from the client, the seconds from its arrival to the game's first
     # output after it (the operator's key-to-screen latency; see serve/metrics.py).
     on_key_latency: Callable[[float], None] | None = None
+    # Where the game is forked from (a warm process: casino_tui.serve.forkserver); None, or
+    # when it cannot fork now: a fresh ``python -m casino_tui``.
+    forker: ForkServer | None = None
+    forked: bool = False  # the game was forked from the fork server
     pid: int | None = None
     hanging_up: bool = False  # the game is being hung up (disconnect, idle, shutdown, ...)
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     started_at: float = field(default_factory=time.monotonic)
-    _proc: asyncio.subprocess.Process | None = None
+    _proc: asyncio.subprocess.Process | ForkedGame | None = None
     _master: int = -1
     _last_input: float = field(default_factory=time.monotonic)
     _key_at: float | None = None  # when the first key not yet followed by output arrived
@@ -185,10 +193,7 @@ class PtyGame:
         try:
             cols, rows, pw, ph = self.size
             set_winsize(master, cols or 80, rows or 24, pw, ph)
-            self._proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-I", "-S", "-c", _CHILD_SHIM, *self.args,
-                stdin=slave, stdout=slave, stderr=slave, env=self.env, cwd=self.cwd,
-                start_new_session=True)
+            self._proc = await self._start(slave)
         except BaseException:
             os.close(master)
             raise
@@ -219,6 +224,23 @@ class PtyGame:
             with contextlib.suppress(OSError):
                 os.close(master)
         return end
+
+    async def _start(self, slave: int) -> asyncio.subprocess.Process | ForkedGame:
+        """The game's process on the PTY ``slave``: forked from the fork server if there is
+        one, else (or if that fails) a fresh Python."""
+        if self.forker is not None:
+            try:
+                game = await self.forker.spawn(slave, self.args, self.env, self.cwd)
+            except ForkServerError as err:
+                log.warning("player %s: a fresh process starts their game (%s)", self.player,
+                            err)
+            else:
+                self.forked = True
+                return game
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-I", "-S", "-c", _CHILD_SHIM, *self.args,
+            stdin=slave, stdout=slave, stderr=slave, env=self.env, cwd=self.cwd,
+            start_new_session=True)
 
     def stop(self, end: SessionEnd) -> None:
         """End the session from outside (server shutdown, the player connected again); the

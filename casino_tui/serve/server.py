@@ -19,6 +19,7 @@ import asyncssh
 from casino_tui.table.wire import Identity, new_secret, session_environment, socket_path
 
 from .config import NO_GAME_SECONDS, ServeConfig
+from .forkserver import ForkServer
 from .metrics import MetricsEndpoint, ServerMetrics
 from .players import (
     CONTINUE_FLAG,
@@ -289,6 +290,8 @@ class GameServer:
         # What the operator sees (--metrics-port, SIGUSR1): recorded into as things happen.
         self.metrics = ServerMetrics()
         self.metrics_endpoint: MetricsEndpoint | None = None
+        # Where sessions are forked from (None: --no-fork-server).
+        self.forker: ForkServer | None = None
 
     @property
     def no_game_timeout(self) -> float:
@@ -316,6 +319,11 @@ class GameServer:
         if sockets:
             self.port = sockets[0].getsockname()[1]
         await self._open_computers()
+        if cfg.fork_server:  # warms up while the rest starts; until then: fresh processes
+            self.forker = ForkServer()
+            self.forker.start()
+        else:
+            log.info("no fork server: every session starts a fresh process")
         await self._open_tables()
         if cfg.web_port is not None:
             front = BrowserFront(self)
@@ -349,6 +357,9 @@ class GameServer:
             log.info("the game has no %s flag yet: players resume from the title screen",
                      CONTINUE_FLAG)
         log.info("data in %s", cfg.data_dir)
+        if self.forker is not None and not await self.forker.wait_ready():
+            log.warning("the fork server is not ready: sessions start as fresh processes "
+                        "until it is")
         hosts = sorted({s.getsockname()[0] for s in sockets})
         log.info("listening on %s port %d", ", ".join(hosts) or cfg.host, self.port)
 
@@ -373,6 +384,8 @@ class GameServer:
                 timeout=self.config.hangup_grace + 5)
         await self._close_tables()
         await self._close_computers()
+        if self.forker is not None:
+            await self.forker.close()
         if self._acceptor is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._acceptor.wait_closed(), 2.0)
@@ -663,13 +676,14 @@ class GameServer:
                 cwd=next((d for d in (dirs.root, cfg.data_dir) if d.is_dir()), Path("/")),
                 idle_timeout=cfg.idle_timeout,
                 hangup_grace=cfg.hangup_grace, player=owner.fingerprint,
-                on_key_latency=self.metrics.key_answered)
+                on_key_latency=self.metrics.key_answered, forker=self.forker)
             self.sessions[number] = game
 
         def started(pid: int) -> None:
             log.info("session %d start: player %s user %r from %s term %s size %dx%d pid %d "
-                     "args [%s] (%d games, %d/%d connected)", number, owner.fingerprint,
-                     owner.username, owner.peer, term, cols, rows, pid, " ".join(args),
+                     "%s args [%s] (%d games, %d/%d connected)", number, owner.fingerprint,
+                     owner.username, owner.peer, term, cols, rows, pid,
+                     "forked" if game.forked else "fresh", " ".join(args),
                      self.active, len(self.connections), cfg.max_sessions)
 
         game.on_started = started

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
 
@@ -1133,7 +1132,7 @@ class GameScreen(Screen[None]):
             title = f"{name}'s hand{label} · watching"
         else:
             title = f"{name}'s hand{label}"
-        box.border_title = Content(title)  # a name is never markup
+        box.set_title(title)  # a name is never markup; repainted only when it changes
         box.set_data(HandData(cards=None if hidden else hand, count=len(hand),
                               selected=None if hidden else self._card_i, painter=self.painter,
                               active=self._awaiting))

@@ -32,7 +32,6 @@ from collections.abc import Coroutine
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
-from textual.content import Content
 
 from casino_tui.engine import Card, IllegalMoveError, Move, Phase, RoundSummary, SeatView
 from casino_tui.table.client import TableUpdate
@@ -372,7 +371,7 @@ class TableGameScreen(GameScreen):
         names = self.session.names
         label = f" ({seat_labels(names)[seat]})" if self.compact_seats else ""
         box = self.query_one("#hand", HandView)
-        box.border_title = Content(f"{names[seat]}'s hand{label} · watching")  # never markup
+        box.set_title(f"{names[seat]}'s hand{label} · watching")  # never markup
         box.set_data(HandData(cards=None, count=self._seen().hand_sizes[seat], selected=None,
                               painter=self.painter, active=False))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar
 
+from textual.content import Content
 from textual.widget import Widget
 
 D = TypeVar("D")
@@ -23,6 +24,7 @@ class DataWidget(Widget, Generic[D]):
                  classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._data: D | None = data
+        self._title: str | None = None
 
     @property
     def data(self) -> D | None:
@@ -33,4 +35,13 @@ class DataWidget(Widget, Generic[D]):
             return False
         self._data = data
         self.refresh()
+        return True
+
+    def set_title(self, title: str) -> bool:
+        """Set the border title to ``title`` (plain text, never markup) if it differs: setting
+        Textual's ``border_title`` repaints the widget even when the title is the same."""
+        if title == self._title:
+            return False
+        self._title = title
+        self.border_title = Content(title)
         return True

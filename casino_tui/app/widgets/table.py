@@ -7,7 +7,6 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual.content import Content
 
 from casino_tui.engine import Card, Pile
 
@@ -245,7 +244,7 @@ class SeatBox(DataWidget[SeatData]):
         if d is None:
             return
         full = self._level_in_title()
-        self.border_title = Content(f"{d.name} · {d.detail}" if full else d.name)  # no markup
+        self.set_title(f"{d.name} · {d.detail}" if full else d.name)  # no markup
 
     def render(self) -> Text:
         d = self.data
@@ -284,7 +283,7 @@ class SeatList(DataWidget[SeatListData]):
     def set_data(self, data: SeatListData) -> bool:
         changed = super().set_data(data)
         if changed:
-            self.border_title = Content(f"Players · {data.dealer} deals")  # never markup
+            self.set_title(f"Players · {data.dealer} deals")  # never markup
         return changed
 
     def _row_parts(self, d: SeatData, level: bool) -> tuple[str, str, Text, str, str]:

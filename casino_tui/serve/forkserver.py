@@ -1,0 +1,577 @@
+"""Warm sessions: a fork server that has imported the game once, and forks a process per session.
+
+Starting a fresh Python for every SSH session costs about 0.35 CPU-seconds before the title
+screen (mostly imports of Textual and Rich), which a crowd of logins pays all at once. Instead
+the server starts one **fork server** (``python -m casino_tui _fork-server FD``): it imports the
+app, the engine and Textual, draws the title once in a headless app so that the stylesheets are
+parsed and the lazily imported widgets are loaded, freezes what it holds (``gc.freeze()``: the
+collector of a child then never writes to those pages, so they stay shared), and waits.
+
+For each session the server sends it a request over a Unix socket pair (``SOCK_SEQPACKET``):
+the game's arguments, its environment and working directory as JSON, and the slave end of the
+session's PTY as ``SCM_RIGHTS``. The fork server forks; the child starts a new session
+(``setsid``), puts the PTY on fds 0, 1 and 2 and makes it its controlling terminal
+(``TIOCSCTTY``), closes every other descriptor (the control socket included), takes the
+request's environment in place of its own (built afresh by the server, exactly as for a fresh
+process: nothing of the server's or of another player's), changes to its directory and runs
+the game's normal ``main()`` with the session's arguments; it exits as a fresh process would.
+The fork server answers with the child's pid, reaps it when it ends and reports its exit
+status on the same socket. The server signals the session's process group, forwards resizes
+and reads its output as for a fresh process (:mod:`casino_tui.serve.pty_session`).
+
+The random module reseeds itself in a forked child; ``secrets`` reads the kernel. The string
+hash seed is the fork server's (Python fixes it at start), random per fork server.
+
+If the fork server dies it is started again; a session that cannot be forked (the fork server
+is starting, or gone) starts as a fresh process, with a line in the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import gc
+import json
+import logging
+import os
+import selectors
+import signal
+import socket
+import sys
+import termios
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("casino_tui.serve")
+
+# The game's command line starts the fork server with this first argument (casino_tui.__main__):
+# the fork server runs the game's own main() in each child, and only the top layer may import it.
+FORK_SERVER_COMMAND = "_fork-server"
+MAX_MESSAGE = 1 << 16  # bytes of one request or answer
+START_TIMEOUT = 60.0  # seconds for a fork server to import and warm up before it is given up
+SPAWN_TIMEOUT = 10.0  # seconds for one fork to be answered
+RESTART_PAUSE = 5.0  # seconds between two starts of a fork server that keeps dying
+MAX_RESTART_PAUSE = 300.0  # ... doubled after each start that fails, up to this
+# The fork server's own environment: what every session's environment has that is not the
+# player's (Python's UTF-8 mode and the C.UTF-8 locale are fixed at start, so they must be the
+# same as a session's), and nothing else.
+_SERVER_ENV_KEEP = ("PATH", "PYTHONPATH", "TMPDIR")
+_FORK_SERVER_ENV = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUTF8": "1"}
+
+
+class ForkServerError(Exception):
+    """A session could not be forked (the fork server is not running, or failed the fork)."""
+
+
+def fork_server_environment(server_env: Mapping[str, str] | None = None) -> dict[str, str]:
+    server_env = os.environ if server_env is None else server_env
+    env = {k: server_env[k] for k in _SERVER_ENV_KEEP if k in server_env}
+    env.update(_FORK_SERVER_ENV)
+    return env
+
+
+# ====================================================================== the server's side
+class ForkedGame:
+    """A session's process forked by the fork server: what :class:`PtyGame` uses of an
+    ``asyncio.subprocess.Process`` (``pid``, ``returncode``, ``wait()``)."""
+
+    def __init__(self, pid: int, exit_future: asyncio.Future[int]) -> None:
+        self.pid = pid
+        self._exit = exit_future
+
+    @property
+    def returncode(self) -> int | None:
+        return self._exit.result() if self._exit.done() else None
+
+    async def wait(self) -> int:
+        return await asyncio.shield(self._exit)
+
+
+class ForkServer:
+    """The server's handle on its fork server: :meth:`start`, :meth:`spawn`, :meth:`close`.
+
+    The fork server is restarted when it dies (at most every :data:`RESTART_PAUSE` seconds,
+    longer after starts that failed);
+    the sessions it had forked run on, and their end is then noticed by polling their pid
+    (their exit status is lost with the fork server: it is reported as 0)."""
+
+    def __init__(self, main_module: str = "casino_tui", warm: bool = True) -> None:
+        self.main_module = main_module
+        self.warm = warm
+        self.pid: int | None = None
+        self.starts = 0
+        self._proc: asyncio.subprocess.Process | None = None
+        self._sock: socket.socket | None = None
+        self._ready = asyncio.Event()
+        self._closing = False
+        self._ids = 0
+        self._pending: dict[int, asyncio.Future[ForkedGame]] = {}
+        self._exits: dict[int, asyncio.Future[int]] = {}
+        self._reader: asyncio.Task[None] | None = None
+        self._starter: asyncio.Task[None] | None = None
+        self._last_start = -MAX_RESTART_PAUSE
+        self._failed_starts = 0  # in a row
+        self._tried = asyncio.Event()  # a start has succeeded or failed
+        self._send_lock = asyncio.Lock()
+        self._watchers: set[asyncio.Task[None]] = set()
+
+    @property
+    def ready(self) -> bool:
+        return self._ready.is_set()
+
+    async def wait_ready(self, timeout: float = START_TIMEOUT) -> bool:
+        """Wait (at most ``timeout`` seconds) until the fork server is ready or a start has
+        failed; whether it is ready."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._tried.wait(), timeout)
+        return self.ready
+
+    def start(self) -> None:
+        """Start the fork server in the background (:attr:`ready` once it can fork)."""
+        if self._closing or (self._starter is not None and not self._starter.done()):
+            return
+        self._starter = asyncio.get_running_loop().create_task(self._start())
+
+    async def _start(self) -> None:
+        wait = min(RESTART_PAUSE * 2 ** self._failed_starts, MAX_RESTART_PAUSE)
+        pause = self._last_start + wait - time.monotonic()
+        if pause > 0:
+            await asyncio.sleep(pause)
+        if self._closing:
+            return
+        self._last_start = time.monotonic()
+        began = time.monotonic()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            argv = [sys.executable, "-m", self.main_module, FORK_SERVER_COMMAND,
+                    str(theirs.fileno())]
+            if not self.warm:
+                argv.append("--cold")
+            proc = await asyncio.create_subprocess_exec(
+                *argv, pass_fds=(theirs.fileno(),), env=fork_server_environment(),
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                cwd="/")
+        except OSError as err:
+            ours.close()
+            log.warning("the fork server could not be started (sessions start as fresh "
+                        "processes): %s", err)
+            self._failed_starts += 1
+            self._tried.set()
+            return
+        finally:
+            theirs.close()
+        ours.setblocking(False)
+        loop = asyncio.get_running_loop()
+        try:
+            hello = await asyncio.wait_for(loop.sock_recv(ours, MAX_MESSAGE), START_TIMEOUT)
+        except (TimeoutError, OSError):
+            hello = b""
+        if not hello or json.loads(hello).get("ready") is not True:
+            ours.close()
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            status = await proc.wait()
+            self._failed_starts += 1
+            self._tried.set()
+            wait = min(RESTART_PAUSE * 2 ** self._failed_starts, MAX_RESTART_PAUSE)
+            log.warning("the fork server did not start (status %s): sessions start as fresh "
+                        "processes; trying again in %gs", status, wait)
+            if not self._closing:
+                self.start()
+            return
+        self._proc, self._sock, self.pid = proc, ours, proc.pid
+        self.starts += 1
+        self._failed_starts = 0
+        self._reader = loop.create_task(self._read(ours, proc))
+        self._ready.set()
+        self._tried.set()
+        log.info("fork server pid %d ready in %.2fs%s", proc.pid, time.monotonic() - began,
+                 "" if self.starts == 1 else f" (started again: {self.starts} starts)")
+
+    async def spawn(self, slave: int, args: Sequence[str], env: Mapping[str, str],
+                    cwd: Path) -> ForkedGame:
+        """Fork a session's game on the PTY ``slave`` (:class:`ForkServerError` if it cannot
+        be done now: then start a fresh process)."""
+        sock = self._sock
+        if not self.ready or sock is None:
+            raise ForkServerError("the fork server is not running")
+        self._ids += 1
+        number = self._ids
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[ForkedGame] = loop.create_future()
+        self._pending[number] = answer
+        message = json.dumps({"id": number, "args": list(args), "env": dict(env),
+                              "cwd": str(cwd)}).encode()
+        try:
+            if len(message) > MAX_MESSAGE:
+                raise ForkServerError("the session's request is too long")
+            async with self._send_lock:
+                await _send_fd(loop, sock, message, slave)
+            return await asyncio.wait_for(asyncio.shield(answer), SPAWN_TIMEOUT)
+        except (OSError, TimeoutError) as err:
+            raise ForkServerError(f"the fork server did not answer: {err!r}") from err
+        finally:
+            self._pending.pop(number, None)
+
+    async def _read(self, sock: socket.socket, proc: asyncio.subprocess.Process) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                data = await loop.sock_recv(sock, MAX_MESSAGE)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            try:
+                message = json.loads(data)
+            except ValueError:
+                log.warning("the fork server said something unreadable: %r", data[:80])
+                continue
+            if "id" in message:
+                answer = self._pending.get(message["id"])
+                if "pid" in message:
+                    pid = int(message["pid"])
+                    exit_future: asyncio.Future[int] = loop.create_future()
+                    self._exits[pid] = exit_future
+                    if answer is None or answer.done():  # given up on: a game nobody plays
+                        _kill_group(pid)
+                    else:
+                        answer.set_result(ForkedGame(pid, exit_future))
+                elif answer is not None and not answer.done():
+                    answer.set_exception(ForkServerError(str(message.get("error"))))
+            elif "exited" in message:
+                done = self._exits.pop(int(message["exited"]), None)
+                if done is not None and not done.done():
+                    done.set_result(int(message["status"]))
+        # The fork server is gone: ended by close(), or it died.
+        self._ready.clear()
+        self._sock = None
+        sock.close()
+        status = await proc.wait()
+        for answer in self._pending.values():
+            if not answer.done():
+                answer.set_exception(ForkServerError("the fork server ended"))
+        orphans, self._exits = self._exits, {}
+        for pid, done in orphans.items():
+            watch = loop.create_task(_watch_orphan(pid, done))
+            self._watchers.add(watch)
+            watch.add_done_callback(self._watchers.discard)
+        if not self._closing:
+            log.warning("the fork server (pid %d) ended with status %d; %d of its sessions "
+                        "play on; starting it again", proc.pid, status, len(orphans))
+            self.start()
+
+    async def close(self) -> None:
+        """End the fork server (its sessions are ended by the server, not here)."""
+        self._closing = True
+        if self._starter is not None and not self._starter.done():
+            self._starter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._starter
+        sock, proc = self._sock, self._proc
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        if proc is not None and proc.returncode is None:
+            try:
+                await asyncio.wait_for(proc.wait(), 5.0)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                await asyncio.wait_for(self._reader, 5.0)
+
+
+async def _send_fd(loop: asyncio.AbstractEventLoop, sock: socket.socket, message: bytes,
+                   fd: int) -> None:
+    while True:
+        try:
+            socket.send_fds(sock, [message], [fd])
+            return
+        except BlockingIOError:
+            await _writable(loop, sock)
+
+
+async def _writable(loop: asyncio.AbstractEventLoop, sock: socket.socket) -> None:
+    ready: asyncio.Future[None] = loop.create_future()
+
+    def wake() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    loop.add_writer(sock.fileno(), wake)
+    try:
+        await ready
+    finally:
+        loop.remove_writer(sock.fileno())
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie no longer counts)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+async def _watch_orphan(pid: int, done: asyncio.Future[int]) -> None:
+    """A session whose fork server died: its end is seen by its pid going away."""
+    while _alive(pid):
+        await asyncio.sleep(0.25)
+    if not done.done():
+        done.set_result(0)
+
+
+# ====================================================================== the fork server
+def serve_forks(argv: Sequence[str], main: Callable[[Sequence[str]], int]) -> int:
+    """The fork server's process (``python -m casino_tui _fork-server FD [--cold]``): returns
+    its own exit status, or, in a forked child, the session's game's (``main(args)``)."""
+    if not argv or not argv[0].isdigit():
+        print("casino-tui: _fork-server is started by casino-tui serve, not by hand",
+              file=sys.stderr)
+        return 2
+    sock = socket.socket(fileno=int(argv[0]))
+    # Ctrl+C at the server's terminal reaches its process group, which this process is in: the
+    # server hangs up its games and then closes this socket, which ends the fork server.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _prepare(warm="--cold" not in argv[1:])
+    request = _Loop(sock).run()
+    if request is None:
+        return 0
+    return _child(request, main)
+
+
+def _prepare(warm: bool) -> None:
+    """Import what a game imports and, when ``warm``, draw its title once headless, so that a
+    child starts with the stylesheets parsed and the widgets loaded; then freeze it all."""
+    import casino_tui.app.app  # noqa: F401  (Textual, Rich, the engine, the screens)
+    if warm:
+        _import_game_modules()
+        try:
+            _warm_up()
+        except Exception as err:  # a cold start still works: only slower
+            print(f"casino-tui fork server: warming up failed: {err!r}", file=sys.stderr)
+    if threading.active_count() > 1:  # a fork copies only the calling thread
+        print("casino-tui fork server: threads still running after the warm-up: "
+              f"{threading.enumerate()}", file=sys.stderr)
+    gc.collect()
+    gc.freeze()
+
+
+# What a game imports after its title (its screens and widgets, the computer players' worker and
+# multiprocessing, the table controller...): imported once here, each child shares them.
+_GAME_PACKAGES = ("casino_tui.app", "casino_tui.ai", "casino_tui.table", "casino_tui.saves",
+                  "casino_tui.stats")
+_GAME_MODULES = ("multiprocessing.spawn", "multiprocessing.synchronize",
+                 "multiprocessing.queues", "concurrent.futures.process", "ctypes")
+
+
+def _import_game_modules() -> None:
+    import importlib
+    import pkgutil
+
+    names = list(_GAME_MODULES)
+    for package in _GAME_PACKAGES:
+        module = importlib.import_module(package)
+        names += [info.name for info in pkgutil.walk_packages(module.__path__, package + ".")
+                  if "bench" not in info.name and not info.name.endswith(".command")]
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception as err:  # only slower: the child imports it when it needs it
+            print(f"casino-tui fork server: importing {name} failed: {err!r}", file=sys.stderr)
+
+
+def _warm_up() -> None:
+    """The title screen once, in a headless app with a throwaway data directory."""
+    import tempfile
+
+    from casino_tui.app.app import CasinoApp
+    from casino_tui.saves import open_store
+
+    saved = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="casino-tui-warm-") as tmp:
+        os.environ.update({"HOME": tmp, "CASINO_TUI_DATA_DIR": f"{tmp}/data",
+                           "CASINO_TUI_CONFIG_DIR": f"{tmp}/config"})
+        try:
+            async def draw() -> None:
+                app = CasinoApp(store=open_store(None))
+                async with app.run_test(size=(80, 24)) as pilot:
+                    await pilot.pause()
+
+            asyncio.run(draw())
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+
+class _Request:
+    def __init__(self, fd: int, args: list[str], env: dict[str, str], cwd: str) -> None:
+        self.fd, self.args, self.env, self.cwd = fd, args, env, cwd
+
+
+class _Loop:
+    """Requests in, children out: forks on each request, reports each child's end."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.children: set[int] = set()
+        self.wake_r, self.wake_w = os.pipe()
+        for fd in (self.wake_r, self.wake_w):
+            os.set_blocking(fd, False)
+        self.selector = selectors.DefaultSelector()
+
+    def run(self) -> _Request | None:
+        """Serve until the server closes the socket (None), or, in a child, its request."""
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
+        self.selector.register(self.sock, selectors.EVENT_READ)
+        self.selector.register(self.wake_r, selectors.EVENT_READ)
+        self._send({"ready": True})
+        try:
+            while True:
+                for key, _ in self.selector.select():
+                    if key.fileobj is self.sock:
+                        request = self._request()
+                        if request is False:
+                            return None
+                        if isinstance(request, _Request):
+                            return request  # in the child
+                    else:
+                        with contextlib.suppress(OSError):
+                            os.read(self.wake_r, 4096)
+                self._reap()
+        finally:
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            self.selector.close()
+            os.close(self.wake_r)
+            os.close(self.wake_w)
+            self.sock.close()
+
+    def _send(self, message: dict[str, Any]) -> None:
+        with contextlib.suppress(OSError):  # the server is gone: the next read says so
+            self.sock.send(json.dumps(message).encode())
+
+    def _request(self) -> _Request | bool | None:
+        """False: the server closed the socket; a request in the child; None in the fork
+        server."""
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(self.sock, MAX_MESSAGE, 1)
+        except InterruptedError:
+            return None
+        except OSError:
+            return False
+        if not data:
+            return False
+        try:
+            message = json.loads(data)
+            number = int(message["id"])
+        except (ValueError, KeyError, TypeError):
+            for fd in fds:
+                os.close(fd)
+            return None
+        if len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            self._send({"id": number, "error": "no terminal was passed"})
+            return None
+        try:
+            request = _Request(fds[0], [str(a) for a in message["args"]],
+                               {str(k): str(v) for k, v in message["env"].items()},
+                               str(message["cwd"]))
+            pid = os.fork()
+        except Exception as err:
+            os.close(fds[0])
+            self._send({"id": number, "error": f"{type(err).__name__}: {err}"})
+            return None
+        if pid == 0:
+            return request
+        os.close(fds[0])
+        self.children.add(pid)
+        self._send({"id": number, "pid": pid})
+        return None
+
+    def _reap(self) -> None:
+        while self.children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                self.children.clear()
+                return
+            if pid == 0:
+                return
+            self.children.discard(pid)
+            self._send({"exited": pid, "status": os.waitstatus_to_exitcode(status)})
+
+
+def _child(request: _Request, main: Callable[[Sequence[str]], int]) -> int:
+    """In the forked child: become the session's game (a new session on its PTY, its own
+    environment and directory, no other descriptor), then run it."""
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.setsid()
+        for fd in (0, 1, 2):
+            os.dup2(request.fd, fd)
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        os.closerange(3, _max_fd())
+        os.chdir(request.cwd)
+        os.environ.clear()
+        os.environ.update(request.env)
+        _open_stdio()
+        sys.argv = [sys.argv[0], *request.args]
+    except BaseException as err:
+        with contextlib.suppress(OSError):
+            os.write(2, f"casino-tui: the game could not start: {err!r}\r\n".encode())
+        os._exit(1)
+    return main(request.args)
+
+
+def _max_fd() -> int:
+    try:
+        return int(os.sysconf("SC_OPEN_MAX"))
+    except (ValueError, OSError):
+        return 65536
+
+
+def _open_stdio() -> None:
+    """Standard streams on the PTY, as Python opens them for a program on a terminal (UTF-8
+    mode: ``surrogateescape``; standard error ``backslashreplace``; line buffered)."""
+    stdin = open(0, encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
+    stdout = open(1, "w", encoding="utf-8", errors="surrogateescape", closefd=False,  # noqa: SIM115
+                  buffering=1)
+    stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False,  # noqa: SIM115
+                  buffering=1)
+    sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
+    # Textual's driver writes to the original streams, as a fresh process has them.
+    sys.__stdin__ = stdin  # type: ignore[misc]
+    sys.__stdout__ = stdout  # type: ignore[misc]
+    sys.__stderr__ = stderr  # type: ignore[misc]
+
+
+__all__ = [
+    "FORK_SERVER_COMMAND",
+    "ForkServer",
+    "ForkServerError",
+    "ForkedGame",
+    "fork_server_environment",
+    "serve_forks",
+]

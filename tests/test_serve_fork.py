@@ -1,0 +1,345 @@
+"""Warm sessions: the fork server (casino_tui.serve.forkserver) keeps players apart.
+
+First the fork server on its own, running a probe instead of the game (the same
+``serve_forks`` loop, a ``main`` that reports what its process sees): each child gets exactly
+the environment, directory and terminal it was given and no other descriptor, its own random
+state and session, and its exit status; a crash of one child touches no other child and not the
+fork server; a fork server that dies is started again and its children play on. Then the same
+through the real server and real ``ssh`` clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import signal
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from serve_support import (
+    TITLE,
+    Server,
+    Tmux,
+    make_key,
+    needs_ssh_tmux,
+    player_dir,
+    process_alive,
+    ssh_argv,
+    wait_until,
+)
+
+from casino_tui.serve import forkserver
+from casino_tui.serve.forkserver import ForkedGame, ForkServer
+
+PROBE = textwrap.dedent('''
+    import json, os, random, signal, sys, time
+    from casino_tui.serve.forkserver import serve_forks
+
+    def main(args):
+        if args[0] == "crash":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if args[0] == "sleep":
+            time.sleep(float(args[1]))
+            return 0
+        fds = {}
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                fds[fd] = os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                pass
+        tty = os.open("/dev/tty", os.O_RDWR)  # only with a controlling terminal
+        os.close(tty)
+        report = {"env": dict(os.environ), "cwd": os.getcwd(), "fds": fds,
+                  "pid": os.getpid(), "sid": os.getsid(0), "pgid": os.getpgid(0),
+                  "foreground": os.tcgetpgrp(0), "tty": os.ttyname(0), "argv": sys.argv[1:],
+                  "random": random.random(), "stdout_tty": sys.stdout.isatty(),
+                  "stdout_encoding": sys.stdout.encoding}
+        with open(args[0], "w") as out:
+            json.dump(report, out)
+        return int(args[1])
+
+    if __name__ == "__main__":
+        sys.exit(serve_forks(sys.argv[2:], main))
+''')
+
+
+@pytest.fixture
+def probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A module ``fsprobe`` to start the fork server with (``python -m fsprobe``)."""
+    mod = tmp_path / "mod"
+    mod.mkdir()
+    (mod / "fsprobe.py").write_text(PROBE)
+    path = os.environ.get("PYTHONPATH")
+    monkeypatch.setenv("PYTHONPATH", f"{mod}{os.pathsep}{path}" if path else str(mod))
+    monkeypatch.setenv("FORK_TEST_SERVER_ONLY", "the server's own")
+    monkeypatch.setattr(forkserver, "RESTART_PAUSE", 0.2)
+    yield tmp_path
+
+
+async def started(warm: bool = False) -> ForkServer:
+    forker = ForkServer(main_module="fsprobe", warm=warm)
+    forker.start()
+    assert await forker.wait_ready(60), "the fork server did not start"
+    return forker
+
+
+async def fork(forker: ForkServer, args: list[str], env: dict[str, str],
+               cwd: Path) -> tuple[ForkedGame, int, str]:
+    """A child on a new PTY: the child, the PTY's master (the caller closes it) and the
+    terminal's name."""
+    master, slave = os.openpty()
+    try:
+        name = os.ttyname(slave)
+        child = await forker.spawn(slave, args, env, cwd)
+    finally:
+        os.close(slave)
+    return child, master, name
+
+
+def test_children_get_their_own_environment_directory_terminal_and_status(probe: Path) -> None:
+    homes = [probe / "alice", probe / "bob"]
+    for home in homes:
+        home.mkdir()
+
+    async def scenario() -> list[tuple[dict[str, object], str, int]]:
+        forker = await started()
+        try:
+            out = []
+            for n, home in enumerate(homes):
+                env = {"HOME": str(home), "TERM": "xterm-256color", "PYTHONUTF8": "1",
+                       "CASINO_TUI_DATA_DIR": str(home / "data"), "SECRET": f"secret-{n}"}
+                child, master, tty = await fork(
+                    forker, [str(home / "report.json"), str(3 + n)], env, home)
+                try:
+                    status = await asyncio.wait_for(child.wait(), 30)
+                    out.append((json.loads((home / "report.json").read_text()), tty,
+                                status))
+                finally:
+                    os.close(master)
+            return out
+        finally:
+            await forker.close()
+
+    reports = asyncio.run(scenario())
+    for n, (report, tty, status) in enumerate(reports):
+        home = homes[n]
+        assert status == 3 + n  # the exit status of main(), reported by the fork server
+        assert report["env"] == {"HOME": str(home), "TERM": "xterm-256color",
+                                 "PYTHONUTF8": "1", "CASINO_TUI_DATA_DIR": str(home / "data"),
+                                 "SECRET": f"secret-{n}"}
+        assert report["cwd"] == str(home)
+        assert report["argv"] == [str(home / "report.json"), str(3 + n)]
+        # Its own session, led by itself, with the PTY as its controlling terminal.
+        assert report["sid"] == report["pid"] == report["pgid"] == report["foreground"]
+        assert report["tty"] == tty  # the terminal it was given
+        assert report["stdout_tty"] and report["stdout_encoding"] == "utf-8"
+        fds = report["fds"]
+        assert isinstance(fds, dict)
+        assert {fds["0"], fds["1"], fds["2"]} == {report["tty"]}
+        # Nothing else is open: no control socket, no pipe, no other terminal.
+        assert set(fds) == {"0", "1", "2"}, fds
+    assert reports[0][0]["random"] != reports[1][0]["random"]  # reseeded in each child
+
+
+def test_a_crash_touches_no_other_child_nor_the_fork_server(probe: Path) -> None:
+    async def scenario() -> None:
+        forker = await started()
+        masters = []
+        try:
+            sleeper, m1, _ = await fork(forker, ["sleep", "60"], {}, probe)
+            crasher, m2, _ = await fork(forker, ["crash"], {}, probe)
+            masters += [m1, m2]
+            assert await asyncio.wait_for(crasher.wait(), 30) == -signal.SIGSEGV
+            assert forker.pid is not None and process_alive(forker.pid)
+            assert process_alive(sleeper.pid) and sleeper.returncode is None
+            # The fork server still forks.
+            again, m3, _ = await fork(forker, [str(probe / "again.json"), "0"], {}, probe)
+            masters.append(m3)
+            assert await asyncio.wait_for(again.wait(), 30) == 0
+            os.killpg(sleeper.pid, signal.SIGKILL)
+            assert await asyncio.wait_for(sleeper.wait(), 30) == -signal.SIGKILL
+        finally:
+            for m in masters:
+                os.close(m)
+            await forker.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_fork_server_that_dies_is_started_again(probe: Path) -> None:
+    async def scenario() -> None:
+        forker = await started()
+        master = -1
+        try:
+            sleeper, master, _ = await fork(forker, ["sleep", "60"], {}, probe)
+            first = forker.pid
+            assert first is not None
+            os.kill(first, signal.SIGKILL)
+            deadline = time.monotonic() + 60
+            while forker.pid == first or not forker.ready:
+                assert time.monotonic() < deadline, "the fork server was not started again"
+                await asyncio.sleep(0.05)
+            assert forker.starts == 2
+            # Its child plays on, and its end is still noticed.
+            assert process_alive(sleeper.pid)
+            child, m, _ = await fork(forker, [str(probe / "after.json"), "0"], {}, probe)
+            try:
+                assert await asyncio.wait_for(child.wait(), 30) == 0
+            finally:
+                os.close(m)
+            os.killpg(sleeper.pid, signal.SIGKILL)
+            await asyncio.wait_for(sleeper.wait(), 30)
+        finally:
+            if master >= 0:
+                os.close(master)
+            await forker.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_fork_server_that_cannot_start_leaves_fresh_processes(
+        probe: Path, caplog: pytest.LogCaptureFixture) -> None:
+    async def scenario() -> None:
+        forker = ForkServer(main_module="fsprobe_missing")
+        forker.start()
+        assert not await forker.wait_ready(60)  # it failed: no need to wait longer
+        master, slave = os.openpty()
+        try:
+            with pytest.raises(forkserver.ForkServerError, match="not running"):
+                await forker.spawn(slave, ["x"], {}, probe)
+        finally:
+            os.close(master)
+            os.close(slave)
+        await forker.close()
+
+    asyncio.run(scenario())
+    assert "the fork server did not start" in caplog.text
+
+
+def test_fork_server_is_not_for_people() -> None:
+    from casino_tui.__main__ import main
+
+    assert main(["_fork-server"]) == 2
+
+
+# ====================================================================== through the server
+def environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if item)
+
+
+def open_files(pid: int) -> dict[int, str]:
+    out = {}
+    for entry in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            out[int(entry.name)] = os.readlink(entry)
+    return out
+
+
+def sockets(pid: int) -> set[str]:
+    return {t for t in open_files(pid).values() if t.startswith("socket:")}
+
+
+def parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+@needs_ssh_tmux
+def test_sessions_are_forked_apart_and_survive_crashes_and_a_fork_server_restart(
+        tmp_path: Path, tmux: Tmux, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FORK_TEST_SERVER_ONLY", "the server's own")
+    keys = {name: make_key(tmp_path, name) for name in ("alice", "bob", "carol")}
+    data = tmp_path / "data"
+    server = Server(data)
+    try:
+        forker_pid = int(server.wait_log(r"fork server pid (\d+) ready").group(1))
+        assert parent(forker_pid) == server.proc.pid
+        tmux.start("a", ssh_argv(server.port, keys["alice"]), 100, 30)
+        tmux.start("b", ssh_argv(server.port, keys["bob"]), 100, 30)
+        tmux.wait_for("a", TITLE)
+        tmux.wait_for("b", TITLE)
+        pids = {name: server.session_pid(keys[name]) for name in ("alice", "bob")}
+        assert len(re.findall(r"session \d+ start: .* pid \d+ forked ", server.log())) == 2
+        server_sockets = sockets(server.proc.pid) | sockets(forker_pid)
+        ttys = {}
+        for name, pid in pids.items():
+            home = player_dir(data, keys[name])
+            assert parent(pid) == forker_pid
+            assert os.getsid(pid) == os.getpgid(pid) == pid
+            # What other processes see of its environment (/proc/PID/environ, ps e) is the
+            # fork server's start-up environment, which has nothing of the server's and
+            # nothing of any player's: no secret is shown there (the game's own environment
+            # is checked with the probe above, and test_serve.py's test_players_are_isolated
+            # sees each forked game write only to its own player's directories).
+            env = environ(pid)
+            assert env == environ(forker_pid)
+            assert "FORK_TEST_SERVER_ONLY" not in env and "HOME" not in env
+            assert not any("players" in value for value in env.values())
+            assert Path(f"/proc/{pid}/cwd").resolve() == home.resolve()
+            files = open_files(pid)
+            ttys[name] = files[0]
+            assert files[0] == files[1] == files[2] and files[0].startswith("/dev/pts/")
+            # No other terminal, and no socket of the server's or the fork server's.
+            assert [t for fd, t in files.items() if fd > 2 and "/dev/pt" in t] == []
+            assert not sockets(pid) & server_sockets
+        assert ttys["alice"] != ttys["bob"]
+
+        # A crash of Alice's game: Bob plays on, the fork server too.
+        os.kill(pids["alice"], signal.SIGSEGV)
+        assert tmux.wait_exit("a") == 1
+        assert "The game stopped unexpectedly (SIGSEGV)" in tmux.screen("a")
+        server.wait_log(r"session \d+ end: player .* reason killed \(SIGSEGV\) status 1")
+        assert process_alive(pids["bob"]) and process_alive(forker_pid)
+        tmux.send("b", "n")
+        tmux.wait_for("b", "Preset")
+        tmux.send("b", "Escape")
+        tmux.wait_for("b", TITLE)
+
+        # The fork server dies: it is started again, Bob plays on, and a new login is forked
+        # from the new one.
+        os.kill(forker_pid, signal.SIGKILL)
+        server.wait_log(r"the fork server \(pid \d+\) ended with status -9; 1 of its sessions "
+                        r"play on")
+        again = int(server.wait_log(r"fork server pid (\d+) ready in [\d.]+s \(started "
+                                    r"again", timeout=60).group(1))
+        assert again != forker_pid and process_alive(pids["bob"])
+        tmux.start("c", ssh_argv(server.port, keys["carol"]), 100, 30)
+        tmux.wait_for("c", TITLE)
+        carol = server.session_pid(keys["carol"])
+        assert parent(carol) == again
+        # Bob's end is still noticed, though his fork server is gone.
+        tmux.send("b", "q")
+        assert tmux.wait_exit("b") == 0
+        server.wait_log(rf"end: player {re.escape(keys['bob'].fingerprint)} .* reason quit")
+        tmux.send("c", "q")
+        assert tmux.wait_exit("c") == 0
+    finally:
+        assert server.stop() == 0
+    wait_until(lambda: not process_alive(forker_pid), 10, "the old fork server to go")
+
+
+@needs_ssh_tmux
+def test_without_the_fork_server_a_session_is_a_fresh_process(tmp_path: Path,
+                                                              tmux: Tmux) -> None:
+    key = make_key(tmp_path, "alice")
+    server = Server(tmp_path / "data", "--no-fork-server")
+    try:
+        assert "no fork server: every session starts a fresh process" in server.log()
+        assert "fork server pid" not in server.log()
+        tmux.start("a", ssh_argv(server.port, key), 100, 30)
+        tmux.wait_for("a", TITLE)
+        pid = server.session_pid(key)
+        assert parent(pid) == server.proc.pid
+        assert re.search(r"session 1 start: .* pid \d+ fresh ", server.log())
+        tmux.send("a", "q")
+        assert tmux.wait_exit("a") == 0
+        server.wait_log(r"session 1 end: .* reason quit status 0")
+    finally:
+        assert server.stop() == 0
+
