@@ -124,6 +124,7 @@ class _Connection(asyncssh.SSHServer):
         self.server = server
         self.conn: asyncssh.SSHServerConnection | None = None
         self.peer = "?"
+        self.address = ""  # the client's address alone (the peer without its port)
         self.throttled = False
         self.fingerprint: str | None = None
         self.username = ""
@@ -135,11 +136,13 @@ class _Connection(asyncssh.SSHServer):
         self.conn = conn
         peer = conn.get_extra_info("peername") or ("?", 0)
         self.peer = f"{peer[0]}:{peer[1]}"
+        self.address = str(peer[0])
         limit = self.server.config.rate_limit
         attempts = self.server.rate.attempt(str(peer[0]))
         if attempts <= limit:
             return
         self.throttled = True
+        self.server.refused_logins += 1
         if attempts > 2 * limit:
             # A client that goes on after being told (below) is dropped at once, before the
             # key exchange, the costly part of a connection: a flood costs us next to nothing.
@@ -197,6 +200,7 @@ class _Connection(asyncssh.SSHServer):
         fingerprint = key.get_fingerprint("sha256")
         authorized = self.server.authorized
         if authorized is not None and not authorized.admits(key):
+            self.server.refused_logins += 1
             log.info("refused key %s from %s (not in %s)", fingerprint, self.peer,
                      authorized.path)
             return False
@@ -251,6 +255,9 @@ class GameServer:
         self.sessions: dict[int, PtyGame] = {}
         self.connections: set[_Connection] = set()  # logged in, for --max-sessions
         self.active = 0  # game sessions admitted (starting or playing)
+        # Connections refused before a game: over the rate limit, a key not admitted, the
+        # server full (the tables' refused join codes: HubService.refused_joins).
+        self.refused_logins = 0
         self.closing = False
         self._ids = itertools.count(1)
         self._acceptor: asyncssh.SSHAcceptor | None = None
@@ -407,6 +414,7 @@ class GameServer:
         limit = self.config.max_sessions
         mine = sum(1 for c in self.connections if c.fingerprint == fingerprint)
         if len(self.connections) >= limit and mine != 1:
+            self.refused_logins += 1
             log.warning("refused %s from %s: the server is full (%d players connected)",
                         fingerprint, connection.peer, limit)
             conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS,
@@ -540,7 +548,7 @@ class GameServer:
                                     players_dir=dirs.root.parent)
             if problem is not None:
                 env[NOTICE_ENV] = problem
-            secret = self._table_secret(number, owner.fingerprint, env)
+            secret = self._table_secret(number, owner.fingerprint, env, owner.address)
             game = PtyGame(
                 process=process, term=term, size=(cols, rows, pw, ph), env=env, args=args,
                 cwd=next((d for d in (dirs.root, cfg.data_dir) if d.is_dir()), Path("/")),
@@ -604,15 +612,17 @@ class GameServer:
             return [a for a in args if a != CONTINUE_FLAG]
         return args
 
-    def _table_secret(self, number: int, fingerprint: str, env: dict[str, str]) -> str | None:
+    def _table_secret(self, number: int, fingerprint: str, env: dict[str, str],
+                      address: str = "") -> str | None:
         """Admit session ``number``'s game to the tables: a new secret naming the player's
-        identity, put in the game's environment (never on its command line). None when the
-        tables are closed."""
+        identity (and the ``address`` they connected from, for the limits per address), put
+        in the game's environment (never on its command line). None when the tables are
+        closed."""
         service = self.hub_service
         if service is None or service.path is None:
             return None
         secret = new_secret()
-        service.register(secret, Identity(player_id(fingerprint), fingerprint, number))
+        service.register(secret, Identity(player_id(fingerprint), fingerprint, number, address))
         env.update(session_environment(service.path, secret))
         return secret
 

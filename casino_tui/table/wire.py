@@ -169,11 +169,14 @@ async def _call(fn: Callable[..., Awaitable[None] | None] | None, *args: Any) ->
 @dataclass(frozen=True)
 class Identity:
     """Who a session's secret speaks for: its player (the id of their key's profile, see
-    :func:`casino_tui.serve.players.player_id`), the key's fingerprint and the session."""
+    :func:`casino_tui.serve.players.player_id`), the key's fingerprint, the session and the
+    address the player connected from ("" when not known: the limits per address, such as
+    the wrong join codes of :mod:`casino_tui.table.guard`, then count the player alone)."""
 
     player: str
     fingerprint: str
     session: int = 0
+    address: str = ""
 
 
 Handler = Callable[[Identity, Message], Awaitable[None] | None]
