@@ -33,10 +33,12 @@ from .players import (
     prepare_player,
 )
 from .pty_session import (
+    INPUT_WINDOW,
     NOTICE_ENV,
     PtyGame,
     SessionEnd,
     child_environment,
+    clamp_size,
     client_wants_ascii,
     valid_term,
 )
@@ -298,6 +300,7 @@ class GameServer:
             encoding=None, line_editor=False, allow_pty=True,
             agent_forwarding=False, x11_forwarding=False, gss_host=None,
             login_timeout=LOGIN_TIMEOUT, keepalive_interval=KEEPALIVE_INTERVAL,
+            window=INPUT_WINDOW,  # what the server holds of a session's input, at most
             server_version="casino-tui")
         sockets = self._acceptor.sockets
         if sockets:
@@ -559,7 +562,8 @@ class GameServer:
         def started(pid: int) -> None:
             log.info("session %d start: player %s user %r from %s term %s size %dx%d pid %d "
                      "args [%s] (%d games, %d/%d connected)", number, owner.fingerprint,
-                     owner.username, owner.peer, term, cols, rows, pid, " ".join(args),
+                     owner.username, owner.peer, term, *clamp_size(cols, rows), pid,
+                     " ".join(args),
                      self.active, len(self.connections), cfg.max_sessions)
 
         game.on_started = started
