@@ -15,6 +15,7 @@ from table_support import SeededThinker
 
 from casino_tui.table import GameConfig, SeatConfig
 from casino_tui.table.codes import CODE_COUNT
+from casino_tui.table.config import config_to_json
 from casino_tui.table.guard import (
     FORGET_AFTER,
     FREE_TRIES,
@@ -24,7 +25,7 @@ from casino_tui.table.guard import (
     delay_after,
     tries_per_day,
 )
-from casino_tui.table.hub import LocalHub, Person
+from casino_tui.table.hub import LocalHub
 from casino_tui.table.service import HubService
 from casino_tui.table.wire import Identity, Message, WireClient, new_secret, socket_path
 
@@ -124,14 +125,17 @@ def test_guessing_over_the_table_channel_is_limited(tmp_path: Path) -> None:
                 clients[who] = await WireClient.connect(path, secret)
             config = GameConfig(preset="classic", players=2, seats=(
                 SeatConfig("South", True), SeatConfig("North", True)), seed=3)
-            info = await hub.create_table(config, Person(ANN.player, "Ann"), public=False)
-            right = info.code
+            created, _ = await call(clients[ANN], 0, "create_table",
+                                    {"config": config_to_json(config), "public": False},
+                                    name="Ann")
+            assert created["type"] == "result", created
+            right, table_id = created["value"]["code"], created["value"]["table"]
             assert len(right) == 12  # a private table's code is long
             wrong = "BABABA" if right != "BABABA" else "BEBEBE"
             eve = clients[EVE]
             # a right code is answered at once; a wrong one no sooner than the floor
             found, right_time = await call(eve, 1, "find", {"code": right})
-            assert found["type"] == "result" and found["value"]["table"] == info.table_id
+            assert found["type"] == "result" and found["value"]["table"] == table_id
             for i in range(FREE_TRIES):
                 refused, wrong_time = await call(eve, 10 + i, "find", {"code": wrong})
                 assert refused["type"] == "refused" and "no table has this code" \
@@ -154,12 +158,21 @@ def test_guessing_over_the_table_channel_is_limited(tmp_path: Path) -> None:
             assert "no table has this code" in refused["reason"]
             refused, _ = await call(eve, 24, "find", {"code": wrong})
             assert "wait 2 s" in refused["reason"]
+            # the code of a table Ann came to stays hers to use, however many wrong codes
+            ann = clients[ANN]
+            for i in range(FREE_TRIES + 1):
+                await call(ann, 40 + i, "find", {"code": wrong}, name="Ann")
+            refused, _ = await call(ann, 50, "find", {"code": "BOBOBO"}, name="Ann")
+            assert "too many wrong codes" in refused["reason"]
+            found, _ = await call(ann, 51, "find", {"code": right}, name="Ann")
+            assert found["type"] == "result"
+            assert service.codes.wrong == 2 * FREE_TRIES + 1
             # at the pace of a script, one connection gets nowhere: a few answers a second
             began = time.monotonic()
             for i in range(8):
                 await call(eve, 30 + i, "find", {"code": wrong})
             assert time.monotonic() - began >= 8 * service.code_answer_floor
-            assert service.codes.wrong == FREE_TRIES + 1
+            assert service.codes.wrong == 2 * FREE_TRIES + 1
         finally:
             for client in clients.values():
                 await client.close()

@@ -466,21 +466,31 @@ class HubService:
 
     async def _find(self, call: _Call) -> JSON:
         code = call.text("code", 40)
-        return (await self._by_code(call, lambda: self.hub.find(code))).to_json()
+        return (await self._by_code(call, code, lambda: self.hub.find(code))).to_json()
 
     async def _join(self, call: _Call) -> JSON:
         code = call.text("code", 40)
-        info = await self._by_code(call, lambda: self.hub.join(code, call.person))
+        info = await self._by_code(call, code, lambda: self.hub.join(code, call.person))
         self._came_to(call.identity.player, info.table_id)
         return info.to_json()
 
-    async def _by_code(self, call: _Call,
+    async def _by_code(self, call: _Call, code: str,
                        look_up: Callable[[], Awaitable[TableInfo]]) -> TableInfo:
         """A table looked up by a code the caller typed, under the guard: a try too soon after
-        the caller's (or their address's) wrong codes is refused, and a wrong code is
-        counted; both are answered no faster than a right code."""
+        the caller's (or their address's) wrong codes is refused whatever the code, and a
+        wrong code is counted; both are answered no faster than a right code. The code of a
+        table the player already came to is theirs to use (the waiting room looks its table
+        up by its code after every event): it is answered at once, guard or not."""
         identity = call.identity
         began = time.monotonic()
+        known = self._tables.get(identity.player)
+        if known:
+            try:
+                mine = (await self.hub.find(code)).table_id in known
+            except HubError:
+                mine = False
+            if mine:
+                return await look_up()
         wait = self.codes.check(identity.player, identity.address)
         if wait:
             self.refused_joins += 1
