@@ -279,6 +279,7 @@ class PtyGame:
                 pump_out.cancel()
             with contextlib.suppress(OSError):
                 os.close(master)
+            self._master = -1  # (a later window change finds no terminal to size)
         return end
 
     def stop(self, end: SessionEnd) -> None:
