@@ -70,3 +70,15 @@ def test_new_code_avoids_codes_in_use() -> None:
     assert len(used) == 500
     with pytest.raises(RuntimeError, match="no free table code"):
         new_code(lambda _code: True, rng, attempts=50)
+
+
+def test_a_private_tables_code_is_twice_as_long() -> None:
+    from casino_tui.table.codes import PRIVATE_CODE_COUNT, PRIVATE_CODE_LENGTH, shown
+
+    code = new_code(set(), random.Random(5), private=True)
+    assert len(code) == PRIVATE_CODE_LENGTH == 12 and PRIVATE_CODE_COUNT == CODE_COUNT ** 2
+    said = spoken(code)
+    assert said == f"{spoken(code[:6])} {spoken(code[6:])}"  # ka-mi-ro be-du-sa
+    assert normalize_code(said) == normalize_code(shown(code)) == code
+    assert shown("KAMIROBEDUSA") == "K A M I R O   B E D U S A"
+    assert shown("KAMIRO") == "K A M I R O"

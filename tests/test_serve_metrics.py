@@ -105,8 +105,10 @@ def test_the_pool_of_computer_players_is_reported() -> None:
                      answer_max=1.2, late=2)
     snap = Snapshot({"ssh": 1, "browser": 0}, {"ssh": 1, "browser": 0},
                     {"open": 0, "in_play": 0, "finished": 0}, 0, 3, 1, 1, 1, 1, 1,
-                    metrics=ServerMetrics(), pool=pool)
+                    metrics=ServerMetrics(), pool=pool, joins_refused=4, wrong_codes=9)
     fams = families(snap.exposition())
+    assert value(fams, "casino_join_codes_total", refused="wrong") == 9
+    assert value(fams, "casino_join_codes_total", refused="too_soon") == 4
     assert value(fams, "casino_computer_moves_waiting") == 3
     assert value(fams, "casino_computer_workers") == 3
     assert value(fams, "casino_computer_queue_wait_seconds_bucket", le="0.5") == 8

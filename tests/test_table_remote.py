@@ -633,3 +633,48 @@ def test_nothing_hidden_is_sent_to_a_seat_or_a_spectator(tmp_path: Path,
     assert {"result", "event"} <= kinds
     assert any(m[0] is None for m in rec.sent) and any(m[0] == 0 for m in rec.sent)
     rec.check()
+
+
+def test_a_busy_server_is_waited_for_and_the_log_says_so(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The server does not answer the first hello in time (a crowd logging in at once): the app
+    tries again, waiting longer, says so to the player, and the server's log says a busy
+    moment made a game wait; the connection that was given up replaces nothing."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="casino_tui.table")
+
+    async def main() -> None:
+        async with Served(tmp_path) as served:
+            wire = served.service.wire
+            serve = wire._serve
+            slow = [True]
+
+            async def busy(reader: Any, link: Any) -> None:
+                if slow[0]:  # the first connection is answered late
+                    slow[0] = False
+                    await asyncio.sleep(1.5)
+                await serve(reader, link)
+
+            wire._serve = busy  # type: ignore[method-assign]
+            env = session_environment(served.path, served.secret(ANN))
+            waits: list[tuple[int, float]] = []
+            hub = await hub_from_environment(env, timeout=0.5, tries=3,
+                                             on_wait=lambda n, s: waits.append((n, s)))
+            assert hub is not None
+            served.remotes.append(hub)
+            assert [n for n, _ in waits] == [2] and waits[0][1] >= 0.5
+            info = await hub.create_table(two_people(), Person("ignored", "Ann"))
+            await asyncio.sleep(1.5)  # the late answer to the first try comes and goes
+            assert hub.connected and hub.reconnections == 0
+            assert (await hub.find(info.code)).table_id == info.table_id
+            assert "session 1 of player-ann reached the tables on its try 2" in caplog.text
+            assert "closed before its hello was answered: the server is busy" in caplog.text
+            # given up for good after the tries: told, never a hang
+            slow[0] = True
+            with pytest.raises(HubError, match="cannot be reached"):
+                await hub_from_environment(session_environment(served.path,
+                                                               served.secret(BOB)),
+                                           timeout=0.2, tries=1)
+
+    run(main())

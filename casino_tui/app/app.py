@@ -428,8 +428,14 @@ class CasinoApp(App[None]):
         from casino_tui.table.remote import hub_from_environment
 
         link = self.tables_link
+
+        def waiting(attempt: int, waited: float) -> None:  # a busy server: say so, go on
+            self.notify(f"The server is busy: still reaching its tables ({waited:.0f} s, try "
+                        f"{attempt}). Solo games work meanwhile.", title="Tables",
+                        timeout=10, markup=False)
+
         try:
-            hub = await hub_from_environment(link)
+            hub = await hub_from_environment(link, on_wait=waiting)
         except HubError as err:
             self.notify(f"{err.reason}. Solo games work as usual.", title="Tables",
                         severity="warning", timeout=15, markup=False)

@@ -108,6 +108,8 @@ class Snapshot:
     children: int  # processes below the server
     metrics: ServerMetrics
     pool: PoolStats | None = None  # the server's one pool of computer players
+    joins_refused: int = 0  # join codes tried too soon after wrong ones (the tables)
+    wrong_codes: int = 0  # join codes tried that name no table
 
     def exposition(self) -> str:
         """The Prometheus text exposition format 0.0.4."""
@@ -165,6 +167,11 @@ class Snapshot:
                 "SSH connections refused, by reason: full, rate_limit, not_listed (key not in "
                 "--authorized-keys), no_terminal, command (a command or subsystem asked for).",
                 [({"reason": k}, v) for k, v in m.refused.items()])
+        _family(out, "join_codes_total", "counter",
+                "Join codes tried at the tables that were refused: wrong (no such table), "
+                "too_soon (tried before the wait after earlier wrong codes was over).",
+                [({"refused": "wrong"}, self.wrong_codes),
+                 ({"refused": "too_soon"}, self.joins_refused)])
         _family(out, "start_time_seconds", "gauge", "When the server started (Unix time).",
                 [({}, m.started)])
         return "\n".join(out) + "\n"
@@ -237,8 +244,11 @@ class ServerMetrics:
             self._reading = asyncio.Lock()
         async with self._reading:
             memory = await asyncio.to_thread(tree_memory, os.getpid())
+        service = server.hub_service
         return Snapshot(players, games, tables, self.computer_waiting, workers, *memory,
-                        metrics=self, pool=pool)
+                        metrics=self, pool=pool,
+                        joins_refused=service.refused_joins if service is not None else 0,
+                        wrong_codes=service.codes.wrong if service is not None else 0)
 
 
 class _TimedThinker:

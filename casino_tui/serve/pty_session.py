@@ -8,6 +8,21 @@ group. Keys from the SSH channel are written to the PTY;
 window changes become ``ioctl(TIOCSWINSZ)`` (the kernel sends the app SIGWINCH); the app's
 output is copied back to the channel.
 
+What one session can cost the server is bounded (issue 27):
+
+* the terminal size: at most :data:`MAX_COLUMNS` x :data:`MAX_ROWS` (the browser's cap);
+  a client asking for more gets that much, and the log says so (once a session);
+* window changes: at most :data:`RESIZES_PER_SECOND` reach the game (each one redraws the
+  whole screen); the latest size of a burst is applied when the next may go;
+* input: at most :data:`INPUT_RATE` bytes a second after a burst of :data:`INPUT_BURST`
+  (a person typing, a paste of a chat line, a mouse moving send far less): a flood is slowed
+  down, never dropped (what is not read stays with the client: SSH flow control), and the log
+  says so once a minute at most; the SSH channel's window (:data:`INPUT_WINDOW`) bounds what
+  the server holds of a session's input;
+* output: the game's output is read from its PTY only while the channel's write buffer is
+  under :data:`OUTPUT_BUFFER` bytes (SSH flow control): a client that does not read stops the
+  game's output at the PTY, and the server holds at most that plus one read of it.
+
 Ending a game the player did not quit (disconnect, idle timeout, server shutdown, the player
 connecting again) is like a terminal hang-up: SIGHUP to the process group, a grace period to
 exit cleanly, then SIGTERM and SIGKILL. The app saves after every move, so the game can be
@@ -69,10 +84,51 @@ NOTICE_ENV = "CASINO_TUI_NOTICE"
 PLAYERS_ENV = "CASINO_TUI_PLAYERS_DIR"
 
 
+# The largest terminal a session gets (the browser's cap, casino_tui.web.server): a bigger
+# one costs the game memory and the server bandwidth in proportion (100000x100000 made one
+# game use 900 MB), and no screen shows more.
+MAX_COLUMNS = 400
+MAX_ROWS = 200
+RESIZES_PER_SECOND = 10  # window changes passed on to the game, at most
+INPUT_RATE = 4096  # bytes a second of keys from one client, after a burst of
+INPUT_BURST = 16384
+INPUT_WINDOW = 65536  # the SSH channel's receive window: input the server holds, at most
+OUTPUT_BUFFER = 65536  # bytes waiting for a client before the game's PTY is read again
+_READ_SIZE = 16384  # bytes read from the PTY (or the channel) at a time
+
+
+def clamp_size(cols: int, rows: int) -> tuple[int, int]:
+    """The terminal size a session gets for the one a client asked for: at most
+    :data:`MAX_COLUMNS` x :data:`MAX_ROWS`; 0 (not given) is 80x24."""
+    cols = max(1, min(int(cols or 80), MAX_COLUMNS))
+    rows = max(1, min(int(rows or 24), MAX_ROWS))
+    return cols, rows
+
+
+class InputBudget:
+    """A token bucket: ``rate`` bytes a second, ``burst`` at once. :meth:`take` says how long
+    to wait before ``n`` bytes may go (0: now), and takes them."""
+
+    def __init__(self, rate: float = INPUT_RATE, burst: float = INPUT_BURST,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.clock = clock
+        self._tokens = burst
+        self._at = clock()
+
+    def take(self, n: int) -> float:
+        now = self.clock()
+        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        self._tokens -= n
+        return 0.0 if self._tokens >= 0 else -self._tokens / self.rate
+
+
 def set_winsize(fd: int, cols: int, rows: int, xpixels: int = 0, ypixels: int = 0) -> None:
-    """Set a PTY's window size (the foreground process group gets SIGWINCH)."""
-    cols = max(1, min(int(cols), 10_000))
-    rows = max(1, min(int(rows), 10_000))
+    """Set a PTY's window size (the foreground process group gets SIGWINCH), clamped to
+    :func:`clamp_size`."""
+    cols, rows = clamp_size(cols, rows)
     fcntl.ioctl(fd, termios.TIOCSWINSZ,
                 struct.pack("HHHH", rows, cols, max(0, xpixels) & 0xFFFF,
                             max(0, ypixels) & 0xFFFF))
@@ -173,6 +229,13 @@ class PtyGame:
     _key_at: float | None = None  # when the first key not yet followed by output arrived
     _stop: asyncio.Future[SessionEnd] | None = None
     _stop_early: SessionEnd | None = None  # asked to stop before it had started
+    input_bytes: int = 0  # bytes of input passed on to the game
+    _budget: InputBudget = field(default_factory=InputBudget)
+    _throttled_at: float = -1e9  # when the log last said the client's input is slowed down
+    _clamp_told: bool = False  # the log said the client asked for too large a terminal
+    _size_wanted: tuple[int, int, int, int] | None = None  # a window change not yet applied
+    _resizer: asyncio.Task[None] | None = None
+    _resized_at: float = -1e9
 
     # ------------------------------------------------------------------ public
     async def run(self) -> SessionEnd:
@@ -192,7 +255,8 @@ class PtyGame:
         os.set_blocking(master, False)
         try:
             cols, rows, pw, ph = self.size
-            set_winsize(master, cols or 80, rows or 24, pw, ph)
+            self.note_size(cols, rows)
+            set_winsize(master, cols, rows, pw, ph)
             self._proc = await self._start(slave)
         except BaseException:
             os.close(master)
@@ -202,6 +266,7 @@ class PtyGame:
         self.pid = self._proc.pid
         if self.on_started is not None:
             self.on_started(self.pid)
+        self._resized_at = time.monotonic()
         pump_out = asyncio.create_task(self._pump_output())
         pump_in = asyncio.create_task(self._pump_input())
         waiters: list[asyncio.Future[Any]] = [
@@ -214,7 +279,7 @@ class PtyGame:
             await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
             end = await self._finish(pump_out, pump_in)
         finally:
-            for t in (pump_in, idle, waiters[0]):
+            for t in (pump_in, idle, waiters[0], self._resizer):
                 if t is not None and not t.done():
                     t.cancel()
             if self._proc.returncode is None:  # cancelled: never leave the game running
@@ -223,6 +288,7 @@ class PtyGame:
                 pump_out.cancel()
             with contextlib.suppress(OSError):
                 os.close(master)
+            self._master = -1  # (a later window change finds no terminal to size)
         return end
 
     async def _start(self, slave: int) -> asyncio.subprocess.Process | ForkedGame:
@@ -323,9 +389,11 @@ class PtyGame:
         """PTY -> channel, until the PTY is closed by every process of the game."""
         loop = asyncio.get_running_loop()
         process = self.process
+        with contextlib.suppress(Exception):  # drain() waits while more than this is queued
+            process.channel.set_write_buffer_limits(high=OUTPUT_BUFFER)
         while True:
             try:
-                data = os.read(self._master, 65536)
+                data = os.read(self._master, _READ_SIZE)
             except BlockingIOError:
                 await _wait_fd(loop, self._master, write=False)
                 continue
@@ -341,7 +409,7 @@ class PtyGame:
                 self._key_at = None
             try:
                 process.stdout.write(data)
-                await process.stdout.drain()
+                await process.stdout.drain()  # SSH flow control: wait while the client lags
             except (OSError, EOFError):  # the client is gone
                 return
             except Exception as err:  # asyncssh raises its own errors for a closed channel
@@ -355,11 +423,9 @@ class PtyGame:
         process = self.process
         while True:
             try:
-                data = await process.stdin.read(65536)
+                data = await process.stdin.read(_READ_SIZE)
             except asyncssh.TerminalSizeChanged as change:
-                with contextlib.suppress(OSError):
-                    set_winsize(self._master, change.width, change.height,
-                                change.pixwidth, change.pixheight)
+                self.resize(change.width, change.height, change.pixwidth, change.pixheight)
                 self._last_input = time.monotonic()
                 continue
             except (asyncssh.BreakReceived, asyncssh.SignalReceived):
@@ -369,12 +435,58 @@ class PtyGame:
             if not data:
                 return
             self._last_input = time.monotonic()
+            wait = self._budget.take(len(data))
+            if wait > 0:  # a flood of keys: slowed down (the rest waits at the client)
+                self._note_throttled()
+                await asyncio.sleep(wait)
+            self.input_bytes += len(data)
             if self._key_at is None:
-                self._key_at = self._last_input
+                self._key_at = time.monotonic()
             if not await self._write_pty(data):
                 # The game closed its terminal: it is ending; keep reading (and dropping)
                 # input so a disconnect is still noticed.
                 continue
+
+    def resize(self, cols: int, rows: int, xpixels: int = 0, ypixels: int = 0) -> None:
+        """The client's window changed: pass it on (clamped; at most
+        :data:`RESIZES_PER_SECOND` a second, the latest of a burst last)."""
+        self.note_size(cols, rows)
+        self._size_wanted = (cols, rows, xpixels, ypixels)
+        if self._resizer is not None and not self._resizer.done():
+            return  # the size is applied when the next change may go
+        wait = self._resized_at + 1 / RESIZES_PER_SECOND - time.monotonic()
+        if wait <= 0:
+            self._apply_size()
+            return
+        self._resizer = asyncio.get_running_loop().create_task(self._resize_later(wait))
+
+    async def _resize_later(self, wait: float) -> None:
+        await asyncio.sleep(wait)
+        self._apply_size()
+
+    def _apply_size(self) -> None:
+        wanted, self._size_wanted = self._size_wanted, None
+        if wanted is None or self._master < 0:
+            return
+        self._resized_at = time.monotonic()
+        with contextlib.suppress(OSError):
+            set_winsize(self._master, *wanted)
+
+    def note_size(self, cols: int, rows: int) -> None:
+        """Log (once a session) a terminal size larger than a session gets."""
+        if clamp_size(cols, rows) != (max(1, cols or 80), max(1, rows or 24)) \
+                and not self._clamp_told:
+            self._clamp_told = True
+            log.info("player %s asked for a terminal of %dx%d: clamped to %dx%d (at most "
+                     "%dx%d)", self.player, cols, rows, *clamp_size(cols, rows),
+                     MAX_COLUMNS, MAX_ROWS)
+
+    def _note_throttled(self) -> None:
+        now = time.monotonic()
+        if now - self._throttled_at >= 60:
+            self._throttled_at = now
+            log.warning("player %s sends input faster than %d bytes a second: slowed down",
+                        self.player, INPUT_RATE)
 
     async def _write_pty(self, data: bytes) -> bool:
         loop = asyncio.get_running_loop()
@@ -468,12 +580,16 @@ def _signal_name(number: int) -> str:
 
 
 __all__ = [
+    "MAX_COLUMNS",
+    "MAX_ROWS",
     "NOTICE_ENV",
     "PLAYERS_ENV",
     "TERMINAL_RESET",
+    "InputBudget",
     "PtyGame",
     "SessionEnd",
     "child_environment",
+    "clamp_size",
     "client_wants_ascii",
     "get_winsize",
     "set_winsize",

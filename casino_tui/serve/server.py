@@ -37,10 +37,12 @@ from .players import (
     prepare_player,
 )
 from .pty_session import (
+    INPUT_WINDOW,
     NOTICE_ENV,
     PtyGame,
     SessionEnd,
     child_environment,
+    clamp_size,
     client_wants_ascii,
     valid_term,
 )
@@ -130,6 +132,7 @@ class _Connection(asyncssh.SSHServer):
         self.server = server
         self.conn: asyncssh.SSHServerConnection | None = None
         self.peer = "?"
+        self.address = ""  # the client's address alone (the peer without its port)
         self.throttled = False
         self.fingerprint: str | None = None
         self.username = ""
@@ -143,6 +146,7 @@ class _Connection(asyncssh.SSHServer):
         self.conn = conn
         peer = conn.get_extra_info("peername") or ("?", 0)
         self.peer = f"{peer[0]}:{peer[1]}"
+        self.address = str(peer[0])
         limit = self.server.config.rate_limit
         attempts = self.server.rate.attempt(str(peer[0]))
         if attempts <= limit:
@@ -314,6 +318,7 @@ class GameServer:
             encoding=None, line_editor=False, allow_pty=True,
             agent_forwarding=False, x11_forwarding=False, gss_host=None,
             login_timeout=LOGIN_TIMEOUT, keepalive_interval=KEEPALIVE_INTERVAL,
+            window=INPUT_WINDOW,  # what the server holds of a session's input, at most
             server_version="casino-tui")
         sockets = self._acceptor.sockets
         if sockets:
@@ -669,7 +674,7 @@ class GameServer:
                                     players_dir=dirs.root.parent)
             if problem is not None:
                 env[NOTICE_ENV] = problem
-            secret = self._table_secret(number, owner.fingerprint, env)
+            secret = self._table_secret(number, owner.fingerprint, env, owner.address)
             computers = self._computers_secret(number, owner.fingerprint, env)
             game = PtyGame(
                 process=process, term=term, size=(cols, rows, pw, ph), env=env, args=args,
@@ -682,7 +687,7 @@ class GameServer:
         def started(pid: int) -> None:
             log.info("session %d start: player %s user %r from %s term %s size %dx%d pid %d "
                      "%s args [%s] (%d games, %d/%d connected)", number, owner.fingerprint,
-                     owner.username, owner.peer, term, cols, rows, pid,
+                     owner.username, owner.peer, term, *clamp_size(cols, rows), pid,
                      "forked" if game.forked else "fresh", " ".join(args),
                      self.active, len(self.connections), cfg.max_sessions)
 
@@ -738,15 +743,17 @@ class GameServer:
             return [a for a in args if a != CONTINUE_FLAG]
         return args
 
-    def _table_secret(self, number: int, fingerprint: str, env: dict[str, str]) -> str | None:
+    def _table_secret(self, number: int, fingerprint: str, env: dict[str, str],
+                      address: str = "") -> str | None:
         """Admit session ``number``'s game to the tables: a new secret naming the player's
-        identity, put in the game's environment (never on its command line). None when the
-        tables are closed."""
+        identity (and the ``address`` they connected from, for the limits per address), put
+        in the game's environment (never on its command line). None when the tables are
+        closed."""
         service = self.hub_service
         if service is None or service.path is None:
             return None
         secret = new_secret()
-        service.register(secret, Identity(player_id(fingerprint), fingerprint, number))
+        service.register(secret, Identity(player_id(fingerprint), fingerprint, number, address))
         env.update(session_environment(service.path, secret))
         return secret
 

@@ -52,6 +52,11 @@ class HubError(Exception):
         self.reason = reason
 
 
+class UnknownCode(HubError):
+    """No open table has the code asked for (what guessing a code gets; the table channel
+    counts these, :mod:`casino_tui.table.guard`)."""
+
+
 @dataclass(frozen=True)
 class Person:
     """Someone connected to the hub: ``id`` is their identity (the server's id of their key),
@@ -365,10 +370,11 @@ class LocalHub:
     without waiting for the disk and the event loop serving everyone is never held up by it
     (:meth:`shutdown` and closing a table wait for the last save);
     ``new_code``: where join codes come from (default: :func:`casino_tui.table.codes.new_code`,
-    three syllables such as ``KAMIRO``; codes are kept as
-    :func:`~casino_tui.table.codes.normalize_code` reads them, and a typed code is found in any
-    case, with spaces or dashes); ``clock``: seconds (tests move time on). Call :meth:`restore`
-    once at start, :meth:`close_idle` now and then, :meth:`shutdown` at the end.
+    three syllables such as ``KAMIRO``, six for a private table; a given source's codes are
+    used as they are; codes are kept as :func:`~casino_tui.table.codes.normalize_code` reads
+    them, and a typed code is found in any case, with spaces or dashes); ``clock``: seconds
+    (tests move time on). Call :meth:`restore` once at start, :meth:`close_idle` now and
+    then, :meth:`shutdown` at the end.
     """
 
     def __init__(self, thinker: Thinker, store: SaveStore | None = None, *,
@@ -391,14 +397,16 @@ class LocalHub:
             raise HubError("there is no such table (it may have closed)")
         return table
 
-    def _code(self) -> str:
+    def _code(self, private: bool = False) -> str:
+        """A new table's join code; a private table's is long (it is all it takes to reach
+        the table: :mod:`casino_tui.table.codes`)."""
         taken = {t.code for t in self._tables.values()}
         if self._new_code is None:
             try:
-                return codes.new_code(taken)
+                return codes.new_code(taken, private=private)
             except RuntimeError:  # pragma: no cover - with 274,625 codes
                 raise HubError("no free join code: try again") from None
-        for _ in range(1000):
+        for _ in range(1000):  # a given source's codes are taken as they are
             code = codes.parse_code(self._new_code())
             if code not in taken:
                 return code
@@ -412,7 +420,7 @@ class LocalHub:
             controller = TableController(config)
         except Exception as e:  # a preset and player count that do not go together
             raise HubError(str(e)) from None
-        table = _Table(secrets.token_hex(6), self._code(), public, creator, controller,
+        table = _Table(secrets.token_hex(6), self._code(not public), public, creator, controller,
                        [None] * controller.num_players)
         self._tables[table.table_id] = table
         self._watch(table)
@@ -445,7 +453,7 @@ class LocalHub:
         for t in self._tables.values():
             if not t.closed and t.code == wanted:
                 return self._info(t)
-        raise HubError("no table has this code: check it, or ask for it again")
+        raise UnknownCode("no table has this code: check it, or ask for it again")
 
     def table_ids(self) -> list[str]:
         return [t.table_id for t in self._tables.values() if not t.closed]

@@ -486,20 +486,53 @@ def _int(value: JSON) -> int:
 
 
 # ---------------------------------------------------------------------- the app's start
+CONNECT_TIMEOUT = 5.0  # seconds for the first try to reach the tables
+CONNECT_TIMEOUT_MAX = 40.0  # each try waits twice as long as the one before, up to this
+CONNECT_TRIES = 5  # 5 + 10 + 20 + 40 + 40 s: two minutes before giving up
+
+
 async def hub_from_environment(env: Mapping[str, str] | None = None, *,
-                               timeout: float = 5.0) -> RemoteHub | None:
+                               timeout: float = CONNECT_TIMEOUT,
+                               tries: int = CONNECT_TRIES,
+                               on_wait: Callable[[int, float], None] | None = None,
+                               ) -> RemoteHub | None:
     """The server's tables for an app started by ``casino-tui serve`` (its environment names
     the table channel: :func:`~casino_tui.table.wire.link_from_environment`), else None.
-    Raises :class:`HubError` when the environment names a channel that cannot be used (the
-    server stopped, the secret is no longer valid)."""
+
+    A server too busy to answer within ``timeout`` seconds (a crowd logging in at once) is
+    tried again, each try waiting twice as long (up to :data:`CONNECT_TIMEOUT_MAX`), ``tries``
+    times in all; ``on_wait(try, seconds waited so far)`` is called before each new try (the
+    app tells the player it is waiting), and the hello of a later try says how many there were
+    (the server's log says that a busy moment made a game wait). Raises :class:`HubError` when
+    the environment names a channel that cannot be used (the server stopped, the secret is no
+    longer valid) or the tries are spent."""
     link = link_from_environment(os.environ if env is None else env)
     if link is None:
         return None
     path, secret = link
-    try:
-        client = await WireClient.connect(path, secret, timeout=timeout)
-    except Refused as err:
-        raise HubError(f"{UNREACHABLE}: {err}") from None
-    except (OSError, TimeoutError) as err:
-        raise HubError(f"{UNREACHABLE} ({err.__class__.__name__}: {err})") from None
-    return RemoteHub(client)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    wait = timeout
+    for attempt in range(1, max(1, tries) + 1):
+        note = {} if attempt == 1 else {"tries": attempt,
+                                         "waited": round(loop.time() - began, 1)}
+        try:
+            client = await WireClient.connect(path, secret, timeout=wait, note=note)
+        except Refused as err:
+            raise HubError(f"{UNREACHABLE}: {err}") from None
+        except (TimeoutError, ConnectionRefusedError, BlockingIOError) as err:
+            # busy: no answer in time, or its queue of new connections full
+            if attempt >= tries:
+                raise HubError(f"{UNREACHABLE} ({err.__class__.__name__}: {err})") from None
+            if on_wait is not None:
+                on_wait(attempt + 1, loop.time() - began)
+            log.info("table channel: no answer from the server in %.0fs; trying again", wait)
+            if not isinstance(err, TimeoutError):
+                await asyncio.sleep(min(wait, 1.0))
+            wait = min(wait * 2, CONNECT_TIMEOUT_MAX)
+            continue
+        except OSError as err:
+            raise HubError(f"{UNREACHABLE} ({err.__class__.__name__}: {err})") from None
+        client.note = {}  # a reconnection later is a first try again
+        return RemoteHub(client)
+    raise HubError(UNREACHABLE)  # pragma: no cover - the loop returns or raises

@@ -46,6 +46,15 @@ the last event number it has, so it misses no event (``casino_tui.table.remote``
 the session ends (:meth:`HubService.end_session`) the person also stops watching the tables
 they only watched.
 
+Join codes cannot be found by guessing (issue 27): ``find`` and ``join`` go through a
+:class:`~casino_tui.table.guard.CodeGuard`. A code no table has counts against the identity's
+player and address; past a few free ones, a try that comes before the growing wait is over is
+refused at once ("too many wrong codes: wait N s ..."), without looking the code up, and
+counted in :attr:`HubService.refused_joins`. A wrong code, and a refused try, are answered no
+sooner than :data:`CODE_ANSWER_FLOOR` seconds after they came (nor sooner than the slowest of
+the latest right codes), so one connection tries a few codes a second at most, and the time of
+an answer says nothing the answer does not.
+
 A browser link (issue 16): when the server has a web front end it installs the function that
 mints a one-time link for a player (:meth:`HubService.offer_web`); every welcome then says
 ``"web": true``, and the op ``web_link`` (no arguments) answers ``{"url": ..., "expires_in":
@@ -56,6 +65,7 @@ Without a web front end ``web_link`` is refused (``kind: hub``).
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import json
 import logging
@@ -71,7 +81,8 @@ from .codec import JSON, move_from_json
 from .config import DEFAULT_LEVEL, LEVELS, config_from_json
 from .controller import MoveRefused
 from .events import QUIET_KINDS, TableEvent
-from .hub import HubError, Person, Subscription, TableHub
+from .guard import CodeGuard
+from .hub import HubError, Person, Subscription, TableHub, TableInfo, UnknownCode
 from .weblink import WebLink
 from .wire import FrameError, Identity, Message, WireServer
 
@@ -83,6 +94,11 @@ MAX_TEXT = 400  # characters of a text argument (a chat line is limited further 
 MAX_TABLE_ID = 64
 ANONYMOUS = "?"  # the name of a caller who never sent one, for calls that do not show it
 NO_WEB = "this server has no web front end: ask its operator to start it with --web-port"
+# A wrong join code (and a try refused for coming too soon) is answered no sooner than this
+# many seconds after it came, nor sooner than the slowest of the latest right ones: the answer's
+# timing says nothing, and one connection tries at most a few codes a second.
+CODE_ANSWER_FLOOR = 0.25
+RIGHT_CODE_TIMES = 32  # right answers whose time the floor follows
 
 # Mints a one-time link that signs a browser in as the given player (their id).
 LinkMinter = Callable[[str], WebLink]
@@ -181,6 +197,14 @@ class HubService:
         # (the wall clock, comparable with a file's time)
         self._at_table: dict[str, tuple[str, float]] = {}
         self.clock: Callable[[], float] = time.time
+        # Join codes cannot be found by guessing: wrong codes are limited per player and per
+        # address (the guard), and answered no faster than right ones.
+        self.codes = CodeGuard()
+        self.code_answer_floor = CODE_ANSWER_FLOOR
+        self._right_code_times: collections.deque[float] = collections.deque(
+            maxlen=RIGHT_CODE_TIMES)
+        self.refused_joins = 0  # tries of a code turned down for coming too soon
+        self._refusals_logged: dict[str, float] = {}  # player -> when the log last said so
 
     # ------------------------------------------------------------------ life
     @property
@@ -441,12 +465,68 @@ class HubService:
         return [t.to_json() for t in await self.hub.list_tables(call.person)]
 
     async def _find(self, call: _Call) -> JSON:
-        return (await self.hub.find(call.text("code", 40))).to_json()
+        code = call.text("code", 40)
+        return (await self._by_code(call, code, lambda: self.hub.find(code))).to_json()
 
     async def _join(self, call: _Call) -> JSON:
-        info = await self.hub.join(call.text("code", 40), call.person)
+        code = call.text("code", 40)
+        info = await self._by_code(call, code, lambda: self.hub.join(code, call.person))
         self._came_to(call.identity.player, info.table_id)
         return info.to_json()
+
+    async def _by_code(self, call: _Call, code: str,
+                       look_up: Callable[[], Awaitable[TableInfo]]) -> TableInfo:
+        """A table looked up by a code the caller typed, under the guard: a try too soon after
+        the caller's (or their address's) wrong codes is refused whatever the code, and a
+        wrong code is counted; both are answered no faster than a right code. The code of a
+        table the player already came to is theirs to use (the waiting room looks its table
+        up by its code after every event): it is answered at once, guard or not."""
+        identity = call.identity
+        began = time.monotonic()
+        known = self._tables.get(identity.player)
+        if known:
+            try:
+                mine = (await self.hub.find(code)).table_id in known
+            except HubError:
+                mine = False
+            if mine:
+                return await look_up()
+        wait = self.codes.check(identity.player, identity.address)
+        if wait:
+            self.refused_joins += 1
+            self._log_refusal(identity, wait)
+            await self._hold_answer(began)
+            raise HubError(f"too many wrong codes: wait {wait} s before trying another "
+                           f"(each wrong code makes the wait longer)")
+        try:
+            info = await look_up()
+        except UnknownCode:
+            self.codes.failed(identity.player, identity.address)
+            log.info("table channel: %s (session %d, address %s) tried a code no table has",
+                     identity.player, identity.session, identity.address or "?")
+            await self._hold_answer(began)
+            raise
+        self._right_code_times.append(time.monotonic() - began)
+        return info
+
+    async def _hold_answer(self, began: float) -> None:
+        """Wait until a right code would have been answered (at the earliest the floor)."""
+        hold = max(self.code_answer_floor, max(self._right_code_times, default=0.0))
+        left = began + hold - time.monotonic()
+        if left > 0:
+            await asyncio.sleep(left)
+
+    def _log_refusal(self, identity: Identity, wait: int) -> None:
+        now = time.monotonic()
+        if now - self._refusals_logged.get(identity.player, -1e9) < 60:
+            return  # at most one line a minute per player
+        if len(self._refusals_logged) > 10_000:
+            self._refusals_logged.clear()
+        self._refusals_logged[identity.player] = now
+        log.warning("table channel: %s (session %d, address %s) tries join codes too fast: "
+                    "refused, to wait %d s (%d tries refused so far on this server)",
+                    identity.player, identity.session, identity.address or "?", wait,
+                    self.refused_joins)
 
     async def _take_seat(self, call: _Call) -> JSON:
         table = call.table()

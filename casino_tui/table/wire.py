@@ -15,6 +15,8 @@ object closes that connection (the other side is told why when it can be); never
 The exchange::
 
     app -> server   {"type": "hello", "secret": "...", "version": 1}      the first frame
+                    (with "tries": N, "waited": SECONDS when it is not the app's first try:
+                    the server logs that a busy moment made an app wait)
     server -> app   {"type": "welcome", "player": "...", "version": 1, ...}  or
     server -> app   {"type": "refused", "reason": "..."}                  and the socket closes
     then any JSON objects both ways, each with a "type"; the server closes a connection after
@@ -39,6 +41,7 @@ import os
 import socket
 import stat
 import struct
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +58,8 @@ SOCKET_DIR = "tables"  # in the server's data directory, mode 0700
 SOCKET_NAME = "hub.sock"
 MAX_FRAME = 64 * 1024  # bytes of JSON in one frame
 HELLO_TIMEOUT = 5.0  # seconds a new connection has to send its hello
+SLOW_WELCOME = 2.0  # seconds from a connection to its welcome that the log calls busy
+BACKLOG = 1024  # connections waiting to be accepted (asyncio's default is 100)
 MAX_BUFFERED = 1024 * 1024  # bytes waiting for a reader that does not read: then it is cut off
 MAX_CONNECTIONS = 1024
 SECRET_BYTES = 32
@@ -169,11 +174,14 @@ async def _call(fn: Callable[..., Awaitable[None] | None] | None, *args: Any) ->
 @dataclass(frozen=True)
 class Identity:
     """Who a session's secret speaks for: its player (the id of their key's profile, see
-    :func:`casino_tui.serve.players.player_id`), the key's fingerprint and the session."""
+    :func:`casino_tui.serve.players.player_id`), the key's fingerprint, the session and the
+    address the player connected from ("" when not known: the limits per address, such as
+    the wrong join codes of :mod:`casino_tui.table.guard`, then count the player alone)."""
 
     player: str
     fingerprint: str
     session: int = 0
+    address: str = ""
 
 
 Handler = Callable[[Identity, Message], Awaitable[None] | None]
@@ -248,7 +256,8 @@ class WireServer:
         _private_directory(path.parent)
         _clear_stale_socket(path)
         try:
-            self._server = await asyncio.start_unix_server(self._accept, path=str(path))
+            self._server = await asyncio.start_unix_server(self._accept, path=str(path),
+                                                           backlog=BACKLOG)
         except OSError as err:
             raise WireError(f"cannot listen on {path}: {err.strerror or err}") from None
         os.chmod(path, 0o600)
@@ -340,12 +349,17 @@ class WireServer:
                 await _call(self.on_disconnect, identity)
 
     async def _serve(self, reader: asyncio.StreamReader, link: _Link) -> None:
+        accepted = time.monotonic()
         try:
             hello = await asyncio.wait_for(read_frame(reader, self.max_frame),
                                            self.hello_timeout)
         except TimeoutError:
             raise FrameError(f"no hello within {self.hello_timeout:g}s") from None
         if hello is None:
+            return
+        if reader.at_eof():  # the app gave up waiting (and tries again): nothing to answer
+            log.info("table channel: a connection closed before its hello was answered: the "
+                     "server is busy")
             return
         identity, reason = self._check_hello(hello)
         if identity is None:
@@ -360,6 +374,7 @@ class WireServer:
         extra = dict(self.welcome(identity)) if self.welcome is not None else {}
         link.send(encode({**extra, "type": "welcome", "player": identity.player,
                           "version": PROTOCOL_VERSION}))
+        _log_busy(identity, hello, time.monotonic() - accepted)
         await _call(self.on_connect, identity)
         while not link.closed:
             message = await read_frame(reader, self.max_frame)
@@ -379,6 +394,20 @@ class WireServer:
         if identity is None:
             return None, "unknown secret"
         return identity, ""
+
+
+def _log_busy(identity: Identity, hello: Message, took: float) -> None:
+    """Say in the log when an app had to wait for the channel: its hello says it tried before
+    (the server or the machine was too busy to answer in time), or the welcome was slow."""
+    tries, waited = hello.get("tries"), hello.get("waited")
+    if isinstance(tries, int) and not isinstance(tries, bool) and tries > 1:
+        wait = float(waited) if isinstance(waited, int | float) else 0.0
+        log.warning("table channel: session %d of %s reached the tables on its try %d, after "
+                    "%.1fs: the server (or its machine) was too busy to answer sooner",
+                    identity.session, identity.player, tries, wait)
+    elif took > SLOW_WELCOME:
+        log.warning("table channel: the welcome of session %d of %s took %.1fs: the server is "
+                    "busy", identity.session, identity.player, took)
 
 
 def _private_directory(directory: Path) -> None:
@@ -420,22 +449,24 @@ class WireClient:
     connection does). :meth:`reconnect` connects again with the same secret."""
 
     def __init__(self, path: Path, secret: str, *, max_frame: int = MAX_FRAME,
-                 timeout: float = HELLO_TIMEOUT) -> None:
+                 timeout: float = HELLO_TIMEOUT, note: Mapping[str, Any] | None = None) -> None:
         self.path = Path(path)
         self.secret = secret
         self.max_frame = max_frame
         self.timeout = timeout
+        self.note = dict(note or {})  # more fields of the hello (tries, waited)
         self.welcome: Message = {}
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
 
     @classmethod
     async def connect(cls, path: Path, secret: str, *, max_frame: int = MAX_FRAME,
-                      timeout: float = HELLO_TIMEOUT) -> WireClient:
-        """Connect and say hello; raises :class:`Refused` for a secret the server does not
-        know, ``OSError`` when nobody listens, ``TimeoutError`` when the server does not
-        answer."""
-        client = cls(path, secret, max_frame=max_frame, timeout=timeout)
+                      timeout: float = HELLO_TIMEOUT,
+                      note: Mapping[str, Any] | None = None) -> WireClient:
+        """Connect and say hello (``note``: more fields for it); raises :class:`Refused` for a
+        secret the server does not know, ``OSError`` when nobody listens, ``TimeoutError``
+        when the server does not answer."""
+        client = cls(path, secret, max_frame=max_frame, timeout=timeout, note=note)
         await client._open()
         return client
 
@@ -452,7 +483,7 @@ class WireClient:
         reader, writer = await asyncio.wait_for(
             asyncio.open_unix_connection(str(self.path)), self.timeout)
         try:
-            writer.write(encode({"type": "hello", "secret": self.secret,
+            writer.write(encode({**self.note, "type": "hello", "secret": self.secret,
                                  "version": PROTOCOL_VERSION}))
             await writer.drain()
             answer = await asyncio.wait_for(read_frame(reader, self.max_frame), self.timeout)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input
 
 from casino_tui.app.app import CasinoApp
@@ -146,6 +147,32 @@ async def test_the_list_refreshes_on_its_timer() -> None:
             if screen.tables:
                 break
         assert [t.code for t in screen.tables] == ["KAMIRO"]
+
+
+@asynctest
+async def test_the_list_is_not_refreshed_behind_a_game() -> None:
+    """Under a game (or any screen in front of it) the list is not asked for again: at a
+    server, every player's list every few seconds is a call to the server and a redraw of the
+    whole game screen in front of it."""
+    hub = make_hub()
+    app = lobby_app(hub)
+    app.tables_refresh = 0.05
+    asked = [0]
+    list_tables = hub.list_tables
+
+    async def counted(person: Person) -> list[TableInfo]:
+        asked[0] += 1
+        return await list_tables(person)
+
+    hub.list_tables = counted  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await to_tables(pilot)
+        await until(pilot, lambda: asked[0] >= 3)  # in front: refreshed on its timer
+        app.push_screen(Screen())  # a game in front of it
+        await pilot.pause(0.1)
+        before = asked[0]
+        await pilot.pause(0.4)
+        assert asked[0] == before
 
 
 # ---------------------------------------------------------------------- creating and starting

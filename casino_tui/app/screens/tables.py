@@ -115,7 +115,10 @@ class TablesScreen(Screen[None]):
         await self.refresh_tables()
 
     async def _tick(self) -> None:
-        if self.is_current:
+        # Only while the list is the screen in front: under a game (or a dialog) it is not
+        # seen, and asking the server and redrawing every few seconds for every player cost
+        # the crowd's server, and redrew the whole game screen (issue 27).
+        if self.app.screen is self:
             await self.refresh_tables()
 
     async def refresh_tables(self) -> None:

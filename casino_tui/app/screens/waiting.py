@@ -21,7 +21,7 @@ from textual.widgets import Static
 from textual.worker import Worker
 
 from casino_tui.table.client import TableChoice
-from casino_tui.table.codes import spoken
+from casino_tui.table.codes import shown, spoken
 from casino_tui.table.hub import HubError, Person, SeatStatus, TableHub, TableInfo
 
 from ..session import preset_title
@@ -215,7 +215,7 @@ class WaitingScreen(Screen[TableChoice | None]):
         self.info = info
         self._yours = self._yours or info.yours
         code = info.code
-        self.query_one("#waiting-code", Static).update(Text(" ".join(code), style="bold"))
+        self.query_one("#waiting-code", Static).update(Text(shown(code), style="bold"))
         listed = "listed publicly" if info.public else "private: join it by its code"
         self.query_one("#waiting-spoken", Static).update(
             Text(f"say “{spoken(code)}” · {listed}"))
