@@ -43,12 +43,17 @@ RECENT_BG = "#d7afff"  # cards a computer just put on the table
 
 SUIT_LETTERS = ("S", "H", "D", "C")
 
-# Big cards (a large screen): a framed face of three lines of five cells, the rank and suit in
-# the top left and bottom right corners and the suit in the middle.
-BIG_CARD_WIDTH = 7
-BIG_CARD_HEIGHT = 5
-BIG_FACE_WIDTH = BIG_CARD_WIDTH - 2
+# Big cards (a large screen): a framed face, the rank and suit in the top left and bottom
+# right corners and the suit in the middle. CARD_SIZES[level - 1] is the face's (width,
+# lines) at each level of big cards; the frame adds two of each.
+CARD_SIZES: tuple[tuple[int, int], ...] = ((5, 3), (7, 5))
 FRAME_COLOUR = "#808080"
+
+
+def card_size(level: int) -> tuple[int, int]:
+    """A big card's (width, height) at ``level`` (1, 2), its frame included."""
+    w, h = CARD_SIZES[level - 1]
+    return w + 2, h + 2
 
 # A card in the engine's notation inside a sentence ("3S (3) cannot take ...", "10♦"): a rank
 # and a suit standing alone (not part of a longer word or number).
@@ -112,41 +117,47 @@ class CardPainter:
             return ("┏", "┓", "┗", "┛", "━", "┃")
         return ("┌", "┐", "└", "┘", "─", "│")
 
-    def big_card(self, card: Card, bg: str | None = None, *, heavy: bool = False,
-                 underline: bool = False, number: str = "",
+    def big_card(self, card: Card, bg: str | None = None, *, level: int = 1,
+                 heavy: bool = False, underline: bool = False, number: str = "",
                  frame_style: Style | None = None) -> list[Text]:
-        """``card`` as a big card: :data:`BIG_CARD_HEIGHT` lines of :data:`BIG_CARD_WIDTH`
-        cells, the frame heavy when ``heavy``, ``number`` (the hand's key) in its top edge."""
+        """``card`` as a big card of ``level`` (:func:`card_size` gives its size), the frame
+        heavy when ``heavy``, ``number`` (the hand's key) in its top edge."""
         style = self.face_style(card, bg)
         corner = self.face_style(card, bg, underline=underline)
         label = self.label(card)
         suit = label[-1]
-        w = BIG_FACE_WIDTH
-        face = [
-            Text.assemble((label, corner), (" " * (w - len(label)), style)),
-            Text.assemble((" " * (w // 2), style), (suit, style), (" " * (w - w // 2 - 1), style)),
-            Text.assemble((" " * (w - len(label)), style), (label, corner)),
-        ]
-        return self._framed(face, heavy, number, frame_style)
+        w, h = CARD_SIZES[level - 1]
+        face = []
+        for i in range(h):
+            if i == 0:
+                line = Text.assemble((label, corner), (" " * (w - len(label)), style))
+            elif i == h - 1:
+                line = Text.assemble((" " * (w - len(label)), style), (label, corner))
+            elif i == h // 2:
+                line = Text.assemble((" " * (w // 2), style), (suit, style),
+                                     (" " * (w - w // 2 - 1), style))
+            else:
+                line = Text(" " * w, style=style)
+            face.append(line)
+        return self._framed(face, w, heavy, number, frame_style)
 
-    def big_back(self) -> list[Text]:
+    def big_back(self, level: int = 1) -> list[Text]:
         """A card's back as a big card (a hidden hand)."""
         back = Style(color="#5f87af", bgcolor="#303a4a")
-        return self._framed([Text(self.back() * BIG_FACE_WIDTH, style=back)] * 3, False, "",
-                            None)
+        w, h = CARD_SIZES[level - 1]
+        return self._framed([Text(self.back() * w, style=back)] * h, w, False, "", None)
 
-    def _framed(self, face: list[Text], heavy: bool, number: str,
+    def _framed(self, face: list[Text], width: int, heavy: bool, number: str,
                 frame_style: Style | None) -> list[Text]:
         tl, tr, bl, br, h, v = self.frame(heavy)
         fs = frame_style or Style(color=FRAME_COLOUR, bold=heavy)
-        top = Text(tl + number + h * (BIG_FACE_WIDTH - len(number)) + tr, style=fs)
-        out = [top]
+        out = [Text(tl + number + h * (width - len(number)) + tr, style=fs)]
         for line in face:
             row = Text(v, style=fs)
             row.append_text(line)
             row.append(v, style=fs)
             out.append(row)
-        out.append(Text(bl + h * BIG_FACE_WIDTH + br, style=fs))
+        out.append(Text(bl + h * width + br, style=fs))
         return out
 
     def back(self) -> str:

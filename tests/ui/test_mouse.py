@@ -30,10 +30,10 @@ from casino_tui.app.widgets.table import HandView, KeyBar, LogView, TableView
 from casino_tui.table import GameConfig, default_seats
 
 from .conftest import asynctest, make_app, settle
-from .positions import table_2p
+from .positions import cards, position, table_2p
 from .test_saves_ui import EXAMPLES
 
-SIZES = ((80, 24), (120, 40))
+SIZES = ((80, 24), (120, 40))  # small cards, big cards
 
 
 def game(pilot: Pilot[None]) -> GameScreen:
@@ -86,7 +86,7 @@ async def test_a_click_chooses_a_card_and_a_second_click_plays_it() -> None:
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
             screen = game(pilot)
-            assert screen.big_cards == (size == (120, 40))
+            assert screen.big_cards == (1 if size == (120, 40) else 0)
             await click_card(pilot, 3)  # A♥
             assert screen._card_i == 3
             move = screen.current_move
@@ -349,3 +349,31 @@ async def test_a_whole_game_by_clicks_alone() -> None:
         assert seen["privacy"] >= seen["moves"] // 2
         await click_text(pilot, ".dialog-keys", "t title screen")
         assert isinstance(app.screen, TitleScreen)
+
+
+@asynctest
+async def test_big_cards_give_way_to_small_ones_when_they_do_not_fit() -> None:
+    """A table of 36 piles at 120x40 goes back to the small faces (and clicks still find
+    its piles); the level follows the terminal's size as it changes."""
+    crowded = position("classic", 2, table=cards(
+        "AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH "
+        "AD 2D 3D 4D 5D 6D 7D 8D 9D 10D JD QD"),
+        hands=["AC 2C 3C 4C", "5C 6C 7C 8C"], to_move=0, dealer=1, stock=0)
+    app = make_app(crowded)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = game(pilot)
+        assert screen.big_cards == 1
+        table = screen.query_one("#table", TableView)
+        assert all(height == 1 for *_, height in table._places)  # small faces
+        assert screen.query_one("#hand", HandView).card_width() == 7  # the hand fits
+        await click_pile(pilot, 20)
+        assert screen._selection == {20}
+        await pilot.resize_terminal(160, 50)
+        await settle(pilot)
+        assert screen.big_cards == 2
+        assert screen.query_one("#hand", HandView).card_width() == 9
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert screen.big_cards == 0
+        assert screen.query_one("#hand", HandView).card_width() == 5

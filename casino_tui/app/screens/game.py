@@ -159,7 +159,8 @@ class GameScreen(Screen[None]):
     # (Textual annotates it `ClassVar[...] | None`, which mypy reads as an instance variable)
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [  # type: ignore[misc]
         (0, "-short"), (34, "-tall")]
-    BIG_CARDS: ClassVar[tuple[int, int]] = (100, 32)  # from this size up: big cards
+    # from each size up (width, height), a level of big cards (cardfmt.CARD_SIZES)
+    BIG_CARDS: ClassVar[tuple[tuple[int, int], ...]] = ((100, 32), (150, 45))
 
     def __init__(self, session: SessionBase, chooser: Chooser, store: SaveStore | None = None,
                  slot: SaveSlot | None = None) -> None:
@@ -199,7 +200,7 @@ class GameScreen(Screen[None]):
         self._save_line_timer: Timer | None = None
         self._reviews: dict[int, dict[int, Reviewed]] = {}  # Hard's estimates, by round
         self._clicked: tuple[int, int] | None = None  # (position, card) a click chose
-        self.big_cards = False
+        self.big_cards = 0  # the level of big cards (0: the small faces)
 
     # ------------------------------------------------------------------ app glue
     @property
@@ -298,14 +299,15 @@ class GameScreen(Screen[None]):
             self.refresh_all()
 
     def _size_cards(self) -> bool:
-        """Big cards from :attr:`BIG_CARDS` up (the class ``-big`` gives the hand its
-        height); True when that changed."""
+        """Big cards from :attr:`BIG_CARDS` up (the classes ``-big-1`` and ``-big-2`` give
+        the hand its height); True when that changed."""
         width, height = self.app.size
-        big = width >= self.BIG_CARDS[0] and height >= self.BIG_CARDS[1]
-        if big == self.big_cards:
+        level = sum(1 for w, h in self.BIG_CARDS if width >= w and height >= h)
+        if level == self.big_cards:
             return False
-        self.big_cards = big
-        self.set_class(big, "-big")
+        self.big_cards = level
+        for i in range(1, len(self.BIG_CARDS) + 1):
+            self.set_class(level == i, f"-big-{i}")
         return True
 
     def on_unmount(self) -> None:

@@ -13,14 +13,7 @@ from textual.message import Message
 
 from casino_tui.engine import Build, Card, Pile
 
-from ..cardfmt import (
-    BIG_CARD_HEIGHT,
-    BIG_CARD_WIDTH,
-    HIGHLIGHT_BG,
-    RECENT_BG,
-    SELECTED_BG,
-    CardPainter,
-)
+from ..cardfmt import HIGHLIGHT_BG, RECENT_BG, SELECTED_BG, CardPainter, card_size
 from ..session import SideCounts
 from .base import DataWidget
 
@@ -63,7 +56,7 @@ class TableData:
     selected: frozenset[int] = frozenset()  # free selection
     cursor: int | None = None
     recent: frozenset[int] = frozenset()  # piles a computer just made
-    big: bool = False  # big cards (a large screen), when they fit
+    big: int = 0  # big cards (a large screen): their largest level (cardfmt.CARD_SIZES)
 
 
 # A pile's place on the table widget: (pile, line, first column, last column + 1, lines).
@@ -74,8 +67,9 @@ BIG_GAP = 2  # columns between two piles of big cards
 
 class TableView(DataWidget[TableData]):
     """The piles on the table, laid out left to right and wrapped to the width: one line of
-    small faces, or (``big``, when they fit) rows of big cards, a build's cards side by side
-    over a caption with its value and owner. A click on a pile posts :class:`PileClicked`."""
+    small faces, or (``big``) rows of big cards of the largest level up to ``big`` that fits,
+    a build's cards side by side over a caption with its value and owner. A click on a pile
+    posts :class:`PileClicked`."""
 
     class PileClicked(Message):
         """A pile was clicked (or tapped)."""
@@ -137,8 +131,8 @@ class TableView(DataWidget[TableData]):
         lines.append(line)
         return lines, places
 
-    def _block(self, i: int, pile: Pile, d: TableData) -> list[Text]:
-        """A pile in big cards: a mark column, then the cards (5 lines) and a caption."""
+    def _block(self, i: int, pile: Pile, d: TableData, level: int) -> list[Text]:
+        """A pile in big cards: a mark column, then the cards and a caption."""
         p = d.painter
         cards = pile.cards if isinstance(pile, Build) else (pile,)
         bg = self._bg(i, d)
@@ -149,10 +143,12 @@ class TableView(DataWidget[TableData]):
             frame = Style(color="#ffffff", bold=True)
         elif i in d.selected:
             frame = Style(color=SELECTED_BG, bold=True)
-        rows = [Text() for _ in range(BIG_CARD_HEIGHT)]
+        height = card_size(level)[1]
+        rows = [Text() for _ in range(height)]
         for c in cards:
-            for row, part in zip(rows, p.big_card(c, bg, heavy=heavy, underline=under,
-                                                  frame_style=frame), strict=True):
+            for row, part in zip(rows, p.big_card(c, bg, level=level, heavy=heavy,
+                                                  underline=under, frame_style=frame),
+                                 strict=True):
                 row.append_text(part)
         if isinstance(pile, Build):
             caption = Text(f"={pile.value_str()} {pile.kind} · {d.owner_names[pile.owner]}",
@@ -164,19 +160,20 @@ class TableView(DataWidget[TableData]):
         mark = self._mark(i, d)
         out = []
         for k, row in enumerate([*rows, caption]):
-            line = Text(mark if k == BIG_CARD_HEIGHT // 2 else " ", style="bold")
+            line = Text(mark if k == height // 2 else " ", style="bold")
             line.append_text(row)
             line.pad_right(width - row.cell_len)
             out.append(line)
         return out
 
-    def _big(self, d: TableData, width: int) -> tuple[list[Text], list[PilePlace]] | None:
-        """Rows of big cards, or None when they do not fit the widget."""
+    def _big(self, d: TableData, width: int,
+             level: int) -> tuple[list[Text], list[PilePlace]] | None:
+        """Rows of big cards of ``level``, or None when they do not fit the widget."""
         lines: list[Text] = []
         places: list[PilePlace] = []
         row: list[Text] = []
         for i, pile in enumerate(d.piles):
-            block = self._block(i, pile, d)
+            block = self._block(i, pile, d, level)
             w = block[0].cell_len
             if w > width:
                 return None
@@ -199,8 +196,8 @@ class TableView(DataWidget[TableData]):
 
     def _layout(self, d: TableData) -> tuple[list[Text], list[PilePlace]]:
         width = max(10, self.size.width)
-        if d.big:
-            big = self._big(d, width)
+        for level in range(d.big, 0, -1):
+            big = self._big(d, width, level)
             if big is not None:
                 return big
         return self._small(d, width)
@@ -273,7 +270,7 @@ class HandData:
     selected: int | None
     painter: CardPainter
     active: bool  # it is this hand's turn
-    big: bool = False  # big cards (a large screen), when they fit
+    big: int = 0  # big cards (a large screen): their largest level (cardfmt.CARD_SIZES)
 
 
 class HandView(DataWidget[HandData]):
@@ -292,14 +289,20 @@ class HandView(DataWidget[HandData]):
         def control(self) -> HandView:
             return self.view
 
-    def _big_fits(self, d: HandData) -> bool:
-        return d.big and 1 + d.count * (BIG_CARD_WIDTH + 1) <= self.size.width \
-            and self.size.height >= BIG_CARD_HEIGHT
+    def _level(self, d: HandData) -> int:
+        """The level of big cards the hand is drawn in (0: small ones): the largest up to
+        ``big`` that fits."""
+        for level in range(d.big, 0, -1):
+            width, height = card_size(level)
+            if 1 + d.count * (width + 1) <= self.size.width and height <= self.size.height:
+                return level
+        return 0
 
     def card_width(self) -> int:
         """How wide a card is drawn now (its frame included)."""
         d = self.data
-        return BIG_CARD_WIDTH if d is not None and self._big_fits(d) else 5
+        level = 0 if d is None else self._level(d)
+        return card_size(level)[0] if level else 5
 
     def card_at(self, x: int, y: int) -> int | None:
         """The card of the hand drawn at ``(x, y)`` of the content (None: none)."""
@@ -325,8 +328,9 @@ class HandView(DataWidget[HandData]):
             return Text()
         if d.count == 0:
             return Text("\n (no cards in hand)", style="dim italic")
-        if self._big_fits(d):
-            return self._render_big(d)
+        level = self._level(d)
+        if level:
+            return self._render_big(d, level)
         p = d.painter
         top, mid, bot = Text(" "), Text(" "), Text(" ")
         frame = Style(color="#808080")
@@ -351,9 +355,9 @@ class HandView(DataWidget[HandData]):
             bot.append(bl + h * 3 + br, style=style)
         return Text("\n").join([top, mid, bot])
 
-    def _render_big(self, d: HandData) -> Text:
+    def _render_big(self, d: HandData, level: int) -> Text:
         p = d.painter
-        rows = [Text(" ") for _ in range(BIG_CARD_HEIGHT)]
+        rows = [Text(" ") for _ in range(card_size(level)[1])]
         for i in range(d.count):
             if i:
                 for t in rows:
@@ -361,10 +365,11 @@ class HandView(DataWidget[HandData]):
             sel = d.selected == i and d.cards is not None
             number = str(i + 1) if d.cards is not None and i < 9 else ""
             if d.cards is None:
-                parts = p.big_back()
+                parts = p.big_back(level)
             else:
                 bg = HIGHLIGHT_BG if sel else p.face_bg
-                parts = p.big_card(d.cards[i], bg, heavy=sel, underline=sel, number=number,
+                parts = p.big_card(d.cards[i], bg, level=level, heavy=sel, underline=sel,
+                                   number=number,
                                    frame_style=Style(color="#ffaf00", bold=True) if sel
                                    else None)
             for t, part in zip(rows, parts, strict=True):
