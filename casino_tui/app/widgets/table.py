@@ -794,16 +794,20 @@ class LogView(DataWidget[LogData]):
             self._show_back(0)
         return changed
 
-    def _wrapped(self) -> list[Text]:
-        """Every entry's lines, oldest first."""
+    def _wrapped(self, enough: int | None = None) -> list[Text]:
+        """The entries' lines, oldest first: every one, or the newest entries that make at
+        least ``enough`` lines."""
         d = self.data
         if d is None:
             return []
         width = max(8, self.size.width)
         console = self.app.console
         lines: list[Text] = []
-        for text, note in d.entries:
-            lines.extend(Text(text, style="dim italic" if note else "").wrap(console, width))
+        for text, note in reversed(d.entries):
+            entry = Text(text, style="dim italic" if note else "")
+            lines[:0] = list(entry.wrap(console, width))
+            if enough is not None and len(lines) >= enough:
+                break
         return lines
 
     def _show_back(self, back: int) -> None:
@@ -827,6 +831,6 @@ class LogView(DataWidget[LogData]):
         if d is None or not d.entries:
             return Text()
         height = max(1, self.size.height)
-        lines = self._wrapped()
+        lines = self._wrapped(self.back + height)
         end = len(lines) - self.back
         return Text("\n").join(lines[max(0, end - height):end])
