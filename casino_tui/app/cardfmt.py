@@ -43,6 +43,18 @@ RECENT_BG = "#d7afff"  # cards a computer just put on the table
 
 SUIT_LETTERS = ("S", "H", "D", "C")
 
+# Big cards (a large screen): a framed face, the rank and suit in the top left and bottom
+# right corners and the suit in the middle. CARD_SIZES[level - 1] is the face's (width,
+# lines) at each level of big cards; the frame adds two of each.
+CARD_SIZES: tuple[tuple[int, int], ...] = ((5, 3), (7, 5))
+FRAME_COLOUR = "#808080"
+
+
+def card_size(level: int) -> tuple[int, int]:
+    """A big card's (width, height) at ``level`` (1, 2), its frame included."""
+    w, h = CARD_SIZES[level - 1]
+    return w + 2, h + 2
+
 # A card in the engine's notation inside a sentence ("3S (3) cannot take ...", "10♦"): a rank
 # and a suit standing alone (not part of a longer word or number).
 _CARD_IN_TEXT = re.compile(r"(?<![\w♠♥♦♣])(10|[AJQK2-9])([SHDC♠♥♦♣])(?![\w♠♥♦♣])")
@@ -104,6 +116,49 @@ class CardPainter:
         if chosen:
             return ("┏", "┓", "┗", "┛", "━", "┃")
         return ("┌", "┐", "└", "┘", "─", "│")
+
+    def big_card(self, card: Card, bg: str | None = None, *, level: int = 1,
+                 heavy: bool = False, underline: bool = False, number: str = "",
+                 frame_style: Style | None = None) -> list[Text]:
+        """``card`` as a big card of ``level`` (:func:`card_size` gives its size), the frame
+        heavy when ``heavy``, ``number`` (the hand's key) in its top edge."""
+        style = self.face_style(card, bg)
+        corner = self.face_style(card, bg, underline=underline)
+        label = self.label(card)
+        suit = label[-1]
+        w, h = CARD_SIZES[level - 1]
+        face = []
+        for i in range(h):
+            if i == 0:
+                line = Text.assemble((label, corner), (" " * (w - len(label)), style))
+            elif i == h - 1:
+                line = Text.assemble((" " * (w - len(label)), style), (label, corner))
+            elif i == h // 2:
+                line = Text.assemble((" " * (w // 2), style), (suit, style),
+                                     (" " * (w - w // 2 - 1), style))
+            else:
+                line = Text(" " * w, style=style)
+            face.append(line)
+        return self._framed(face, w, heavy, number, frame_style)
+
+    def big_back(self, level: int = 1) -> list[Text]:
+        """A card's back as a big card (a hidden hand)."""
+        back = Style(color="#5f87af", bgcolor="#303a4a")
+        w, h = CARD_SIZES[level - 1]
+        return self._framed([Text(self.back() * w, style=back)] * h, w, False, "", None)
+
+    def _framed(self, face: list[Text], width: int, heavy: bool, number: str,
+                frame_style: Style | None) -> list[Text]:
+        tl, tr, bl, br, h, v = self.frame(heavy)
+        fs = frame_style or Style(color=FRAME_COLOUR, bold=heavy)
+        out = [Text(tl + number + h * (width - len(number)) + tr, style=fs)]
+        for line in face:
+            row = Text(v, style=fs)
+            row.append_text(line)
+            row.append(v, style=fs)
+            out.append(row)
+        out.append(Text(bl + h * width + br, style=fs))
+        return out
 
     def back(self) -> str:
         return "▒" if self.symbols else "#"

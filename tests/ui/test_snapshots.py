@@ -196,6 +196,26 @@ def test_ascii_only_table(snap_compare: Any, size: tuple[int, int]) -> None:
     assert run(snap_compare, at_table(table_2p, ascii_only=True), size)
 
 
+GROWING = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40"),
+           pytest.param((160, 50), id="160x50")]
+
+
+@pytest.mark.parametrize("size", GROWING)
+def test_cards_grow(snap_compare: Any, size: tuple[int, int]) -> None:
+    """One position at three sizes: small cards at 80x24, big ones from 100x32 up (the rank
+    and suit in the corners, the table in rows of them, a build's value and owner under its
+    cards); card 4's build previewed on the piles it uses, the cursor on the second pile."""
+    assert run(snap_compare, at_table(table_2p), size, "4", "down", "down", "tab", "tab")
+
+
+@pytest.mark.parametrize("size", GROWING[1:])
+def test_cards_grow_in_ascii(snap_compare: Any, size: tuple[int, int]) -> None:
+    """Big cards in ASCII (--ascii): +-| frames, the chosen card's in # and =, suits as
+    letters."""
+    assert run(snap_compare, at_table(table_2p, ascii_only=True), size,
+               "4", "down", "down", "tab", "tab", "space")
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_not_saving(snap_compare: Any, size: tuple[int, int],
                     monkeypatch: pytest.MonkeyPatch) -> None:

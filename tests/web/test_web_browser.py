@@ -112,6 +112,56 @@ def test_the_title_appears_and_a_move_is_played_by_keys(context: Any, web: WebCo
     assert len(web.app_processes()) == 1
 
 
+def cell_of(screen: PageScreen, text: str) -> tuple[int, int]:
+    """The column and row where ``text`` begins on the page's terminal."""
+    for row, line in enumerate(screen.text().splitlines()):
+        col = line.find(text)
+        if col >= 0:
+            return col, row
+    raise AssertionError(f"{text!r} is not on the screen:\n{screen.text()}")
+
+
+def click_cell(page: Any, screen: PageScreen, col: int, row: int) -> None:
+    """A real mouse click (Playwright's, on the page's terminal) in the middle of a cell."""
+    box = page.locator(".xterm-screen").bounding_box()
+    assert box is not None and screen.screen is not None
+    width = box["width"] / screen.screen.columns
+    height = box["height"] / screen.screen.lines
+    page.mouse.click(box["x"] + (col + 0.5) * width, box["y"] + (row + 0.5) * height)
+
+
+def click_text(page: Any, screen: PageScreen, text: str, right: int = 0, down: int = 0) -> None:
+    col, row = cell_of(screen, text)
+    click_cell(page, screen, col + right, row + down)
+
+
+def test_the_title_and_a_whole_move_by_clicks_alone(context: Any, web: WebCommand) -> None:
+    """A mouse and nothing else: New game on the title, Start on the setup screen, then the
+    first card twice (chosen, then played); the computer answers."""
+    page = context.new_page()
+    screen = PageScreen(page)
+    page.goto(web.link)
+    screen.wait_for_text(TITLE)
+    click_text(page, screen, "New game", right=2)
+    screen.wait_for_text("Preset")
+    click_text(page, screen, "Enter start", right=2)
+    screen.wait_for_text("Your turn")
+    screen.wait_for(lambda: moves_saved(web.data) >= 0, what="the game's save")
+    before = moves_saved(web.data)
+    hand = "Your hand"
+    assert hand in screen.text()
+    # the first card of the hand: its number is in its top edge, its face below it
+    first = next(mark for mark in ("┏1", "┌1") if mark in screen.text())
+    click_text(page, screen, first, right=2, down=2)
+    screen.wait_for_text("again to play")
+    assert moves_saved(web.data) == before  # one click only chooses the card
+    screenshot(page, "clicked-a-card")
+    click_text(page, screen, first, right=2, down=2)
+    screen.wait_for(lambda: moves_saved(web.data) >= before + 2, what="the move and the reply")
+    screen.wait_for_text("Your turn")
+    screenshot(page, "played-by-clicks")
+
+
 def test_a_reload_mid_game_resumes(context: Any, web: WebCommand) -> None:
     page = context.new_page()
     screen = PageScreen(page)

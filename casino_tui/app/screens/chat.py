@@ -13,6 +13,7 @@ from textual.widgets import Input, Static
 
 from casino_tui.table.hub import CHAT_MAX
 
+from ..keylinks import key_link
 from ..styles import css
 
 
@@ -38,7 +39,8 @@ class ChatScreen(ModalScreen[str | None]):
                           id="chat-input")
             field.cursor_blink = False
             yield field
-            yield Static("[b]Enter[/b] say it     [b]Esc[/b] cancel", classes="dialog-keys")
+            yield Static(key_link("[b]Enter[/b] say it", "enter") + "     "
+                         + key_link("[b]Esc[/b] cancel", "escape"), classes="dialog-keys")
 
     def on_mount(self) -> None:
         self.query_one("#chat-input", Input).focus()

@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..keylinks import key_link
 from ..styles import css
 
 
@@ -36,8 +37,8 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="dialog"):
             yield Static(self.question, id="confirm-question", markup=False)
-            yield Static("[b]y[/b] / [b]Enter[/b] yes     [b]n[/b] / [b]Esc[/b] no",
-                         classes="dialog-keys")
+            yield Static(key_link("[b]y[/b] / [b]Enter[/b] yes", "y") + "     "
+                         + key_link("[b]n[/b] / [b]Esc[/b] no", "n"), classes="dialog-keys")
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

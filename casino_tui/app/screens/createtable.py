@@ -16,6 +16,7 @@ from textual.widgets import Input, Static
 
 from casino_tui.table import GameConfig, default_seats
 
+from ..keylinks import key_link
 from ..styles import css
 from ..widgets.cycler import Cycler
 from .setup import FORM_KEYS, MAX_SEATS, GameForm, form_bindings, submit_form
@@ -73,8 +74,9 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
                          "people. When you start, computers play the seats still open.",
                          id="create-note")
             yield Static("", id="create-error")
-            yield Static("[b]Enter[/b] create   [b]↑↓[/b] field   [b]←→[/b] change   "
-                         "[b]Esc[/b] back   [b]?[/b] help", classes="dialog-keys")
+            yield Static(key_link("[b]Enter[/b] create", "enter") + "   [b]↑↓[/b] field   "
+                         "[b]←→[/b] change   " + key_link("[b]Esc[/b] back", "escape") + "   "
+                         + key_link("[b]?[/b] help", "question_mark"), classes="dialog-keys")
 
     def on_mount(self) -> None:
         self.query_one("#setup-preset", Cycler).focus()

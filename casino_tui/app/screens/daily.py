@@ -19,6 +19,7 @@ from textual.widgets import Static
 from casino_tui.stats import GameRecord
 from casino_tui.stats.daily import DailyRow
 
+from ..keylinks import key_link
 from ..styles import css
 
 RESULT_WORDS = {"win": "won", "loss": "lost", "draw": "drawn"}
@@ -90,7 +91,9 @@ class DailyScreen(ModalScreen[bool]):
                                      id="daily-ranking")
                 yield Static("Ranked by points; the names are the players' display names.",
                              id="daily-note")
-            yield Static("Enter play today's deal · Esc back · ? help", classes="dialog-keys")
+            yield Static(key_link("Enter play today's deal", "enter") + " · "
+                         + key_link("Esc back", "escape") + " · "
+                         + key_link("? help", "question_mark"), classes="dialog-keys")
 
     def action_choose(self, play: bool) -> None:
         self.dismiss(play)

@@ -16,6 +16,7 @@ from textual.widgets import Input, Static
 
 from casino_tui.settings import MAX_DISPLAY_NAME, clean_display_name
 
+from ..keylinks import key_link
 from ..styles import css
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,7 +54,8 @@ class DisplayNameScreen(ModalScreen[str | None]):
             field.cursor_blink = False
             yield field
             yield Static("", id="display-name-error", markup=False)
-            yield Static("[b]Enter[/b] done     [b]Esc[/b] cancel", classes="dialog-keys")
+            yield Static(key_link("[b]Enter[/b] done", "enter") + "     "
+                         + key_link("[b]Esc[/b] cancel", "escape"), classes="dialog-keys")
 
     def on_mount(self) -> None:
         self.query_one("#display-name-input", Input).focus()

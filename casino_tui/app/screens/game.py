@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePath
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -98,6 +99,10 @@ GAME_KEYS: list[tuple[str, str]] = [
     ("r", "rules of this game"),
     ("o", "settings"),
     ("q", "leave the game (back to the title screen)"),
+    ("click a card", "choose it; a second click plays the previewed move"),
+    ("click a pile", "select it, or let it go (as Space)"),
+    ("click a key", "in the bar at the bottom: press it"),
+    ("wheel", "over the log: scroll it back"),
 ]
 
 
@@ -153,6 +158,8 @@ class GameScreen(Screen[None]):
     # (Textual annotates it `ClassVar[...] | None`, which mypy reads as an instance variable)
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [  # type: ignore[misc]
         (0, "-short"), (34, "-tall")]
+    # from each size up (width, height), a level of big cards (cardfmt.CARD_SIZES)
+    BIG_CARDS: ClassVar[tuple[tuple[int, int], ...]] = ((100, 32), (150, 45))
 
     def __init__(self, session: SessionBase, chooser: Chooser, store: SaveStore | None = None,
                  slot: SaveSlot | None = None) -> None:
@@ -191,6 +198,8 @@ class GameScreen(Screen[None]):
         self._finished = False
         self._save_line_timer: Timer | None = None
         self._reviews: dict[int, dict[int, Reviewed]] = {}  # Hard's estimates, by round
+        self._clicked: tuple[int, int] | None = None  # (position, card) a click chose
+        self.big_cards = 0  # the level of big cards (0: the small faces)
 
     # ------------------------------------------------------------------ app glue
     @property
@@ -265,6 +274,7 @@ class GameScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.set_class(self.compact_seats, "-many")
+        self._size_cards()
         self.query_one("#table-box").border_title = "Table"
         self.query_one("#score").border_title = "Score"
         self.query_one("#log").border_title = "Log"
@@ -282,6 +292,22 @@ class GameScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         self.refresh_all()
         self.call_after_refresh(self._advance)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._size_cards():
+            self.refresh_all()
+
+    def _size_cards(self) -> bool:
+        """Big cards from :attr:`BIG_CARDS` up (the classes ``-big-1`` and ``-big-2`` give
+        the hand its height); True when that changed."""
+        width, height = self.app.size
+        level = sum(1 for w, h in self.BIG_CARDS if width >= w and height >= h)
+        if level == self.big_cards:
+            return False
+        self.big_cards = level
+        for i in range(1, len(self.BIG_CARDS) + 1):
+            self.set_class(level == i, f"-big-{i}")
+        return True
 
     def on_unmount(self) -> None:
         self.close_save()
@@ -690,6 +716,42 @@ class GameScreen(Screen[None]):
         self._move_i = 0
         self._message = LineData("")
         self._refresh_choice()
+
+    # ------------------------------------------------------------------ mouse and touch
+    @on(HandView.CardClicked)
+    def _card_clicked(self, event: HandView.CardClicked) -> None:
+        """A click on a card of the hand chooses it; on the card a click chose, it plays the
+        previewed move (as Enter)."""
+        event.stop()
+        index = event.index
+        if index >= len(self._hand()):
+            return
+        armed = (self._position_clicks(), index)
+        if self._clicked == armed and index == self._card_i and self._awaiting:
+            self._clicked = None
+            self.action_play()
+            return
+        self._clicked = armed
+        if index != self._card_i:
+            self.action_pick(index)
+        if self._awaiting and self._current() is not None and not self._message.text:
+            card = self.painter.label(self._hand()[index])
+            self._message = LineData(f"Click {card} again to play it, or click piles to "
+                                     "choose", "ok")
+            self._refresh_status()
+
+    def _position_clicks(self) -> int:
+        """Changes with every move (a card chosen by a click plays only in that position)."""
+        return self._moves_key()
+
+    @on(TableView.PileClicked)
+    def _pile_clicked(self, event: TableView.PileClicked) -> None:
+        """A click on a table pile selects it, or takes it out of the selection (as Space)."""
+        event.stop()
+        if event.index >= len(self._seen().table):
+            return
+        self._cursor = event.index
+        self.action_toggle_pile()
 
     def action_trail(self) -> None:
         if self._not_your_turn():
@@ -1112,7 +1174,7 @@ class GameScreen(Screen[None]):
         self.query_one("#table", TableView).set_data(TableData(
             piles=tuple(st.table), owner_names=tuple(self.session.names), painter=self.painter,
             highlight=frozenset(highlight), selected=frozenset(self._selection),
-            cursor=self._cursor, recent=frozenset(recent)))
+            cursor=self._cursor, recent=frozenset(recent), big=self.big_cards))
         self.query_one("#recent", RecentPlays).set_data(RecentData(self._recent_lines()))
 
     def _refresh_hand(self) -> None:
@@ -1135,7 +1197,7 @@ class GameScreen(Screen[None]):
         box.set_title(title)  # a name is never markup; repainted only when it changes
         box.set_data(HandData(cards=None if hidden else hand, count=len(hand),
                               selected=None if hidden else self._card_i, painter=self.painter,
-                              active=self._awaiting))
+                              active=self._awaiting, big=self.big_cards))
 
     def _refresh_status(self) -> None:
         move_line = self.query_one("#move-line", StatusLine)

@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..keylinks import key_link
 from ..styles import css
 
 GameOverChoice = Literal["new", "menu", "quit"]
@@ -88,13 +89,16 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
             seed = f", seed {d.seed}" if d.seed else ""  # a table's seed stays the server's
             yield Static(f"{d.rounds} round{'s' if d.rounds != 1 else ''} played, target "
                          f"{d.target}{seed}", id="gameover-info", markup=False)
-            review = "   [b]r[/b] review" if self.review is not None else ""
+            review = "   " + key_link("[b]r[/b] review", "r") if self.review is not None \
+                else ""
+            quit_ = key_link("[b]q[/b] quit", "q")
             if self.new_game:
-                yield Static("[b]n[/b] / [b]Enter[/b] new game   [b]t[/b] title screen   "
-                             f"[b]q[/b] quit{review}", classes="dialog-keys")
-            else:
-                yield Static(f"[b]Enter[/b] / [b]t[/b] title screen   [b]q[/b] quit{review}",
+                yield Static(key_link("[b]n[/b] / [b]Enter[/b] new game", "n") + "   "
+                             + key_link("[b]t[/b] title screen", "t") + f"   {quit_}{review}",
                              classes="dialog-keys")
+            else:
+                yield Static(key_link("[b]Enter[/b] / [b]t[/b] title screen", "t")
+                             + f"   {quit_}{review}", classes="dialog-keys")
 
     def action_review(self) -> None:
         if self.review is not None:
@@ -141,11 +145,12 @@ class TableGameOverScreen(GameOverScreen):
                 who = self.starter or "the table's creator"
                 yield Static(f"Waiting for {who} to start a new game at this table",
                              id="gameover-waiting", markup=False)
-                yield Static("[b]Enter[/b] / [b]t[/b] back to the tables   [b]q[/b] quit",
-                             classes="dialog-keys")
+                yield Static(key_link("[b]Enter[/b] / [b]t[/b] back to the tables", "t")
+                             + "   " + key_link("[b]q[/b] quit", "q"), classes="dialog-keys")
             else:
-                yield Static("[b]n[/b] new game at this table   [b]Enter[/b] / [b]t[/b] back "
-                             "to the tables   [b]q[/b] quit", classes="dialog-keys")
+                yield Static(key_link("[b]n[/b] new game at this table", "n") + "   "
+                             + key_link("[b]Enter[/b] / [b]t[/b] back to the tables", "t")
+                             + "   " + key_link("[b]q[/b] quit", "q"), classes="dialog-keys")
 
     def action_choose(self, choice: GameOverChoice) -> None:
         if choice == "new" and self.starter is not None:

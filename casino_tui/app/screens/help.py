@@ -13,6 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..keylinks import key_link
 from ..styles import css
 
 GLOBAL_KEYS: list[tuple[str, str]] = [
@@ -58,7 +59,8 @@ class HelpScreen(ModalScreen[None]):
             yield Static("Keys", classes="dialog-title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(help_table(self.sections), id="help-text")
-            yield Static("↑↓ scroll · Esc closes", classes="dialog-keys")
+            yield Static("↑↓ scroll · " + key_link("Esc closes", "escape"),
+                         classes="dialog-keys")
 
     def on_mount(self) -> None:
         self.query_one("#help-scroll").focus()

@@ -15,6 +15,7 @@ from textual.widgets import Input, Static
 from casino_tui.table.codes import MAX_TYPED, parse_code
 from casino_tui.table.hub import TableHub
 
+from ..keylinks import key_link
 from ..styles import css
 from .waiting import HUB_ERRORS, refusal, why
 
@@ -47,7 +48,8 @@ class JoinCodeScreen(ModalScreen[str | None]):
             field.cursor_blink = False
             yield field
             yield Static("", id="joincode-error")
-            yield Static("[b]Enter[/b] join     [b]Esc[/b] cancel", classes="dialog-keys")
+            yield Static(key_link("[b]Enter[/b] join", "enter") + "     "
+                         + key_link("[b]Esc[/b] cancel", "escape"), classes="dialog-keys")
 
     def on_mount(self) -> None:
         self.query_one("#joincode-input", Input).focus()

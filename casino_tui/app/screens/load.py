@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from casino_tui.saves import SaveEntry, SaveError, SaveStore
 
+from ..keylinks import key_link
 from ..saveproblems import failure_message
 from ..styles import css
 from .confirm import ConfirmScreen
@@ -96,8 +97,10 @@ class LoadScreen(Screen[SaveEntry | None]):
         with Vertical(id="load-box"):
             yield Static("Saved games", id="load-title")
             yield OptionList(id="load-list")
-            yield Static("↑↓ choose · Enter open · v replay · r rename · d delete · Esc back · "
-                         "? help", id="load-keys")
+            yield Static(" · ".join(["↑↓ choose", key_link("Enter open", "enter"),
+                                     key_link("v replay", "v"), key_link("r rename", "r"),
+                                     key_link("d delete", "d"), key_link("Esc back", "escape"),
+                                     key_link("? help", "question_mark")]), id="load-keys")
 
     def on_mount(self) -> None:
         self.reload()

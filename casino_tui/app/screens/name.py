@@ -13,6 +13,7 @@ from textual.widgets import Input, Static
 
 from casino_tui.saves import MAX_NAME_LENGTH
 
+from ..keylinks import key_link
 from ..styles import css
 
 
@@ -44,7 +45,8 @@ class NameScreen(ModalScreen[str | None]):
                           id="name-input")
             field.cursor_blink = False
             yield field
-            yield Static("[b]Enter[/b] done     [b]Esc[/b] cancel", classes="dialog-keys")
+            yield Static(key_link("[b]Enter[/b] done", "enter") + "     "
+                         + key_link("[b]Esc[/b] cancel", "escape"), classes="dialog-keys")
 
     def on_mount(self) -> None:
         self.query_one("#name-input", Input).focus()

@@ -15,6 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..hanging import Hanging
+from ..keylinks import key_link
 from ..styles import css
 
 ASCII_SUITS = str.maketrans({"♠": "s", "♥": "h", "♦": "d", "♣": "c"})
@@ -91,7 +92,8 @@ class PickListScreen(ModalScreen[T | None], Generic[T]):
             yield Input(placeholder=f"type to filter: {self.placeholder}",
                         id="picklist-filter", compact=True)
             yield OptionList(*self._options(), id="picklist-options", markup=False)
-            yield Static(f"Enter {self.verb} · ↑↓ choose · Esc back", classes="dialog-keys")
+            yield Static(key_link(f"Enter {self.verb}", "enter") + " · ↑↓ choose · "
+                         + key_link("Esc back", "escape"), classes="dialog-keys")
 
     def on_mount(self) -> None:
         inp = self.query_one(Input)

@@ -16,7 +16,7 @@ from ..styles import css
 
 
 class PrivacyScreen(ModalScreen[None]):
-    """Covers the whole screen; any key dismisses it."""
+    """Covers the whole screen; any key (or a click, a tap) dismisses it."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
@@ -27,16 +27,21 @@ class PrivacyScreen(ModalScreen[None]):
         self.player = name
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
-        return [(self.HELP_TITLE, [("any key", f"show {self.player}'s hand and play")])]
+        return [(self.HELP_TITLE, [("any key, a click",
+                                    f"show {self.player}'s hand and play")])]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="privacy-box", classes="dialog"):
             yield Static(Content.from_markup("Pass the keyboard to [b]$name[/b]",
                                              name=self.player), id="privacy-title")
-            yield Static(f"{self.player}, press any key to see your hand.\n"
+            yield Static(f"{self.player}, press any key (or tap) to see your hand.\n"
                          "Everyone else: look away!", id="privacy-text", markup=False)
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()
+        self.dismiss(None)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
         self.dismiss(None)

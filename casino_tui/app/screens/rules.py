@@ -15,6 +15,7 @@ from textual.widgets import Static
 from casino_tui.engine import PRESET_NAMES, Rules
 
 from ..hanging import hanging_bullets
+from ..keylinks import key_link
 from ..rules_text import rules_summary
 from ..styles import css
 
@@ -53,8 +54,9 @@ class RulesScreen(ModalScreen[None]):
             yield Static("Rules", classes="dialog-title")
             with VerticalScroll(id="rules-scroll"):
                 yield Static(self._text(self.num_players), id="rules-text")
-            keys = "←→ other presets · " if self.browse else ""
-            yield Static(keys + "↑↓ scroll · Esc close", classes="dialog-keys")
+            keys = key_link("←→ other presets", "right") + " · " if self.browse else ""
+            yield Static(keys + "↑↓ scroll · " + key_link("Esc close", "escape"),
+                         classes="dialog-keys")
 
     def _text(self, num_players: int | None) -> Group:
         """The summary, its bullets with a hanging indent (wrapped lines stay under the

@@ -19,6 +19,7 @@ from casino_tui.engine import parse_cards
 from casino_tui.settings import MAX_DISPLAY_NAME, SPEED_DELAYS, Settings, clean_display_name
 
 from ..cardfmt import CardPainter, face_background
+from ..keylinks import key_link
 from ..styles import css
 from ..widgets.cycler import Cycler
 
@@ -78,8 +79,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
                     yield Static("shown at tables", classes="field-note")
                 yield Static("", id="settings-error", markup=False)
             yield Static(id="settings-sample")
-            yield Static("↑↓ choose · ←→ change · Enter save · Esc cancel",
-                         classes="dialog-keys")
+            yield Static("↑↓ choose · ←→ change · " + key_link("Enter save", "enter") + " · "
+                         + key_link("Esc cancel", "escape"), classes="dialog-keys")
 
     def on_mount(self) -> None:
         self.query_one("#set-cards").focus()

@@ -28,6 +28,7 @@ from casino_tui.table import (
     seat_names,
 )
 
+from ..keylinks import key_link
 from ..session import preset_title
 from ..styles import css
 from ..widgets.cycler import Cycler
@@ -257,8 +258,9 @@ class SetupScreen(Screen[GameConfig | None]):
             yield Static("New game", classes="dialog-title")
             yield GameForm(self.config, self.levels, id="setup-form")
             yield Static("", id="setup-error")
-            yield Static("[b]Enter[/b] start   [b]↑↓[/b] field   [b]←→[/b] change   "
-                         "[b]Esc[/b] back   [b]?[/b] help", classes="dialog-keys")
+            yield Static(key_link("[b]Enter[/b] start", "enter") + "   [b]↑↓[/b] field   "
+                         "[b]←→[/b] change   " + key_link("[b]Esc[/b] back", "escape") + "   "
+                         + key_link("[b]?[/b] help", "question_mark"), classes="dialog-keys")
 
     def on_mount(self) -> None:
         self.query_one(GameForm).query_one("#setup-preset", Cycler).focus()

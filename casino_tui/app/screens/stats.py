@@ -21,6 +21,7 @@ from textual.widgets import Static
 from casino_tui.stats import Figures, chart, preset_label
 from casino_tui.stats.figures import Tally
 
+from ..keylinks import key_link
 from ..styles import css
 
 CHART_WIDTH = 60  # marks in the chart (the dialog is 76 wide)
@@ -120,7 +121,8 @@ class StatsScreen(ModalScreen[None]):
                     s = "s" if f.shared != 1 else ""
                     yield Static(f"{f.shared} game{s} played by several people at one "
                                  "keyboard not counted.", id="stats-shared")
-            yield Static("↑↓ scroll · Esc back · ? help", classes="dialog-keys")
+            yield Static("↑↓ scroll · " + key_link("Esc back", "escape") + " · "
+                         + key_link("? help", "question_mark"), classes="dialog-keys")
 
     def on_mount(self) -> None:
         self.query_one("#stats-scroll").focus()

@@ -19,6 +19,7 @@ from textual.widgets import Static
 from casino_tui.engine import Phase, RoundSummary, Rules
 
 from ..cardfmt import CardPainter
+from ..keylinks import key_link
 from ..session import SessionBase
 from ..styles import css
 
@@ -179,10 +180,12 @@ class RoundSummaryScreen(ModalScreen[str | None]):
             with VerticalScroll(id="summary-scroll"):
                 yield Static(summary_table(d), id="summary-table")
                 yield Static("\n".join(d.notes), id="summary-notes", markup=False)
-            review = "   r: review the round" if self.review is not None else ""
-            undo = "   u: undo" if self.undo else ""
-            yield Static("Enter: " + ("see the result" if d.game_over else "next round")
-                         + review + undo, classes="dialog-keys")
+            review = "   " + key_link("r: review the round", "r") \
+                if self.review is not None else ""
+            undo = "   " + key_link("u: undo", "u") if self.undo else ""
+            yield Static(key_link("Enter: " + ("see the result" if d.game_over else
+                                               "next round"), "enter") + review + undo,
+                         classes="dialog-keys")
 
     def action_close(self) -> None:
         self.dismiss(None)

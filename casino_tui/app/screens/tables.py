@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from casino_tui.table.hub import HubError, Person, TableHub, TableInfo
 
+from ..keylinks import key_link
 from ..styles import css
 from .waiting import HUB_ERRORS, arrive, game_text, seats_line, sentence, state_text, why
 
@@ -95,8 +96,12 @@ class TablesScreen(Screen[None]):
             yield OptionList(id="tables-list")
             yield Static("No tables yet: create one (n), or join one by its code (j).",
                          id="tables-empty")
-            yield Static("[b]Enter[/b] sit   [b]w[/b] watch   [b]n[/b] new table   "
-                         "[b]j[/b] join by code   [b]r[/b] refresh   [b]Esc[/b] back",
+            yield Static("   ".join([key_link("[b]Enter[/b] sit", "enter"),
+                                      key_link("[b]w[/b] watch", "w"),
+                                      key_link("[b]n[/b] new table", "n"),
+                                      key_link("[b]j[/b] join by code", "j"),
+                                      key_link("[b]r[/b] refresh", "r"),
+                                      key_link("[b]Esc[/b] back", "escape")]),
                          classes="dialog-keys")
 
     async def on_mount(self) -> None:

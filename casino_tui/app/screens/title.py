@@ -14,6 +14,8 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..keylinks import key_link
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..app import CasinoApp
 
@@ -89,7 +91,8 @@ class TitleScreen(Screen[None]):
             yield Static(id="title-logo")
             yield Static("the classic fishing card game", id="title-tagline")
             yield OptionList(id="title-menu")
-            yield Static("↑↓ choose · Enter select · ? help", id="title-keys")
+            yield Static("↑↓ choose · " + key_link("Enter select", "enter") + " · "
+                         + key_link("? help", "question_mark"), id="title-keys")
 
     def on_mount(self) -> None:
         self.refresh_menu()

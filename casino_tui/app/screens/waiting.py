@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker
@@ -24,6 +25,7 @@ from casino_tui.table.client import TableChoice
 from casino_tui.table.codes import shown, spoken
 from casino_tui.table.hub import HubError, Person, SeatStatus, TableHub, TableInfo
 
+from ..keylinks import key_link
 from ..session import preset_title
 from ..styles import css
 
@@ -224,13 +226,11 @@ class WaitingScreen(Screen[TableChoice | None]):
         self.query_one("#waiting-game", Static).update(game)
         self.query_one("#waiting-seats", Static).update(self._seats_table(info))
         self.query_one("#waiting-note", Static).update(Text(self._note(info)))
-        keys = Text()
-        if self.creator:
-            keys.append("s", style="bold").append(" start   ")
-        keys.append("Esc", style="bold").append(" leave" if self.seat is not None
-                                                 else " stop watching")
-        keys.append("   ").append("?", style="bold").append(" help")
-        self.query_one("#waiting-keys", Static).update(keys)
+        keys = key_link("[b]s[/b] start", "s") + "   " if self.creator else ""
+        leave = "leave" if self.seat is not None else "stop watching"
+        keys += key_link(f"[b]Esc[/b] {leave}", "escape") + "   "
+        keys += key_link("[b]?[/b] help", "question_mark")
+        self.query_one("#waiting-keys", Static).update(Content.from_markup(keys))
 
     def _seats_table(self, info: TableInfo) -> Table:
         grid = Table.grid(padding=(0, 2))

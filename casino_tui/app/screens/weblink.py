@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from casino_tui.table.weblink import WebLink, WebLinks
 
+from ..keylinks import key_link
 from ..styles import css
 from .waiting import HUB_ERRORS, refusal, why
 
@@ -63,8 +64,9 @@ class WebLinkScreen(ModalScreen[None]):
             yield Static("When the game in the browser starts, this one ends: your game goes "
                          "on there. Keep the link to yourself: whoever opens it first plays "
                          "as you.", id="weblink-what", markup=False)
-            yield Static("[b]Enter[/b] close     [b]n[/b] a new link     [b]c[/b] copy it",
-                         classes="dialog-keys")
+            yield Static(key_link("[b]Enter[/b] close", "enter") + "     "
+                         + key_link("[b]n[/b] a new link", "n") + "     "
+                         + key_link("[b]c[/b] copy it", "c"), classes="dialog-keys")
 
     def on_mount(self) -> None:
         self.action_new_link()

@@ -6,13 +6,15 @@ from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widget import Widget
 
 
 class Cycler(Widget, can_focus=True):
-    """Choose one of ``choices`` (value, label) with Left/Right (Home/End for the ends)."""
+    """Choose one of ``choices`` (value, label) with Left/Right (Home/End for the ends), or
+    with the mouse: a click on ``◂`` steps back, on the value or ``▸`` forward."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "step(-1)", "Previous", show=False, id="cycler.previous"),
@@ -83,9 +85,29 @@ class Cycler(Widget, can_focus=True):
         self.refresh()
         self.post_message(self.Changed(self, self.value))
 
+    def _widest(self) -> int:
+        return max((len(text) for _, text in self._choices), default=1)
+
+    def step_at(self, x: int) -> int:
+        """What a click at column ``x`` does: -1 (on ``◂``), 1 (on the value or ``▸``), 0."""
+        start = self.label_width
+        end = start + 2 + self._widest() + 2 + 2  # "◂ ", " value ", " ▸"
+        if start <= x < start + 2:
+            return -1
+        if start + 2 <= x < end:
+            return 1
+        return 0
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        step = 0 if offset is None else self.step_at(offset.x)
+        if step:
+            event.stop()
+            self.action_step(step)
+
     def render(self) -> Text:
         label = self._choices[self._index][1] if self._choices else "-"
-        widest = max((len(text) for _, text in self._choices), default=1)
+        widest = self._widest()
         label = label.ljust(widest)  # the arrows stay put as the value changes
         out = Text(self.label.ljust(self.label_width), style="bold")
         arrows = "dim" if self.disabled else ""

@@ -7,10 +7,12 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
+from textual.message import Message
 
-from casino_tui.engine import Card, Pile
+from casino_tui.engine import Build, Card, Pile
 
-from ..cardfmt import HIGHLIGHT_BG, RECENT_BG, SELECTED_BG, CardPainter
+from ..cardfmt import HIGHLIGHT_BG, RECENT_BG, SELECTED_BG, CardPainter, card_size
 from ..session import SideCounts
 from .base import DataWidget
 
@@ -53,44 +55,68 @@ class TableData:
     selected: frozenset[int] = frozenset()  # free selection
     cursor: int | None = None
     recent: frozenset[int] = frozenset()  # piles a computer just made
+    big: int = 0  # big cards (a large screen): their largest level (cardfmt.CARD_SIZES)
+
+
+# A pile's place on the table widget: (pile, line, first column, last column + 1, lines).
+PilePlace = tuple[int, int, int, int, int]
+
+BIG_GAP = 2  # columns between two piles of big cards
 
 
 class TableView(DataWidget[TableData]):
-    """The piles on the table, laid out left to right and wrapped to the width."""
+    """The piles on the table, laid out left to right and wrapped to the width: one line of
+    small faces, or (``big``) rows of big cards of the largest level up to ``big`` that fits,
+    a build's cards side by side over a caption with its value and owner. A click on a pile
+    posts :class:`PileClicked`."""
 
-    def _token(self, i: int, pile: Pile, d: TableData) -> Text:
+    class PileClicked(Message):
+        """A pile was clicked (or tapped)."""
+
+        def __init__(self, view: TableView, index: int) -> None:
+            super().__init__()
+            self.view = view
+            self.index = index
+
+        @property
+        def control(self) -> TableView:
+            return self.view
+
+    def __init__(self, data: TableData | None = None, *, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(data, id=id, classes=classes)
+        self._places: list[PilePlace] = []
+
+    def _mark(self, i: int, d: TableData) -> str:
         sym = d.painter.symbols
         selected = i in d.selected
         cursor = i == d.cursor
         if selected and cursor:
-            mark = "»" if sym else "*"
-        elif selected:
-            mark = "+"
-        elif cursor:
-            mark = "›" if sym else ">"
-        else:
-            mark = " "
+            return "»" if sym else "*"
         if selected:
-            bg = SELECTED_BG
-        elif i in d.highlight:
-            bg = HIGHLIGHT_BG
-        elif i in d.recent:
-            bg = RECENT_BG
-        else:
-            bg = d.painter.face_bg
-        tok = Text(mark, style="bold")
-        tok.append_text(d.painter.pile_text(pile, d.owner_names, bg,
-                                            underline=i in d.highlight or cursor))
+            return "+"
+        if cursor:
+            return "›" if sym else ">"
+        return " "
+
+    def _bg(self, i: int, d: TableData) -> str:
+        if i in d.selected:
+            return SELECTED_BG
+        if i in d.highlight:
+            return HIGHLIGHT_BG
+        if i in d.recent:
+            return RECENT_BG
+        return d.painter.face_bg
+
+    def _token(self, i: int, pile: Pile, d: TableData) -> Text:
+        tok = Text(self._mark(i, d), style="bold")
+        tok.append_text(d.painter.pile_text(pile, d.owner_names, self._bg(i, d),
+                                            underline=i in d.highlight or i == d.cursor))
         return tok
 
-    def render(self) -> Text:
-        d = self.data
-        if d is None:
-            return Text()
-        if not d.piles:
-            return Text(" The table is empty.", style="dim italic")
-        width = max(10, self.size.width)
+    def _small(self, d: TableData, width: int) -> tuple[list[Text], list[PilePlace]]:
         lines: list[Text] = []
+        places: list[PilePlace] = []
         line = Text()
         for i, pile in enumerate(d.piles):
             tok = self._token(i, pile, d)
@@ -99,9 +125,114 @@ class TableView(DataWidget[TableData]):
                 line = Text()
             if line.cell_len:
                 line.append("  ")
+            places.append((i, len(lines), line.cell_len, line.cell_len + tok.cell_len, 1))
             line.append_text(tok)
         lines.append(line)
+        return lines, places
+
+    def _block(self, i: int, pile: Pile, d: TableData, level: int) -> list[Text]:
+        """A pile in big cards: a mark column, then the cards and a caption."""
+        p = d.painter
+        cards = pile.cards if isinstance(pile, Build) else (pile,)
+        bg = self._bg(i, d)
+        heavy = i == d.cursor or i in d.selected
+        under = i in d.highlight or i == d.cursor
+        frame = None
+        if i == d.cursor:
+            frame = Style(color="#ffffff", bold=True)
+        elif i in d.selected:
+            frame = Style(color=SELECTED_BG, bold=True)
+        height = card_size(level)[1]
+        rows = [Text() for _ in range(height)]
+        for c in cards:
+            for row, part in zip(rows, p.big_card(c, bg, level=level, heavy=heavy,
+                                                  underline=under, frame_style=frame),
+                                 strict=True):
+                row.append_text(part)
+        if isinstance(pile, Build):
+            caption = Text(f"={pile.value_str()} {pile.kind} · {d.owner_names[pile.owner]}",
+                           style="italic")
+            caption.stylize("bold", 0, 1 + len(pile.value_str()))
+        else:
+            caption = Text()
+        width = max(rows[0].cell_len, caption.cell_len)
+        mark = self._mark(i, d)
+        out = []
+        for k, row in enumerate([*rows, caption]):
+            line = Text(mark if k == height // 2 else " ", style="bold")
+            line.append_text(row)
+            line.pad_right(width - row.cell_len)
+            out.append(line)
+        return out
+
+    def _big(self, d: TableData, width: int,
+             level: int) -> tuple[list[Text], list[PilePlace]] | None:
+        """Rows of big cards of ``level``, or None when they do not fit the widget."""
+        lines: list[Text] = []
+        places: list[PilePlace] = []
+        row: list[Text] = []
+        for i, pile in enumerate(d.piles):
+            block = self._block(i, pile, d, level)
+            w = block[0].cell_len
+            if w > width:
+                return None
+            if row and row[0].cell_len + BIG_GAP + w > width:
+                lines.extend(row)
+                row = []
+            if row:
+                x = row[0].cell_len + BIG_GAP
+                for line, part in zip(row, block, strict=True):
+                    line.append(" " * BIG_GAP)
+                    line.append_text(part)
+            else:
+                x = 0
+                row = block
+            places.append((i, len(lines), x, x + w, len(block)))
+        lines.extend(row)
+        if len(lines) > self.size.height:
+            return None
+        return lines, places
+
+    def _layout(self, d: TableData) -> tuple[list[Text], list[PilePlace]]:
+        width = max(10, self.size.width)
+        for level in range(d.big, 0, -1):
+            big = self._big(d, width, level)
+            if big is not None:
+                return big
+        return self._small(d, width)
+
+    def render(self) -> Text:
+        d = self.data
+        self._places = []
+        if d is None:
+            return Text()
+        if not d.piles:
+            return Text(" The table is empty.", style="dim italic")
+        lines, self._places = self._layout(d)
         return Text("\n").join(lines)
+
+    def pile_at(self, x: int, y: int) -> int | None:
+        """The pile drawn at ``(x, y)`` of the content (None: none), as last rendered."""
+        for i, line, x0, x1, height in self._places:
+            if line <= y < line + height and x0 <= x < x1:
+                return i
+        return None
+
+    def pile_place(self, index: int) -> tuple[int, int] | None:
+        """Where pile ``index`` was drawn: a cell of it (``x``, ``y`` of the content)."""
+        for i, line, x0, _x1, height in self._places:
+            if i == index:
+                return x0 + 2, line + height // 2
+        return None
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = self.pile_at(offset.x, offset.y)
+        if index is not None:
+            event.stop()
+            self.post_message(self.PileClicked(self, index))
 
 
 @dataclass(frozen=True)
@@ -138,19 +269,69 @@ class HandData:
     selected: int | None
     painter: CardPainter
     active: bool  # it is this hand's turn
+    big: int = 0  # big cards (a large screen): their largest level (cardfmt.CARD_SIZES)
 
 
 class HandView(DataWidget[HandData]):
-    """The hand as small cards, numbered 1-9; the chosen card is drawn with a heavy frame."""
+    """The hand as small cards (or big ones), numbered 1-9; the chosen card is drawn with a
+    heavy frame. A click on a card posts :class:`CardClicked`."""
+
+    class CardClicked(Message):
+        """A card of the hand was clicked (or tapped)."""
+
+        def __init__(self, view: HandView, index: int) -> None:
+            super().__init__()
+            self.view = view
+            self.index = index
+
+        @property
+        def control(self) -> HandView:
+            return self.view
+
+    def _level(self, d: HandData) -> int:
+        """The level of big cards the hand is drawn in (0: small ones): the largest up to
+        ``big`` that fits."""
+        for level in range(d.big, 0, -1):
+            width, height = card_size(level)
+            if 1 + d.count * (width + 1) <= self.size.width and height <= self.size.height:
+                return level
+        return 0
+
+    def card_width(self) -> int:
+        """How wide a card is drawn now (its frame included)."""
+        d = self.data
+        level = 0 if d is None else self._level(d)
+        return card_size(level)[0] if level else 5
+
+    def card_at(self, x: int, y: int) -> int | None:
+        """The card of the hand drawn at ``(x, y)`` of the content (None: none)."""
+        d = self.data
+        if d is None or not d.count or x < 1:
+            return None
+        step = self.card_width() + 1
+        i, within = divmod(x - 1, step)
+        return i if i < d.count and within < step - 1 else None
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = self.card_at(offset.x, offset.y)
+        if index is not None:
+            event.stop()
+            self.post_message(self.CardClicked(self, index))
 
     def render(self) -> Text:
         d = self.data
         if d is None:
             return Text()
-        p = d.painter
-        top, mid, bot = Text(" "), Text(" "), Text(" ")
         if d.count == 0:
             return Text("\n (no cards in hand)", style="dim italic")
+        level = self._level(d)
+        if level:
+            return self._render_big(d, level)
+        p = d.painter
+        top, mid, bot = Text(" "), Text(" "), Text(" ")
         frame = Style(color="#808080")
         chosen = Style(color="#ffaf00", bold=True)
         for i in range(d.count):
@@ -172,6 +353,27 @@ class HandView(DataWidget[HandData]):
             mid.append(v, style=style)
             bot.append(bl + h * 3 + br, style=style)
         return Text("\n").join([top, mid, bot])
+
+    def _render_big(self, d: HandData, level: int) -> Text:
+        p = d.painter
+        rows = [Text(" ") for _ in range(card_size(level)[1])]
+        for i in range(d.count):
+            if i:
+                for t in rows:
+                    t.append(" ")
+            sel = d.selected == i and d.cards is not None
+            number = str(i + 1) if d.cards is not None and i < 9 else ""
+            if d.cards is None:
+                parts = p.big_back(level)
+            else:
+                bg = HIGHLIGHT_BG if sel else p.face_bg
+                parts = p.big_card(d.cards[i], bg, level=level, heavy=sel, underline=sel,
+                                   number=number,
+                                   frame_style=Style(color="#ffaf00", bold=True) if sel
+                                   else None)
+            for t, part in zip(rows, parts, strict=True):
+                t.append_text(part)
+        return Text("\n").join(rows)
 
 
 # ---------------------------------------------------------------------------- seats
@@ -507,21 +709,61 @@ class MessageLine(StatusLine):
         return Text("\n").join(lines)
 
 
-class KeyBar(DataWidget[tuple[tuple[str, str], ...]]):
-    """The main keys of the screen: ``key description`` pairs, as many as fit."""
+# The key a key bar's label stands for (its first word), when it is not the label itself.
+KEY_NAMES: dict[str, str] = {
+    "enter": "enter", "space": "space", "esc": "escape", "?": "question_mark",
+    "←→": "right", "<>": "right", "↑↓": "down", "^v": "down", "home": "home", "end": "end",
+    "tab": "tab", "/": "slash",
+}
 
-    def render(self) -> Text:
+
+def key_of(label: str) -> str:
+    """The key to press for a key bar's label: ``Enter`` is ``enter``, ``←→`` is ``right``
+    (the next card), ``n Enter`` is ``n``."""
+    first = label.split()[0] if label.split() else label
+    return KEY_NAMES.get(first.lower(), first.lower() if len(first) == 1 else first)
+
+
+class KeyBar(DataWidget[tuple[tuple[str, str], ...]]):
+    """The main keys of the screen: ``key description`` pairs, as many as fit. Each is also a
+    button: a click (or a tap) on it presses its key (for ``←→``, the right arrow)."""
+
+    def _pieces(self) -> list[tuple[Text, str]]:
         d = self.data or ()
         width = self.size.width
-        out = Text()
+        out: list[tuple[Text, str]] = []
+        used = 0
         for key, desc in d:
             piece = Text()
             piece.append(f" {key} ", style="bold reverse")
             piece.append(f" {desc} ")
-            if out.cell_len + piece.cell_len > width:
+            if used + piece.cell_len > width:
                 break
+            used += piece.cell_len
+            out.append((piece, key))
+        return out
+
+    def render(self) -> Text:
+        out = Text()
+        for piece, _key in self._pieces():
             out.append_text(piece)
         return out
+
+    def key_at(self, x: int) -> str | None:
+        """The key of the piece drawn at column ``x`` (None: none)."""
+        start = 0
+        for piece, key in self._pieces():
+            if start <= x < start + piece.cell_len:
+                return key_of(key)
+            start += piece.cell_len
+        return None
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        key = None if offset is None else self.key_at(offset.x)
+        if key is not None:
+            event.stop()
+            self.app.simulate_key(key)
 
 
 # ---------------------------------------------------------------------------- move log
@@ -535,20 +777,59 @@ class LogData:
 class LogView(DataWidget[LogData]):
     """The latest moves in words, wrapped to the width; the newest line is at the bottom.
 
-    Drawn from data (no scrolling widget), so a new line never needs a new layout."""
+    Drawn from data (no scrolling widget), so a new line never needs a new layout. The mouse
+    wheel scrolls it back (``back``: lines above the newest); a new entry shows the newest."""
+
+    SCROLL_LINES: ClassVar[int] = 3  # lines a notch of the wheel moves
+
+    def __init__(self, data: LogData | None = None, *, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(data, id=id, classes=classes)
+        self.back = 0
+
+    def set_data(self, data: LogData) -> bool:
+        changed = super().set_data(data)
+        if changed:
+            self._show_back(0)
+        return changed
+
+    def _wrapped(self, enough: int | None = None) -> list[Text]:
+        """The entries' lines, oldest first: every one, or the newest entries that make at
+        least ``enough`` lines."""
+        d = self.data
+        if d is None:
+            return []
+        width = max(8, self.size.width)
+        console = self.app.console
+        lines: list[Text] = []
+        for text, note in reversed(d.entries):
+            entry = Text(text, style="dim italic" if note else "")
+            lines[:0] = list(entry.wrap(console, width))
+            if enough is not None and len(lines) >= enough:
+                break
+        return lines
+
+    def _show_back(self, back: int) -> None:
+        top = max(0, len(self._wrapped()) - max(1, self.size.height)) if back else 0
+        back = max(0, min(back, top))
+        if back != self.back:
+            self.back = back
+            self.border_subtitle = f"{back} newer ↓" if back else ""
+            self.refresh()
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self._show_back(self.back + self.SCROLL_LINES)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self._show_back(self.back - self.SCROLL_LINES)
 
     def render(self) -> Text:
         d = self.data
         if d is None or not d.entries:
             return Text()
-        width = max(8, self.size.width)
         height = max(1, self.size.height)
-        lines: list[Text] = []
-        console = self.app.console
-        for text, note in reversed(d.entries):
-            entry = Text(text, style="dim italic" if note else "")
-            wrapped = entry.wrap(console, width)
-            lines[:0] = list(wrapped)
-            if len(lines) >= height:
-                break
-        return Text("\n").join(lines[-height:])
+        lines = self._wrapped(self.back + height)
+        end = len(lines) - self.back
+        return Text("\n").join(lines[max(0, end - height):end])
