@@ -27,7 +27,6 @@ def test_wheel_contains_the_stylesheets(tmp_path: Path) -> None:
         assert f"casino_tui/styles/{tcss.name}" in names, tcss.name
     assert "casino_tui/engine/_hot.py" in names
     assert "casino_tui/app/app.py" in names
-    assert "casino_tui/ai/deal_value.json" in names  # the learned model (hard-learn)
 
 
 def test_the_install_compiled_the_hot_path() -> None:
