@@ -153,7 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--b", default="medium")
     p.add_argument("--presets", nargs="*", default=None, help="default: every preset")
     p.add_argument("--pairs", type=int, default=40)
-    p.add_argument("--iterations", type=int, default=200)
+    effort = p.add_mutually_exclusive_group()
+    effort.add_argument("--iterations", type=int, default=200,
+                        help="Hard's fixed effort a move, reproducible (default 200)")
+    effort.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                        help="Hard's thinking time a move instead (times as in the game)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--unit", default="round", choices=("round", "game"))
     p.add_argument("--jobs", type=int, default=1)
@@ -179,8 +183,8 @@ def main(argv: list[str] | None = None) -> int:
                else list(PRESET_NAMES))
     rows = []
     for preset, players in runs(presets, ns.partnerships, ns.only_partnerships):
-        cfg = ArenaConfig(ns.a, ns.b, preset, ns.unit, ns.pairs, ns.seed, players, None,
-                          ns.iterations, ns.jobs)
+        cfg = ArenaConfig(ns.a, ns.b, preset, ns.unit, ns.pairs, ns.seed, players, ns.budget,
+                          None if ns.budget is not None else ns.iterations, ns.jobs)
         start = time.perf_counter()
         pairs = run_arena(cfg)
         summary = summarize(cfg, pairs, time.perf_counter() - start)
