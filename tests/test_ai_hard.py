@@ -178,3 +178,26 @@ def test_no_inference_where_players_draw_after_each_play() -> None:
     view = st.view(st.current_player or 0)
     assert view.deal_plays and deal_plays(view)
     assert not InferringSampler(view).informed
+
+
+def test_the_inference_stops_weighing_deals_when_the_time_is_up() -> None:
+    """Under a time budget the search tells the sampler its deadline: past it, the sampler
+    weighs only the first ``MIN_POOL`` deals (with a fixed effort, no deadline: all of them)."""
+    view = _trailed_past_the_big_casino("classic", 4, 1).view(0)
+    late = InferringSampler(view, pool=256)
+    late.deadline = 0.0  # long past
+    late.deal(random.Random(1))
+    on_time = InferringSampler(view, pool=256)
+    on_time.deal(random.Random(1))
+    assert (len(late._pool), len(on_time._pool)) == (infer_mod.MIN_POOL, 256)
+
+
+def test_the_search_gives_the_sampler_its_deadline_only_under_a_time_budget() -> None:
+    from casino_tui.ai.search import search
+
+    st = State(Rules.preset("classic"), 2, seed=4)
+    view = st.view(st.current_player or 0)
+    timed, fixed = InferringSampler(view), InferringSampler(view)
+    search(view, seed=1, budget=0.05, sampler=timed)
+    search(view, seed=1, budget=None, iterations=3, sampler=fixed)
+    assert isinstance(timed.deadline, float) and fixed.deadline is None

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -35,6 +36,7 @@ from .values import RuleValues, rule_values
 BETA = 2.0  # how sharply players prefer the plays the policy scores higher (per point)
 NOISE = 0.1  # the share of plays made for reasons the policy does not see
 POOL = 256  # candidate deals weighed per decision
+MIN_POOL = 16  # weighed even when the time budget runs out while they are drawn
 _HAND_KINDS = ("capture", "build", "trail")
 
 
@@ -131,7 +133,10 @@ class InferringSampler(Sampler):
 
     def _fill(self, rng: random.Random) -> None:
         acc = 0.0
-        for _ in range(self.pool_size):
+        deadline = self.deadline
+        for i in range(self.pool_size):
+            if deadline is not None and i >= MIN_POOL and time.perf_counter() >= deadline:
+                break  # out of time: weigh the deals drawn so far
             hands, stock = Sampler.deal(self, rng)
             acc += self.likelihood(hands)
             self._pool.append((hands, stock))

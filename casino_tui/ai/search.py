@@ -54,7 +54,10 @@ _CLAIM = Move.claim()
 
 # ------------------------------------------------------------------ determinization
 class Sampler:
-    """Deals the unseen cards consistently with a seat's view."""
+    """Deals the unseen cards consistently with a seat's view. ``deadline`` (set by the search
+    under a time budget): a sampler that prepares its deals ahead stops preparing then."""
+
+    deadline: float | None = None
 
     def __init__(self, view: SeatView) -> None:
         self.view = view
@@ -459,6 +462,7 @@ def prepare(view: SeatView, *, seed: int, budget: float | None, iterations: int 
     deadline = None if iterations is not None or budget is None else start + 0.92 * budget
     if sampler is None:
         sampler = Sampler(view)
+    sampler.deadline = deadline
 
     # the last deal with nothing hidden: solve it
     if not sampler.hidden and len(view.sides) == 2 and not view.stock_size:
@@ -494,10 +498,14 @@ def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
         return setup
     rng, rv, my_side = setup.rng, setup.rv, setup.my_side
 
-    def evaluate(world: State, moves: list[Move]) -> list[float]:
+    deadline = setup.deadline
+
+    def evaluate(world: State, moves: list[Move]) -> list[float] | None:
         pseed = rng.getrandbits(48)
-        out = []
+        out: list[float] = []
         for move in moves:
+            if deadline is not None and out and time.perf_counter() >= deadline:
+                return None  # out of time within this world: it is not counted
             st = world.clone()
             st.apply(move, validate=False)
             out.append(playout(st, rv, random.Random(pseed), my_side, 0.1, setup.max_plies,
