@@ -141,3 +141,8 @@ def test_presets_table_with_the_times_of_budgeted_runs(tmp_path: Path) -> None:
     times = cells[3].split("; ")
     assert len(times) == 2 and all(t.endswith(" ms") and "/" in t for t in times)
     assert "ms" not in cells[1] and "ms" not in cells[2]
+    every = subprocess.run([sys.executable, str(ROOT / "tools" / "arena_presets.py"), "--table",
+                            str(fixed), "--by-preset", "--every-preset"],
+                           capture_output=True, text=True, timeout=120).stdout
+    assert "| `royal` | not measured | not measured |" in every  # a run that is missing
+    assert "| `danish` | not measured | no partnerships |" in every

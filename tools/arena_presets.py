@@ -105,10 +105,12 @@ def _columns(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]
     return cells
 
 
-def by_preset(rows: list[dict[str, Any]], times: list[dict[str, Any]] | None = None) -> str:
+def by_preset(rows: list[dict[str, Any]], times: list[dict[str, Any]] | None = None,
+              every: bool = False) -> str:
     """One line a preset: two players (five in ``five``), then four in partnerships. The time
     column is ``a``'s time a move in these runs, or with ``times`` in those runs (for example
-    runs with a time budget, as in the game: two players, and four in partnerships)."""
+    runs with a time budget, as in the game: two players, and four in partnerships).
+    ``every``: a line for every preset, "not measured" where a run is missing."""
     cells = _columns(rows)
     timed = _columns(times) if times is not None else {}
     head = ("Hard's time a move, two / four players (median / p95)" if times is not None
@@ -117,8 +119,9 @@ def by_preset(rows: list[dict[str, Any]], times: list[dict[str, Any]] | None = N
              "|---|---|---|---|"]
     for preset in PRESET_NAMES:
         got = cells.get(preset)
-        if not got:
+        if not got and not every:
             continue
+        got = got or {}
         base = got.get("base")
         four = got.get("4")
         if four:
@@ -195,13 +198,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="with --table: one line a preset, two and four players side by side")
     p.add_argument("--times", type=Path, nargs="+", default=None, metavar="FILE",
                    help="with --by-preset: the time column from these --out files instead")
+    p.add_argument("--every-preset", action="store_true",
+                   help="with --by-preset: a line for every preset, measured or not")
     p.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("BEFORE", "AFTER"),
                    help="only print the paired change between two --out files")
     ns = p.parse_args(argv)
     if ns.table is not None:
         rows = [r for path in ns.table for r in _read(path)]
         times = None if ns.times is None else [r for path in ns.times for r in _read(path)]
-        print(by_preset(rows, times) if ns.by_preset else table(rows))
+        print(by_preset(rows, times, ns.every_preset) if ns.by_preset else table(rows))
         return 0
     if ns.compare is not None:
         print(compare(_read(ns.compare[0]), _read(ns.compare[1])))
