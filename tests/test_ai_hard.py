@@ -201,3 +201,16 @@ def test_the_search_gives_the_sampler_its_deadline_only_under_a_time_budget() ->
     search(view, seed=1, budget=0.05, sampler=timed)
     search(view, seed=1, budget=None, iterations=3, sampler=fixed)
     assert isinstance(timed.deadline, float) and fixed.deadline is None
+
+
+@pytest.mark.parametrize("preset", ["draw_cassino", "casino_a_la_tire_seed000"])
+def test_where_players_draw_after_each_play_hard_searches_as_hard_v1(preset: str) -> None:
+    """Nothing to infer there, and the wider search alone measured worse: Hard is hard-v1."""
+    st = State(Rules.preset(preset), 2, seed=5)
+    k = 0
+    while not st.is_round_over and k < 30:
+        view = st.view(st.current_player or 0)
+        move = choose_move(view, "hard", seed=k, iterations=20)
+        assert move == choose_move(view, "hard-v1", seed=k, iterations=20)
+        st.apply(move)
+        k += 1
