@@ -63,7 +63,7 @@ setup(
     packages=[*find_packages(include=["casino_tui", "casino_tui.*"]), "casino_tui.styles"],
     # styles/ (the .tcss files) ships inside the package as casino_tui/styles
     package_dir={"casino_tui.styles": "styles"},
-    package_data={"casino_tui.styles": ["*.tcss"], "casino_tui.ai": ["*.json"]},
+    package_data={"casino_tui.styles": ["*.tcss"]},
     ext_modules=extensions(),
     cmdclass={"build_ext": OptionalBuildExt},
 )

@@ -1,5 +1,6 @@
 """Hard v1 is frozen as the arena level ``hard-v1``; the plays of a deal are public in every
-seat's view; Hard infers from them which cards an opponent still holds."""
+seat's view; Hard infers from them which cards an opponent still holds (more than two players:
+tests/test_ai_hard.py)."""
 
 from __future__ import annotations
 
@@ -60,13 +61,14 @@ def test_hard_v1_plays_exactly_as_hard_did_when_it_was_frozen() -> None:
     assert checked == len(cases)
 
 
-def test_hard_v1_and_the_experiments_are_arena_levels_but_not_player_choices() -> None:
-    assert set(ARENA_LEVELS) == {"hard-v1", "hard-infer", "hard-wide", "hard-wide-infer",
-                                 "hard-mcts", "hard-pimc", "hard-pimc-min", "hard-learn",
-                                 "hard-long"}
+def test_hard_v1_is_an_arena_level_but_not_a_player_choice() -> None:
+    assert ARENA_LEVELS == ("hard-v1",)
     assert not set(ARENA_LEVELS) & set(LEVELS)
-    cfg, _ = parse_config(["--a", "hard-infer", "--b", "hard-v1"])
-    assert (cfg.a, cfg.b) == ("hard-infer", "hard-v1")
+    cfg, _ = parse_config(["--a", "hard", "--b", "hard-v1"])
+    assert (cfg.a, cfg.b) == ("hard", "hard-v1")
+    for gone in ("hard-wide-infer", "hard-mcts"):  # the experiments are in git history
+        with pytest.raises(ArenaUsageError, match=gone):
+            parse_config(["--a", gone, "--b", "hard-v1"])
     with pytest.raises(ArenaUsageError, match="hard-v1"):
         parse_config(["--a", "hard", "--b", "hard-v9"])
     st = State(Rules.preset("classic"), 2, seed=3)
@@ -163,9 +165,9 @@ def test_inference_weighs_nothing_it_cannot_replay() -> None:
     assert not InferringSampler(view).informed
 
 
-def test_hard_infer_plays_legal_reproducible_moves_from_what_it_inferred() -> None:
+def test_hard_plays_legal_reproducible_moves_from_what_it_inferred() -> None:
     st = _trailed_by_big_casino()
     view = st.view(0)
-    moves = [choose_move(view, "hard-infer", seed=s, iterations=40) for s in (1, 1, 2)]
+    moves = [choose_move(view, "hard", seed=s, iterations=40) for s in (1, 1, 2)]
     assert moves[0] == moves[1]
     assert all(m in view.legal_moves() for m in moves)

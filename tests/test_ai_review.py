@@ -11,6 +11,7 @@ import pytest
 from ai_support import shuffled_hidden
 
 from casino_tui.ai import choose_move
+from casino_tui.ai.hard import hard_search
 from casino_tui.ai.review import (
     Estimate,
     estimate,
@@ -19,7 +20,6 @@ from casino_tui.ai.review import (
     round_plays,
     summary_line,
 )
-from casino_tui.ai.search import search
 from casino_tui.ai.worker import AIWorker
 from casino_tui.engine import IllegalMoveError, Move, Rules, State, parse_card, parse_cards
 from casino_tui.engine.notation import format_position
@@ -105,7 +105,7 @@ def test_the_only_move_is_forced() -> None:
 def test_a_play_hard_agrees_with_costs_nothing() -> None:
     state = State(Rules.preset("classic"), 2, seed=4)
     view = state.view(state.current_player)  # type: ignore[arg-type]
-    best = search(view, seed=6, iterations=30).move
+    best = hard_search(view, seed=6, budget=None, iterations=30).move
     est = estimate(view, best, seed=6, iterations=30)
     assert est.best == best == est.played and est.difference == 0 and not est.changes
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from casino_tui import arena
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
@@ -111,3 +114,35 @@ def test_module_entry_point() -> None:
     bad = subprocess.run([sys.executable, "-m", "casino_tui.arena", "--a", "random"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--b" in bad.stderr
+
+
+def test_presets_table_with_the_times_of_budgeted_runs(tmp_path: Path) -> None:
+    """tools/arena_presets.py: runs with a fixed effort give the results, runs with a time
+    budget (as in the game) the time column, two players and four in partnerships."""
+    tool = [sys.executable, str(ROOT / "tools" / "arena_presets.py"), "--a", "hard", "--b",
+            "hard-v1", "--presets", "classic", "--pairs", "1", "--partnerships"]
+    fixed, timed = tmp_path / "fixed.jsonl", tmp_path / "timed.jsonl"
+    for extra in (["--iterations", "2", "--out", str(fixed)],
+                  ["--budget", "0.05", "--out", str(timed)]):
+        ok = subprocess.run(tool + extra, capture_output=True, text=True, timeout=300)
+        assert ok.returncode == 0, ok.stderr
+    rows = [json.loads(line) for line in fixed.read_text().splitlines()]
+    assert [(r["config"]["players"], r["config"]["iterations"], r["config"]["budget"])
+            for r in rows] == [(2, 2, None), (4, 2, None)]
+    assert rows[0]["command"].endswith("--pairs 1 --iterations 2 --seed 1")
+    budgeted = [json.loads(line) for line in timed.read_text().splitlines()]
+    assert budgeted[0]["command"].endswith("--pairs 1 --budget 0.05 --seed 1")
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "arena_presets.py"), "--table",
+                          str(fixed), "--by-preset", "--times", str(timed)],
+                         capture_output=True, text=True, timeout=120).stdout
+    (line,) = [x for x in out.splitlines() if x.startswith("| `classic`")]
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert "two / four players" in out and len(cells) == 4
+    times = cells[3].split("; ")
+    assert len(times) == 2 and all(t.endswith(" ms") and "/" in t for t in times)
+    assert "ms" not in cells[1] and "ms" not in cells[2]
+    every = subprocess.run([sys.executable, str(ROOT / "tools" / "arena_presets.py"), "--table",
+                            str(fixed), "--by-preset", "--every-preset"],
+                           capture_output=True, text=True, timeout=120).stdout
+    assert "| `royal` | not measured | not measured |" in every  # a run that is missing
+    assert "| `danish` | not measured | no partnerships |" in every

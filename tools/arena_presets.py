@@ -10,8 +10,9 @@ so every figure can be checked alone. Two players everywhere (five in ``five``);
 JSON of every run is appended to ``--out`` (one line each, with its command and the result of
 every pair), and a Markdown table is printed at the end; ``--table FILE...`` prints the table of
 earlier ``--out`` files (``--by-preset``: a line a preset, two and four players side by side),
-and ``--compare BEFORE AFTER`` the paired change between two such files (the same runs and
-seeds, so the same deals, played by two versions of the code).
+``--times FILE...`` takes its time column from other runs (for example with ``--budget 1``, as
+in the game), and ``--compare BEFORE AFTER`` the paired change between two such files (the same
+runs and seeds, so the same deals, played by two versions of the code).
 """
 
 from __future__ import annotations
@@ -86,28 +87,54 @@ def _cell(r: dict[str, Any]) -> str:
     return f"{100 * res['win_rate']:.1f}% ({100 * lo:.1f}% to {100 * hi:.1f}%)"
 
 
-def by_preset(rows: list[dict[str, Any]]) -> str:
-    """One line a preset: two players (five in ``five``), then four in partnerships; a later
-    row of the same run replaces an earlier one."""
+def _time(r: dict[str, Any] | None) -> str:
+    if r is None:
+        return "not measured"
+    t = r["time_per_move"]["a"]
+    return f"{1000 * t['median']:.0f} ms / {1000 * t['p95']:.0f} ms"
+
+
+def _columns(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Runs by preset, then "base" (two players; five in ``five``) or "4" (partnerships); a
+    later row of the same run replaces an earlier one."""
     cells: dict[str, dict[str, dict[str, Any]]] = {}
     for r in rows:
         cfg = r["config"]
         col = "4" if cfg["players"] == 4 and r["matches_per_pair"] == 2 else "base"
         cells.setdefault(cfg["preset"], {})[col] = r
-    lines = ["| Preset | Two players (`five`: five) | Four in partnerships | "
-             "Hard's time a move, two players (median / p95) |", "|---|---|---|---|"]
+    return cells
+
+
+def by_preset(rows: list[dict[str, Any]], times: list[dict[str, Any]] | None = None,
+              every: bool = False) -> str:
+    """One line a preset: two players (five in ``five``), then four in partnerships. The time
+    column is ``a``'s time a move in these runs, or with ``times`` in those runs (for example
+    runs with a time budget, as in the game: two players, and four in partnerships).
+    ``every``: a line for every preset, "not measured" where a run is missing."""
+    cells = _columns(rows)
+    timed = _columns(times) if times is not None else {}
+    head = ("Hard's time a move, two / four players (median / p95)" if times is not None
+            else "Hard's time a move, two players (median / p95)")
+    lines = ["| Preset | Two players (`five`: five) | Four in partnerships | " + head + " |",
+             "|---|---|---|---|"]
     for preset in PRESET_NAMES:
         got = cells.get(preset)
-        if not got:
+        if not got and not every:
             continue
+        got = got or {}
         base = got.get("base")
         four = got.get("4")
-        t = base["time_per_move"]["a"] if base else None
-        time_text = f"{1000 * t['median']:.0f} ms / {1000 * t['p95']:.0f} ms" if t else ""
         if four:
             four_text = _cell(four)
         else:
             four_text = "not measured" if runs([preset], True, True) else "no partnerships"
+        if times is None:
+            time_text = _time(base) if base else ""
+        else:
+            t = timed.get(preset, {})
+            time_text = _time(t.get("base"))
+            if runs([preset], True, True):
+                time_text += "; " + _time(t.get("4"))
         lines.append(f"| `{short_name(preset)}` | {_cell(base) if base else 'not measured'} | "
                      f"{four_text} | {time_text} |")
     return "\n".join(lines)
@@ -153,7 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--b", default="medium")
     p.add_argument("--presets", nargs="*", default=None, help="default: every preset")
     p.add_argument("--pairs", type=int, default=40)
-    p.add_argument("--iterations", type=int, default=200)
+    effort = p.add_mutually_exclusive_group()
+    effort.add_argument("--iterations", type=int, default=200,
+                        help="Hard's fixed effort a move, reproducible (default 200)")
+    effort.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                        help="Hard's thinking time a move instead (times as in the game)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--unit", default="round", choices=("round", "game"))
     p.add_argument("--jobs", type=int, default=1)
@@ -165,12 +196,17 @@ def main(argv: list[str] | None = None) -> int:
                    help="only print the table of earlier --out files")
     p.add_argument("--by-preset", action="store_true",
                    help="with --table: one line a preset, two and four players side by side")
+    p.add_argument("--times", type=Path, nargs="+", default=None, metavar="FILE",
+                   help="with --by-preset: the time column from these --out files instead")
+    p.add_argument("--every-preset", action="store_true",
+                   help="with --by-preset: a line for every preset, measured or not")
     p.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("BEFORE", "AFTER"),
                    help="only print the paired change between two --out files")
     ns = p.parse_args(argv)
     if ns.table is not None:
         rows = [r for path in ns.table for r in _read(path)]
-        print(by_preset(rows) if ns.by_preset else table(rows))
+        times = None if ns.times is None else [r for path in ns.times for r in _read(path)]
+        print(by_preset(rows, times, ns.every_preset) if ns.by_preset else table(rows))
         return 0
     if ns.compare is not None:
         print(compare(_read(ns.compare[0]), _read(ns.compare[1])))
@@ -179,8 +215,8 @@ def main(argv: list[str] | None = None) -> int:
                else list(PRESET_NAMES))
     rows = []
     for preset, players in runs(presets, ns.partnerships, ns.only_partnerships):
-        cfg = ArenaConfig(ns.a, ns.b, preset, ns.unit, ns.pairs, ns.seed, players, None,
-                          ns.iterations, ns.jobs)
+        cfg = ArenaConfig(ns.a, ns.b, preset, ns.unit, ns.pairs, ns.seed, players, ns.budget,
+                          None if ns.budget is not None else ns.iterations, ns.jobs)
         start = time.perf_counter()
         pairs = run_arena(cfg)
         summary = summarize(cfg, pairs, time.perf_counter() - start)

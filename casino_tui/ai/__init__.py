@@ -7,8 +7,8 @@ Levels, weakest first:
 * ``random``: any legal move, uniformly;
 * ``easy``: takes something about two times in three when it can, otherwise plays at random;
 * ``medium``: one-move card counter (see :mod:`casino_tui.ai.heuristic`);
-* ``hard``: determinized search with card-counting playouts and an exact last deal
-  (see :mod:`casino_tui.ai.search`).
+* ``hard``: determinized search on deals weighed by what the other players' plays say about
+  their hands, with card-counting playouts and an exact last deal (see :mod:`casino_tui.ai.hard`).
 
 The choice depends only on the view, the level, the seed and the search effort: with
 ``iterations`` (or any level but ``hard``) the same inputs give the same move, in any process.
@@ -19,34 +19,19 @@ from __future__ import annotations
 import random
 
 from ..engine import Move, SeatView
-from . import deal_value
 from .explain import explain
+from .hard import hard_search, hard_v1_search
 from .heuristic import choose_easy, choose_medium, choose_random
-from .infer import InferringSampler
-from .ismcts import ismcts
-from .pimc import pimc
-from .search import V1_STOPPING, WIDE_STOPPING
-from .search import search as _search
 
 LEVELS: tuple[str, ...] = ("random", "easy", "medium", "hard")
 # Levels for the arena only, never offered to players: ``hard-v1``, Hard as it was frozen on
-# 2026-11-25 (the yardstick a new Hard must beat; it never changes), and experiments measured
-# against it (README, "Towards a stronger Hard"): ``hard-infer``, Hard whose sampled deals are
-# weighed by how well they explain the opponents' plays of the deal
-# (:mod:`casino_tui.ai.infer`); ``hard-wide``, Hard that samples more deals before it settles
-# (``search.WIDE_STOPPING``), and ``hard-wide-infer``, both; ``hard-mcts``, a tree search over
-# the plays of the deal on the inferred deals (:mod:`casino_tui.ai.ismcts`); ``hard-pimc`` and
-# ``hard-pimc-min``, the rest of the deal solved in every sampled world (:mod:`casino_tui.ai.pimc`);
-# ``hard-learn``, ``hard-wide-infer`` whose playouts value the end of a deal with a model learned
-# from self-play (:mod:`casino_tui.ai.deal_value`); ``hard-long``, ``hard-wide-infer`` that may
-# take ``OVERTIME`` times its budget on a decision still open when the budget is spent.
-ARENA_LEVELS: tuple[str, ...] = ("hard-v1", "hard-infer", "hard-wide", "hard-wide-infer",
-                                 "hard-mcts", "hard-pimc", "hard-pimc-min", "hard-learn",
-                                 "hard-long")
+# 2026-11-25, the yardstick a new Hard must beat; it never changes (see :mod:`.hard`). The
+# experiments measured against it are in the README ("Towards a stronger Hard") and in git
+# history (commit 7139a22).
+ARENA_LEVELS: tuple[str, ...] = ("hard-v1",)
 DEFAULT_BUDGET = 1.0  # seconds per move for Hard
-OVERTIME = 2.0  # hard-long: a decision still open at the budget may take twice as long
 
-__all__ = ["ARENA_LEVELS", "DEFAULT_BUDGET", "LEVELS", "OVERTIME", "choose_move", "hint"]
+__all__ = ["ARENA_LEVELS", "DEFAULT_BUDGET", "LEVELS", "choose_move", "hint"]
 
 
 def _check(view: SeatView) -> None:
@@ -79,22 +64,9 @@ def choose_move(view: SeatView, level: str, *, seed: int, budget: float | None =
         return choose_medium(view, rng)
     if iterations is None and budget is None:
         budget = DEFAULT_BUDGET
-    if level == "hard-mcts":
-        return ismcts(view, seed=seed, budget=budget, iterations=iterations,
-                      sampler=InferringSampler(view)).move
-    if level in ("hard-pimc", "hard-pimc-min"):
-        return pimc(view, seed=seed, budget=budget, iterations=iterations,
-                    sampler=InferringSampler(view), my_policy=level == "hard-pimc-min").move
-    sampler = InferringSampler(view) if level in (
-        "hard-infer", "hard-wide-infer", "hard-learn", "hard-long") else None
-    stopping = WIDE_STOPPING if level in (
-        "hard-wide", "hard-wide-infer", "hard-learn", "hard-long") else V1_STOPPING
-    deal_end = None
-    if level == "hard-learn" and deal_value.applies_to(view.rules, view.num_players):
-        deal_end = deal_value.value
-    return _search(view, seed=seed, budget=budget, iterations=iterations, sampler=sampler,
-                   stopping=stopping, deal_end=deal_end,
-                   overtime=OVERTIME if level == "hard-long" else 1.0).move  # hard, variants
+    if level == "hard-v1":
+        return hard_v1_search(view, seed=seed, budget=budget, iterations=iterations).move
+    return hard_search(view, seed=seed, budget=budget, iterations=iterations).move
 
 
 def hint(view: SeatView, *, seed: int, budget: float | None = None,
@@ -103,5 +75,5 @@ def hint(view: SeatView, *, seed: int, budget: float | None = None,
     _check(view)
     if iterations is None and budget is None:
         budget = DEFAULT_BUDGET
-    result = _search(view, seed=seed, budget=budget, iterations=iterations)
+    result = hard_search(view, seed=seed, budget=budget, iterations=iterations)
     return result.move, explain(view, result)

@@ -12,12 +12,18 @@ How likely a play is: the cheap playout policy (:func:`~casino_tui.ai.search.pol
 scores every move the player could have made with that hand, and the player is taken to choose
 by a softmax of those scores (``BETA`` per point), or for reasons the model does not see
 (``NOISE`` of the time, any move alike).
+
+Every other seat's plays are evidence, a partner's as much as an opponent's (their hands are
+hidden alike, and they play by the same policy), at any table size. Where the players draw a
+card after each play (``draw_mode``) there is no inference: the hand a player held at an
+earlier play is no longer their hand now plus their later plays, since cards were drawn since.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import time
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -30,6 +36,7 @@ from .values import RuleValues, rule_values
 BETA = 2.0  # how sharply players prefer the plays the policy scores higher (per point)
 NOISE = 0.1  # the share of plays made for reasons the policy does not see
 POOL = 256  # candidate deals weighed per decision
+MIN_POOL = 16  # weighed even when the time budget runs out while they are drawn
 _HAND_KINDS = ("capture", "build", "trail")
 
 
@@ -62,23 +69,23 @@ def deal_plays(view: SeatView) -> list[tuple[int, tuple[Pile, ...], Move]]:
 
 class InferringSampler(Sampler):
     """A :class:`Sampler` whose deals are drawn in proportion to how well they explain the
-    opponents' plays of this deal."""
+    other players' plays of this deal."""
 
-    def __init__(self, view: SeatView, *, pool: int = POOL, beta: float = BETA,
+    def __init__(self, view: SeatView, *, pool: int | None = None, beta: float = BETA,
                  noise: float = NOISE) -> None:
         super().__init__(view)
         self.rv: RuleValues = rule_values(view.rules)
-        my_side = next(i for i, side in enumerate(view.sides) if view.seat in side)
-        history = deal_plays(view)
-        # the opponents' plays from a hand, with the cards that hand still had to play after
+        # draw mode: the hands of earlier plays are not known (cards were drawn since)
+        history = [] if view.rules.draw_mode else deal_plays(view)
+        # the other seats' plays from a hand, with the cards that hand still had to play after
         self.evidence: list[tuple[int, tuple[Pile, ...], Move, tuple[Card, ...]]] = []
         for j, (seat, table, move) in enumerate(history):
-            if seat in view.sides[my_side] or move.kind not in _HAND_KINDS:
+            if seat == view.seat or move.kind not in _HAND_KINDS:
                 continue
             later = tuple(m.card for s, _t, m in history[j:]
                           if s == seat and m.kind in _HAND_KINDS)
             self.evidence.append((seat, table, move, later))
-        self.pool_size = pool
+        self.pool_size = POOL if pool is None else pool
         self.beta = beta
         self.noise = noise
         self._pool: list[tuple[dict[int, list[int]], list[int]]] = []
@@ -87,11 +94,11 @@ class InferringSampler(Sampler):
 
     @property
     def informed(self) -> bool:
-        """True when there are opponent plays to learn from."""
+        """True when there are other players' plays to learn from."""
         return bool(self.evidence)
 
     def likelihood(self, hands: dict[int, list[int]]) -> float:
-        """How likely the opponents' plays of this deal were, with these hands now."""
+        """How likely the other players' plays of this deal were, with these hands now."""
         total = 0.0
         for j, (seat, table, move, later) in enumerate(self.evidence):
             held = tuple(sorted(hands.get(seat, ()))) + later
@@ -126,7 +133,10 @@ class InferringSampler(Sampler):
 
     def _fill(self, rng: random.Random) -> None:
         acc = 0.0
-        for _ in range(self.pool_size):
+        deadline = self.deadline
+        for i in range(self.pool_size):
+            if deadline is not None and i >= MIN_POOL and time.perf_counter() >= deadline:
+                break  # out of time: weigh the deals drawn so far
             hands, stock = Sampler.deal(self, rng)
             acc += self.likelihood(hands)
             self._pool.append((hands, stock))

@@ -8,9 +8,10 @@ round is over.
 hand, the table, the captures; never a hidden card, as Hard never peeks): the move Hard's search
 chooses there, and how many points Hard expects that move to be worth more than the one played.
 Both moves are valued the way Hard values its candidates: the same sampled deals of the unseen
-cards and the same card-counting playouts for both (common random numbers), or the exact solution
-when nothing is hidden any more (the last deal of two sides). The points are Hard's search value:
-the round points each side can expect, ours minus the opponents' mean.
+cards (weighed by what the other players' plays of the deal say about their hands, as Hard
+weighs them) and the same card-counting playouts for both (common random numbers), or the exact
+solution when nothing is hidden any more (the last deal of two sides). The points are Hard's
+search value: the round points each side can expect, ours minus the opponents' mean.
 
 Only the engine is used (no UI): the app runs :func:`estimate` in its worker process
 (:mod:`casino_tui.ai.worker`).
@@ -26,8 +27,10 @@ from dataclasses import dataclass
 
 from ..engine import Move, MoveEvent, SeatView, State
 from ..engine.serialize import replay
+from .hard import hard_search
 from .heuristic import Knowledge
-from .search import SOLVER_NODES, Sampler, Solver, _Abort, _with_captured, playout, search
+from .infer import InferringSampler
+from .search import SOLVER_NODES, Sampler, Solver, _Abort, _with_captured, playout
 
 # A difference smaller than this (in points) is "about the same": Hard would not change the play.
 MIN_DIFFERENCE = 0.05
@@ -119,14 +122,14 @@ def estimate(view: SeatView, played: Move, *, seed: int, budget: float | None = 
         budget = DEFAULT_REVIEW_BUDGET
     start = time.perf_counter()
     choose_budget = None if budget is None else 0.6 * budget
-    result = search(view, seed=seed, budget=choose_budget, iterations=iterations)
+    result = hard_search(view, seed=seed, budget=choose_budget, iterations=iterations)
     best = result.move
     if best == played:
         return Estimate(played, best, 0.0, exact=result.solved)
     deadline = None if budget is None or iterations is not None else start + 0.95 * budget
     rng = random.Random(f"casino-tui/review/{seed}")
     know = Knowledge.of(view)
-    sampler = Sampler(view)
+    sampler: Sampler = InferringSampler(view)  # the deals Hard's own search weighs
     if not sampler.hidden and len(view.sides) == 2 and not view.stock_size:
         exact = _exact(sampler.sample(rng), (best, played), know, deadline)
         if exact is not None:

@@ -54,7 +54,10 @@ _CLAIM = Move.claim()
 
 # ------------------------------------------------------------------ determinization
 class Sampler:
-    """Deals the unseen cards consistently with a seat's view."""
+    """Deals the unseen cards consistently with a seat's view. ``deadline`` (set by the search
+    under a time budget): a sampler that prepares its deals ahead stops preparing then."""
+
+    deadline: float | None = None
 
     def __init__(self, view: SeatView) -> None:
         self.view = view
@@ -266,15 +269,10 @@ def claim_if_it_wins(st: State, rv: RuleValues) -> bool:
     return False
 
 
-LeafValue = Callable[[State, RuleValues, int], float]
-
-
 def playout(st: State, rv: RuleValues, rng: random.Random, my_side: int, eps: float,
-            max_plies: int, to_round_end: bool = False,
-            deal_end: LeafValue | None = None) -> float:
-    """Play on with the policy to the end of the deal (or of the round), then value it
-    (``deal_end``: how to value a round still in play after its deal ended; by default
-    :func:`utility`). Where the game ends by a claim, every player claims as soon as the claim
+            max_plies: int, to_round_end: bool = False) -> float:
+    """Play on with the policy to the end of the deal (or of the round), then value it by
+    :func:`utility`. Where the game ends by a claim, every player claims as soon as the claim
     wins."""
     deal = -1 if to_round_end else st.deal_no
     round_no = st.round_no
@@ -286,9 +284,6 @@ def playout(st: State, rv: RuleValues, rng: random.Random, my_side: int, eps: fl
         plies += 1
         if not in_deal(st, deal, round_no):
             break
-    if (deal_end is not None and deal >= 0 and st.deal_no != deal and st.phase is _PLAY
-            and st.round_no == round_no):
-        return deal_end(st, rv, my_side)
     return utility(st, rv, my_side)
 
 
@@ -308,17 +303,13 @@ def _with_captured(masks: tuple[int, ...], side: int, cards: Sequence[int]) -> t
 @dataclass
 class Solver:
     """Alpha-beta with a transposition table over a position with every hand known, to the
-    end of the round, or with ``deal_no`` set to the end of that deal (or of the round, if
-    sooner). ``claims``: where the game ends by a claim, the player to move claims as soon as
-    the claim wins (else a claim is one more move to try). Raises ``_Abort`` past
-    ``node_limit`` nodes or the ``deadline``. :meth:`moves` gives the moves tried, best first."""
+    end of the round. Raises ``_Abort`` past ``node_limit`` nodes or the ``deadline``.
+    :meth:`moves` gives the moves tried, best first."""
 
     rv: RuleValues
     my_side: int
     node_limit: int
     deadline: float | None
-    deal_no: int = -1
-    claims: bool = False
     nodes: int = 0
     table: dict[tuple, tuple[float, int]] = field(default_factory=dict)  # type: ignore[type-arg]
 
@@ -330,9 +321,7 @@ class Solver:
 
     def value(self, st: State, alpha: float, beta: float, masks: tuple[int, ...]) -> float:
         phase = st.phase
-        if (phase is not _PLAY and phase is not _PLUCK) or (
-                self.deal_no >= 0 and st.deal_no != self.deal_no) or (
-                self.claims and claim_if_it_wins(st, self.rv)):
+        if phase is not _PLAY and phase is not _PLUCK:
             return utility(st, self.rv, self.my_side)
         self.nodes += 1
         if self.nodes > self.node_limit:
@@ -473,6 +462,7 @@ def prepare(view: SeatView, *, seed: int, budget: float | None, iterations: int 
     deadline = None if iterations is not None or budget is None else start + 0.92 * budget
     if sampler is None:
         sampler = Sampler(view)
+    sampler.deadline = deadline
 
     # the last deal with nothing hidden: solve it
     if not sampler.hidden and len(view.sides) == 2 and not view.stock_size:
@@ -498,36 +488,35 @@ def prepare(view: SeatView, *, seed: int, budget: float | None, iterations: int 
 
 def search(view: SeatView, *, seed: int, budget: float | None = 1.0,
            iterations: int | None = None, sampler: Sampler | None = None,
-           stopping: Stopping = V1_STOPPING, deal_end: LeafValue | None = None,
-           overtime: float = 1.0) -> SearchResult:
-    """Hard's move for ``view.seat``; ``sampler``: how the unseen cards are dealt into worlds
-    (by default :class:`Sampler`: every deal consistent with the view alike); ``stopping``:
-    how soon the search settles for a candidate; ``deal_end``: how a playout that stops at
-    the end of a deal values the position (by default :func:`utility`); ``overtime``: a
-    decision still open when the budget is spent (more than one candidate left, not yet worth
-    the same) may go on to ``overtime`` times the budget."""
+           stopping: Stopping = V1_STOPPING) -> SearchResult:
+    """The search's move for ``view.seat``; ``sampler``: how the unseen cards are dealt into
+    worlds (by default :class:`Sampler`: every deal consistent with the view alike; Hard's is
+    :class:`~casino_tui.ai.infer.InferringSampler`, see :mod:`casino_tui.ai.hard`);
+    ``stopping``: how soon the search settles for a candidate."""
     setup = prepare(view, seed=seed, budget=budget, iterations=iterations, sampler=sampler)
     if isinstance(setup, SearchResult):
         return setup
     rng, rv, my_side = setup.rng, setup.rv, setup.my_side
 
-    def evaluate(world: State, moves: list[Move]) -> list[float]:
+    deadline = setup.deadline
+
+    def evaluate(world: State, moves: list[Move]) -> list[float] | None:
         pseed = rng.getrandbits(48)
-        out = []
+        out: list[float] = []
         for move in moves:
+            if deadline is not None and out and time.perf_counter() >= deadline:
+                return None  # out of time within this world: it is not counted
             st = world.clone()
             st.apply(move, validate=False)
             out.append(playout(st, rv, random.Random(pseed), my_side, 0.1, setup.max_plies,
-                               setup.to_round_end, deal_end))
+                               setup.to_round_end))
         return out
 
-    return flat_search(setup, evaluate, iterations=iterations, stopping=stopping,
-                       overtime=overtime)
+    return flat_search(setup, evaluate, iterations=iterations, stopping=stopping)
 
 
 def flat_search(setup: Setup, evaluate: Callable[[State, list[Move]], list[float] | None], *,
-                iterations: int | None, stopping: Stopping,
-                overtime: float = 1.0) -> SearchResult:
+                iterations: int | None, stopping: Stopping) -> SearchResult:
     """The flat search's loop: deal a world, value every surviving candidate in it
     (``evaluate(world, moves)``: a value for each move, or None to skip that world), drop the
     candidates clearly behind, until the candidates left are worth the same, the worlds run
@@ -541,9 +530,8 @@ def flat_search(setup: Setup, evaluate: Callable[[State, list[Move]], list[float
     if deadline is None and iterations is None:
         limit_worlds = 200
     next_check = stopping.first_check
-    late = None if deadline is None else setup.start + (deadline - setup.start) * overtime
     while worlds < limit_worlds and len(active) > 1 and skipped < MAX_SKIPPED:
-        if late is not None and time.perf_counter() >= late:
+        if deadline is not None and time.perf_counter() >= deadline:
             break
         world = setup.sampler.sample(rng)
         row = evaluate(world, [cand_moves[i] for i in active])
