@@ -39,7 +39,7 @@ from ..cardfmt import CardPainter
 from ..describe import move_preview
 from ..players import Chooser
 from ..saveproblems import failure_message, save_status
-from ..session import GameSession, SessionBase, pile_index_of, seat_labels
+from ..session import GameSession, SessionBase, pile_index_of, seat_labels, undo_words
 from ..styles import css
 from ..widgets.table import (
     HandData,
@@ -433,6 +433,27 @@ class GameScreen(Screen[None]):
     def _clear_recent(self) -> None:
         self._recent.clear()
         self._recent_cards.clear()
+
+    def _restore_recent(self) -> None:
+        """The recent-plays lines of the player on screen rebuilt from the log and the table's
+        events (after an undo, or in a resumed game): what the others played since that
+        player's last play, and the cards they put on the table."""
+        self._clear_recent()
+        if not isinstance(self.session, GameSession):
+            return
+        seat = self._perspective
+        log = self.session.log
+        mine = [i for i, e in enumerate(log) if e.seat == seat]
+        start = mine[-1] + 1 if mine else 0
+        self._recent[seat] = [(e.seat is None, e.text) for e in log[start:]
+                              if not e.text.startswith("Undo: ")][-RECENT_KEPT:]
+        events = self.local.table.events
+        moved = [i for i, e in enumerate(events) if e.kind == "move" and e.seat == seat]
+        cards = self._recent_cards.setdefault(seat, set())
+        for e in events[moved[-1] + 1 if moved else 0:]:
+            if e.kind == "move" and e.move is not None and e.move.move.kind in (
+                    "trail", "build") and e.move.move.card >= 0:
+                cards.add(e.move.move.card)
 
     def _recent_lines(self) -> tuple[tuple[bool, str], ...]:
         """The plays the player on screen has not seen played: one line per play, a note
@@ -830,10 +851,10 @@ class GameScreen(Screen[None]):
         self._moves_cache = None
         self._selection.clear()
         self._cursor = None
-        self._clear_recent()
-        session.rebuild_log(self.painter, table.start_position)
-        plays = "your play" if taken == 1 else f"your play and the {taken - 1} after it"
-        session.add_note(f"Undo: took back {plays}")
+        session.undo_last = (len(table.state.history), taken)
+        session.rebuild_log(self.painter, table.start_position)  # with the undo's line
+        self._restore_recent()  # what the others played before the play taken back
+        plays = undo_words(taken)
         self._save_notice()
         self.refresh_all()
         self._advance()

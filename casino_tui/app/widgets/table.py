@@ -416,11 +416,10 @@ class ScorePanel(DataWidget[ScoreData]):
             out.append(label.ljust(label_w)[:label_w], style="bold" if r == 0 else "dim")
             for i, v in enumerate(vals):
                 if r == 0 and i == d.highlight:
-                    # a badge on the number only, so it never runs into the next column
-                    pad = col - len(v)
-                    badge = (" " + v) if pad >= 2 else v
-                    out.append(" " * (col - len(badge)))
-                    out.append(badge, style="bold reverse")
+                    # the viewer's own score: underlined like its header (reverse video read
+                    # as a stray cursor)
+                    out.append(" " * (col - len(v)))
+                    out.append(v, style="bold underline")
                 else:
                     out.append(v.rjust(col), style="bold" if r == 0 else "")
         return out
