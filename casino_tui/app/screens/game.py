@@ -92,6 +92,7 @@ GAME_KEYS: list[tuple[str, str]] = [
     ("p", "pluck the loose card under the cursor (Pluck)"),
     ("c", "claim the game (Call-out)"),
     ("m", "list every legal move, with a filter"),
+    ("l", "the whole log of the game, every line in full"),
     ("h", "hint: the Hard computer suggests a move and says why"),
     ("u", "undo: take back your last play (against the computer)"),
     ("Ctrl+S", "save a named copy of the game (it is saved after every move anyway)"),
@@ -138,6 +139,7 @@ class GameScreen(Screen[None]):
         Binding("p", "pluck", "Pluck", show=False, id="game.pluck"),
         Binding("c", "claim", "Claim", show=False, id="game.claim"),
         Binding("m", "move_list", "Moves", show=False, id="game.move_list"),
+        Binding("l", "full_log", "Log", show=False, id="game.full_log"),
         Binding("h", "hint", "Hint", show=False, id="game.hint"),
         Binding("u", "undo", "Undo", show=False, id="game.undo"),
         Binding("ctrl+s", "save_copy", "Save a copy", show=False, id="game.save_copy"),
@@ -250,7 +252,7 @@ class GameScreen(Screen[None]):
                     yield RecentPlays(id="recent",
                                       classes=f"lines-{min(3, self.session.num_players - 1)}")
                 yield HandView(id="hand")
-                yield StatusLine(id="move-line")
+                yield MessageLine(id="move-line")  # wrapped when long: never cut
                 yield MessageLine(id="message-line")
                 yield MessageLine(id="save-line")  # shown only while saving fails
             with Vertical(id="side-col"):
@@ -268,7 +270,9 @@ class GameScreen(Screen[None]):
         self.set_class(self.compact_seats, "-many")
         self.query_one("#table-box").border_title = "Table"
         self.query_one("#score").border_title = "Score"
-        self.query_one("#log").border_title = "Log"
+        log = self.query_one("#log")
+        log.border_title = "Log"
+        log.border_subtitle = "l: in full"
         self._start()
         self.refresh_all()
 
@@ -768,6 +772,14 @@ class GameScreen(Screen[None]):
         self._push(PickListScreen(items, title="All legal moves", noun="moves", verb="plays",
                                   placeholder="take, build 9, trail, 10d, 7♣ …"), chosen)
 
+    def action_full_log(self) -> None:
+        """The whole log, every entry in full at the screen's width (the panel shows one line
+        an entry)."""
+        from .fulllog import FullLogScreen
+
+        self.app.push_screen(FullLogScreen(
+            [(e.text, e.seat is None) for e in self.session.log], "Log of the game"))
+
     def action_skip(self) -> None:
         self._skip = True
         self._skip_event.set()
@@ -1047,8 +1059,8 @@ class GameScreen(Screen[None]):
             return self._modal_keys
         if self._awaiting:
             return ((lr, "card"), (ud, "move"), ("Enter", "play"), ("Space", "pile"),
-                    ("m", "list"), ("?", "help"), ("q", "leave"))
-        return (("s", "skip ahead"), (lr, "look at your cards"), ("?", "help"),
+                    ("m", "list"), ("?", "help"), ("q", "leave"))  # l: on the log's border
+        return (("s", "skip ahead"), (lr, "look at your cards"), ("l", "log"), ("?", "help"),
                 ("q", "leave"))
 
     def _refresh_choice(self) -> None:
