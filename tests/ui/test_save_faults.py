@@ -60,7 +60,8 @@ async def test_a_full_disk_during_a_game_stays_on_screen_until_saving_works_agai
     do after every move while the disk is full (a toast once); the last good save is kept,
     with no temporary file left; once there is room the next move is saved, the line says
     "Saved again" and then goes."""
-    monkeypatch.setattr(GameScreen, "SAVED_AGAIN_SECONDS", 0.2)
+    # long enough to outlast settling after a move on a loaded machine (0.2 s did not)
+    monkeypatch.setattr(GameScreen, "SAVED_AGAIN_SECONDS", 1.5)
     root = tmp_path / "data" / "games"
     app = make_app(table_2p())
     said = recorder(app)
@@ -99,7 +100,7 @@ async def test_a_full_disk_during_a_game_stays_on_screen_until_saving_works_agai
         assert screen.save_line == "Saved again: the game is saved after every move"
         assert said[-1] == ("The game is being saved again.", "information")
         state = format_position(screen.state)
-        await pilot.pause(0.4)
+        await pilot.pause(1.7)
         assert screen.save_line is None
     assert format_position(open_store().load(path, read_only=True).state) == state
 
