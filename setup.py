@@ -24,6 +24,9 @@ class OptionalBuildExt(build_ext):
     """Build the compiled hot path if possible; never fail the install because of it."""
 
     def run(self) -> None:
+        if self.extensions:
+            _tell("casino-tui: compiling the engine to C (about 90 s on two cores; "
+                  "CASINO_TUI_PURE=1 skips it)")
         try:
             super().run()
         except Exception as exc:  # any compiler problem means pure Python
@@ -36,6 +39,17 @@ class OptionalBuildExt(build_ext):
         except Exception as exc:
             print(f"casino-tui: could not compile {ext.name} ({exc}); using pure Python",
                   file=sys.stderr)
+
+
+def _tell(line: str) -> None:
+    """Say ``line`` where the person installing sees it: pip shows a build's output only with
+    -v, so also on the controlling terminal when there is one."""
+    print(line, file=sys.stderr, flush=True)
+    try:
+        with open("/dev/tty", "w") as tty:
+            tty.write(line + "\n")
+    except OSError:  # no terminal (CI, a pipe), or not a POSIX system
+        pass
 
 
 # move generation in C (casino_tui/engine/_hotpath.py loads it when it is built and current)

@@ -77,6 +77,16 @@ def number_of_minutes(text: str) -> float:
     return n
 
 
+def _target(text: str) -> int:
+    from .table.config import MAX_TARGET
+
+    n = _positive(text)
+    if n > MAX_TARGET:
+        raise argparse.ArgumentTypeError(
+            f"{text} is too high: a target is from 1 to {MAX_TARGET} points")
+    return n
+
+
 def _seed(text: str) -> int:
     from .table.config import parse_seed
 
@@ -114,8 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="number of players (the preset decides which counts work)")
     parser.add_argument("--seed", type=_seed, metavar="N",
                         help="deal the same cards every time with this seed")
-    parser.add_argument("--target", type=_positive, metavar="N",
-                        help="points needed to win (default: the preset's target)")
+    parser.add_argument("--target", type=_target, metavar="N",
+                        help="points needed to win, 1 to 9999 (default: the preset's target)")
     parser.add_argument("--ascii", action="store_true",
                         help="draw in plain ASCII: suits as letters (10D), borders as +-| "
                              "(automatic where the terminal's encoding has no such symbols)")

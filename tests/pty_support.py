@@ -82,12 +82,14 @@ def app_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 class PtyApp:
-    """``python -m casino_tui ARGS`` on a PTY of ``size`` (columns, rows) with ``env``."""
+    """``python -m casino_tui ARGS`` on a PTY of ``size`` (columns, rows) with ``env``
+    (``argv``: another command instead)."""
 
     def __init__(self, args: Sequence[str], env: Mapping[str, str],
-                 size: tuple[int, int] = (80, 24)) -> None:
+                 size: tuple[int, int] = (80, 24), *,
+                 argv: Sequence[str] | None = None) -> None:
         cols, rows = size
-        argv = [sys.executable, "-m", "casino_tui", *args]
+        argv = list(argv) if argv is not None else [sys.executable, "-m", "casino_tui", *args]
         pid, master = pty.fork()
         if pid == 0:  # the child: the PTY is its controlling terminal, it leads a new session
             try:

@@ -99,10 +99,17 @@ class Server:
             [sys.executable, *python, "serve", "--host", "127.0.0.1", "--port", "0",
              "--data-dir", str(data_dir), *args],
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT, env=env)
-        found = wait_until(lambda: re.search(r"listening on \S+ port (\d+)", self.log()) or
-                           self.proc.poll() is not None, 20, "the server to listen",
-                           detail=self.log)
+        try:
+            found = wait_until(lambda: re.search(r"listening on \S+ port (\d+)", self.log())
+                               or self.proc.poll() is not None, 20, "the server to listen",
+                               detail=self.log)
+        except BaseException:  # never listened (a loaded machine): no server left behind
+            self.proc.kill()
+            self.proc.wait()
+            self._log.close()
+            raise
         if self.proc.poll() is not None:
+            self._log.close()
             raise AssertionError(f"the server stopped at start:\n{self.log()}")
         assert isinstance(found, re.Match)
         self.port = int(found.group(1))

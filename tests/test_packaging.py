@@ -64,3 +64,36 @@ def test_a_stale_build_loads_every_compiled_module_from_source() -> None:
     for name in _hotpath.COMPILED:  # setup.py compiles exactly these
         assert f'"{name}"' in setup_py, name
     assert _hotpath.stale_modules() == [], "rebuild the engine: pip install -e ."
+
+
+SETUP_SAYS = """
+import os, runpy, sys
+from setuptools import Distribution
+from setuptools.command.build_ext import build_ext
+os.chdir(sys.argv[1])
+sys.argv = ["setup.py", "--name"]
+setup = runpy.run_path("setup.py")  # CASINO_TUI_PURE=1: nothing is compiled here
+build_ext.run = lambda self: print("compiler started", flush=True)
+cmd = setup["OptionalBuildExt"](Distribution())
+cmd.extensions = [setup["NATIVE"]]
+sys.stderr = open(os.devnull, "w")  # as under pip, which keeps a build's output to itself
+cmd.run()
+"""
+
+
+def test_the_install_says_on_the_terminal_that_it_compiles_the_engine(tmp_path: Path) -> None:
+    """The first install compiles for about 90 s behind pip's spinner: setup.py writes a line
+    on the terminal itself (pip shows a build's output only with -v), before compiling."""
+    from pty_support import PtyApp, app_env
+
+    env = app_env(tmp_path, CASINO_TUI_PURE="1")
+    proc = PtyApp([], env, argv=[sys.executable, "-c", SETUP_SAYS, str(ROOT)])
+    try:
+        proc.wait_for("compiler started")
+        assert proc.wait_exit() == 0
+        text = proc.text()
+        said = "casino-tui: compiling the engine to C (about 90 s on two cores; " \
+               "CASINO_TUI_PURE=1 skips it)"
+        assert said in text and text.index(said) < text.index("compiler started")
+    finally:
+        proc.close()

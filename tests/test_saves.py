@@ -281,6 +281,34 @@ def test_load_missing_file(store: SaveStore, tmp_path: Path) -> None:
     assert err.value.kind == "not_found" and "no saved game" in str(err.value)
 
 
+def test_a_save_that_begins_with_a_byte_order_mark_is_read(store: SaveStore,
+                                                          tmp_path: Path) -> None:
+    """Some editors (Notepad) write UTF-8 with a byte-order mark: the game is the same."""
+    other = SaveStore(tmp_path / "elsewhere")
+    slot, state = saved_game(other, 8)
+    other.close(slot)
+    marked = tmp_path / "marked.json"
+    marked.write_bytes(b"\xef\xbb\xbf" + slot.path.read_bytes())
+    game = store.load(str(marked))
+    same_game(game.state, state)
+    assert game.name == "Train"
+    only_mark = tmp_path / "only-mark.json"
+    only_mark.write_bytes(b"\xef\xbb\xbf\n")
+    with pytest.raises(SaveError, match="the file is empty"):
+        store.load(str(only_mark))
+
+
+def test_a_target_as_high_as_the_command_line_takes_is_saved_and_read(
+        store: SaveStore) -> None:
+    from casino_tui.table import MAX_TARGET
+
+    rules = Rules.preset("classic", target=MAX_TARGET)
+    slot, _state = saved_game(store, 4, rules=rules)
+    store.close(slot)
+    [entry] = store.entries()
+    assert entry.target == MAX_TARGET and store.load(entry.path).state.rules.target == MAX_TARGET
+
+
 def test_loading_a_file_from_elsewhere_imports_it(store: SaveStore, tmp_path: Path) -> None:
     other = SaveStore(tmp_path / "elsewhere")
     slot, _state = saved_game(other, 8)

@@ -10,6 +10,7 @@ import asyncio
 import os
 import re
 import signal
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,15 +74,33 @@ def log_entries(screen: str) -> list[str]:
 
 
 def wait_in_log(player: Player, pattern: str) -> str:
-    """Until the log shows ``pattern`` (its lines joined by spaces, as wrapped): the screen."""
-    def found() -> str | None:
+    """Until the log shows ``pattern``: the game's screen then. The log panel shows one line
+    per entry, cut at its width; an entry it cuts is read in full in the whole log (``l``,
+    then Esc back to the table), as a person would."""
+    def in_panel() -> str | None:
         screen = player.screen()
         return screen if re.search(pattern, " ".join(log_entries(screen))) else None
 
-    screen = wait_until(found, 15, f"{pattern!r} in {player.name}'s log",
-                        detail=player.screen)
-    assert isinstance(screen, str)
-    return screen
+    def in_full_log() -> bool:
+        player.send("l")
+        time.sleep(0.8)
+        text = " ".join(player.screen().split())
+        player.send("Escape")
+        time.sleep(0.5)
+        return re.search(pattern, text) is not None
+
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            screen = wait_until(in_panel, 3, "the panel")
+        except AssertionError:
+            if in_full_log():
+                return player.screen()
+            continue
+        assert isinstance(screen, str)
+        return screen
+    raise AssertionError(f"timed out waiting for {pattern!r} in {player.name}'s log\n"
+                         f"{player.screen()}")
 
 
 def move_line(screen: str) -> str:

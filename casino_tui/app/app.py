@@ -606,6 +606,7 @@ class CasinoApp(App[None]):
         slot: SaveSlot | None
         if loaded is not None:
             slot = loaded.slot
+            session.undo_last = loaded.undo_last  # the log says where the latest undo was
             session.rebuild_log(self.painter, loaded.start_position)
             session.add_note("Continued from the saved game"
                              + (" (read-only)" if slot is None else ""))

@@ -54,8 +54,13 @@ def write_problem(err: SaveError) -> WriteProblem | None:
         if blocker is not None:
             return WriteProblem("a file stands where the saves folder should be", blocker,
                                 "move that file away", True)
+    if code in (errno.ENOENT, errno.ENOTDIR) and folder is not None:
+        # the folder cannot be made there (a missing parent, a special file system: /proc)
+        return WriteProblem("the saves folder cannot be created there", folder,
+                            "choose another folder with --data-dir (or set "
+                            "CASINO_TUI_DATA_DIR)")
     if cause is not None:
-        return WriteProblem(cause.strerror or str(cause), folder, "check that disk")
+        return WriteProblem(cause.strerror or str(cause), folder, "check that disk", True)
     return None
 
 

@@ -242,6 +242,8 @@ class GameSession(SessionBase):
         self._synced = 0  # the table's events already in the log
         self._painter = CardPainter()
         self.summaries_shown = 0
+        # the latest undo (the moves the game kept, the plays taken back): its log line
+        self.undo_last: tuple[int, int] | None = None
         if resumed and state is not None:  # earlier rounds' summaries were seen before
             pending = state.is_round_over or state.is_game_over
             self.summaries_shown = max(0, len(state.round_summaries) - (1 if pending else 0))
@@ -346,9 +348,27 @@ class GameSession(SessionBase):
             self.table.rebuild_events(start_position)
         self._painter = painter
         self.log = []
+        undo, moves = self.undo_last, 0
         for event in self.table.events:
+            if event.kind == "move":
+                if undo is not None and moves == undo[0]:  # the plays after it were undone
+                    self.log.append(LogEntry(undo_note(undo[1]), None, event.round_no))
+                    undo = None
+                moves += 1
             self._log_event(event, rebuilding=True)
+        if undo is not None and moves == undo[0]:
+            self.log.append(LogEntry(undo_note(undo[1]), None, self.round_no))
         self._synced = len(self.table.events)
+
+
+def undo_words(taken: int) -> str:
+    """The plays one undo took back, in words ("your play and the 2 after it")."""
+    return "your play" if taken == 1 else f"your play and the {taken - 1} after it"
+
+
+def undo_note(taken: int) -> str:
+    """The log's line for an undo (live, and where it was made in a resumed game's log)."""
+    return f"Undo: took back {undo_words(taken)}"
 
 
 

@@ -33,13 +33,14 @@ APP_VERSION: str = __version__  # looked up once: each lookup reads the package 
 
 # ------------------------------------------------------------------------------ reading
 def _parse_json(raw: bytes) -> dict[str, Any]:
-    if not raw.strip():
-        raise _Unreadable("the file is empty")
     try:
-        text = raw.decode("utf-8")
+        # utf-8-sig: a byte-order mark (as some Windows editors write) is not part of the JSON
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise _Unreadable("the file is not text (it is not a saved game, or it is "
                           "damaged)") from None
+    if not text.strip():
+        raise _Unreadable("the file is empty")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
@@ -102,6 +103,18 @@ class _Info:
     imported: Mapping[str, Any] | None = None
     table: Mapping[str, Any] | None = None
     undo: bool = False
+    undo_last: tuple[int, int] | None = None
+
+
+def _undo_last(value: object) -> tuple[int, int] | None:
+    """``extra.undo_last``: the latest undo (the moves the game kept, the plays taken back);
+    anything else is ignored (it only places a line in the log)."""
+    if isinstance(value, Mapping):
+        moves, taken = value.get("moves"), value.get("taken")
+        if (type(moves) is int and type(taken) is int and 0 <= moves <= 10**6
+                and 0 < taken <= 10**6):
+            return moves, taken
+    return None
 
 
 def _table(value: object) -> Mapping[str, Any] | None:
@@ -185,7 +198,8 @@ def _info(data: Mapping[str, Any]) -> _Info:
         to_move=to_move, finished=finished, winner=winner,
         created=_parse_time(extra.get("created")), updated=_parse_time(extra.get("updated")),
         start_position=start, imported=_imported(extra.get("imported")),
-        table=_table(extra.get("table")), undo=extra.get("undo") is True)
+        table=_table(extra.get("table")), undo=extra.get("undo") is True,
+        undo_last=_undo_last(extra.get("undo_last")))
 
 
 def _bad_side() -> tuple[int, ...]:
@@ -266,4 +280,6 @@ def _game_to_bytes(state: State, slot: SaveSlot, updated: datetime) -> bytes:
         extra["table"] = dict(slot.table)
     if slot.undo:
         extra["undo"] = True
+    if slot.undo_last is not None:
+        extra["undo_last"] = {"moves": slot.undo_last[0], "taken": slot.undo_last[1]}
     return _encode(game_to_dict(state, extra, start_position=slot.start_position))

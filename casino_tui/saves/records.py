@@ -156,6 +156,9 @@ class SaveSlot:
     imported: Mapping[str, Any] | None = None  # the file this copy was imported from (--load)
     table: Mapping[str, Any] | None = None  # a server's table: its id, code, creator, ...
     undo: bool = False  # a play was taken back in this game (extra.undo)
+    # the latest undo: how many moves the game kept, how many plays it took back
+    # (extra.undo_last), so that a resumed game's log says where it happened
+    undo_last: tuple[int, int] | None = None
     # "new": not written yet; "ours": the file holds a good version of this game;
     # "damaged": the file is damaged (the game was opened from its backup) and is kept aside
     # before the first write
@@ -199,6 +202,7 @@ class LoadedGame:
     imported: Mapping[str, Any] | None = None
     table: Mapping[str, Any] | None = None  # extra.table: the game is a server's table
     undo: bool = False  # extra.undo: a play was taken back in this game
+    undo_last: tuple[int, int] | None = None  # extra.undo_last: (moves kept, plays taken)
 
     @property
     def read_only(self) -> bool:

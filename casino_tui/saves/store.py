@@ -183,6 +183,7 @@ class SaveStore(_GameListing):
         copy = self.new_game(slot.seats, name, start_position=slot.start_position)
         copy.created = slot.created
         copy.undo = slot.undo
+        copy.undo_last = slot.undo_last
         try:
             self._save(copy, state, self._clock())
         finally:
@@ -249,6 +250,7 @@ class SaveStore(_GameListing):
             slot.imported = game.imported
             slot.table = game.table
             slot.undo = game.undo
+            slot.undo_last = game.undo_last
             if lock_fd is not None:
                 with self._lock:
                     self._open[path] = slot
@@ -268,6 +270,7 @@ class SaveStore(_GameListing):
             slot = self.new_game(seats, info_name, start_position=game.start_position)
             slot.imported = source
             slot.undo = game.undo
+            slot.undo_last = game.undo_last
             if game.created is not None:
                 slot.created = game.created
             game.notice = (f"This game was copied into your saved games ({self.root}); "
@@ -338,7 +341,7 @@ class SaveStore(_GameListing):
                           slot=None, created=info.created, updated=info.updated,
                           start_position=info.start_position, from_backup=from_backup,
                           notice=notice, imported=info.imported, table=info.table,
-                          undo=info.undo)
+                          undo=info.undo, undo_last=info.undo_last)
 
     def _read_game(self, path: Path) -> tuple[State, _Info]:
         try:

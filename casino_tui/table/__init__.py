@@ -20,6 +20,7 @@ Solo and hot-seat games run a controller in the app's process; a server's tables
 
 from .config import (
     DEFAULT_LEVEL,
+    MAX_TARGET,
     SEED_MAX,
     GameConfig,
     SeatConfig,
@@ -33,8 +34,8 @@ from .controller import ComputerTurn, MoveRefused, SaveNotice, TableController, 
 from .events import SPECTATOR, SeatInfo, TableEvent, TableView
 
 __all__ = [
-    "DEFAULT_LEVEL", "SEED_MAX", "SPECTATOR", "ComputerTurn", "GameConfig", "MoveRefused",
-    "SaveNotice", "SeatConfig", "SeatInfo", "TableController", "TableEvent", "TableView",
-    "Thinker", "autosave", "default_seats", "loaded_config", "parse_seed", "save_seats",
-    "seat_names",
+    "DEFAULT_LEVEL", "MAX_TARGET", "SEED_MAX", "SPECTATOR", "ComputerTurn", "GameConfig",
+    "MoveRefused", "SaveNotice", "SeatConfig", "SeatInfo", "TableController", "TableEvent",
+    "TableView", "Thinker", "autosave", "default_seats", "loaded_config", "parse_seed",
+    "save_seats", "seat_names",
 ]

@@ -19,7 +19,9 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_LEVEL = "medium"
 LEVELS: tuple[str, ...] = ("random", "easy", "medium", "hard")  # as casino_tui.ai.LEVELS
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
-MAX_TARGET = 1000
+# a game's target: up to four digits, as the New game screen's field takes; the command line
+# and a table's settings refuse more (a save holds targets up to 10**6: saves/fileformat.py)
+MAX_TARGET = 9999
 MAX_SEAT_NAME = 20
 
 SEAT_NAMES: dict[int, tuple[str, ...]] = {
@@ -124,7 +126,7 @@ def config_to_json(config: GameConfig) -> dict[str, Any]:
 def config_from_json(value: object) -> GameConfig:
     """A config read from JSON that anyone may have sent: every field checked and bounded
     (2 to 6 players, one seat each, printable seat names of at most 20 characters, known
-    computer levels, a target of 1 to 1000, a seed as :func:`parse_seed` allows). Raises
+    computer levels, a target of 1 to MAX_TARGET, a seed as :func:`parse_seed` allows). Raises
     ValueError saying what is wrong; whether the preset exists is for the table to say."""
     if not isinstance(value, Mapping):
         raise ValueError("a game's settings must be an object")

@@ -435,11 +435,13 @@ class TableController:
         old = self.state
         self.state = st
         self.undos += 1
+        taken = len(old.history) - keep
         if self.slot is not None:
             self.slot.undo = True
+            self.slot.undo_last = (keep, taken)
         self.rebuild_events(self.start_position)
         self._autosave()
-        return len(old.history) - keep
+        return taken
 
     def add_note(self, text: str) -> TableEvent:
         return self._emit("note", text=text)

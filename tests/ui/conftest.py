@@ -39,9 +39,9 @@ def make_app(state: State | None = None, config: GameConfig | None = None, *, hu
     table. Saved games go to the test's data directory unless ``store`` is given."""
     if state is not None and config is None:
         config = config_for(state, humans)
-    return CasinoApp(config=config, state=state,
-                     chooser_factory=lambda: InProcessChooser(greedy_first,
-                                                              hint_fn=greedy_hint),
+    chooser = kwargs.pop("chooser_factory", None) or (
+        lambda: InProcessChooser(greedy_first, hint_fn=greedy_hint))
+    return CasinoApp(config=config, state=state, chooser_factory=chooser,
                      settings=settings or Settings(speed="instant"), ascii=ascii,
                      save_settings_to_disk=save, store=store, **kwargs)
 

@@ -109,3 +109,34 @@ def greedy_hint(view: SeatView, *, seed: int) -> tuple[Move, str]:
     move = greedy_first(view, "hard", seed=seed)
     return move, (f"it takes the most cards with your {card_str(move.card)}, and what stays on "
                   "the table is worth the least to your opponent")
+
+
+def new_deal_4p() -> State:
+    """South's last card ends a deal (South deals): the last deal is dealt, and West, North and
+    East play before South again; with :func:`biggest_build` West builds seven table cards."""
+    return position("classic", 4, table=[*cards("3H 4H 2C 5D AS 6S")], hands=["8C", "", "", ""],
+                    to_move=0, dealer=0, stock=16, captured=["2S 5C", "AC QD", "KD", "3C"],
+                    sweeps=[0, 1, 0, 0], scores=[7, 10])
+
+
+def biggest_build(view: SeatView, level: str, *, seed: int) -> Move:
+    """A test player that makes the build using the most table cards when it can (the longest
+    lines a play writes), else plays as :func:`greedy_first`."""
+    table = view.table
+
+    def size(m: Move) -> int:
+        return sum(len(table[i].cards) if isinstance(table[i], Build) else 1 for i in m.piles)
+
+    builds = [m for m in view.legal_moves() if m.kind == "build"]
+    if builds:
+        return max(builds, key=size)
+    return greedy_first(view, level, seed=seed)
+
+
+def longest_hint(view: SeatView, *, seed: int) -> tuple[Move, str]:
+    """The test player's move with a reason as long as Hard's longest (ai/explain.py: a build
+    that takes over the opponent's, worked out to the end of the round)."""
+    move = greedy_first(view, "hard", seed=seed)
+    return move, ("Build 9 with your AH on 3C 5H 3S: it takes over your opponent's build, you "
+                  "keep 9S to take it next turn, and it is worth the risk (worked out to the "
+                  "end of the round).")

@@ -47,6 +47,7 @@ def test_list_presets(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("args", [
     ["--preset", "nosuchgame"], ["--players", "7"], ["--players", "two"], ["--seed", "x"],
     ["--preset", "five_player", "--players", "2"], ["--bogus"], ["--target", "0"],
+    ["--target", "10000"], ["--target", "1000001"],
 ])
 def test_bad_arguments_exit_2_with_a_message(capsys: pytest.CaptureFixture[str],
                                              args: list[str]) -> None:
@@ -209,3 +210,15 @@ def test_a_resumed_games_log_is_rebuilt_as_it_was_played() -> None:
     assert [e.text for e in resumed.log] == [e.text for e in live.log]
     assert [e.round_no for e in resumed.log] == [e.round_no for e in live.log]
     assert "Round 2 over" in [e.text for e in resumed.log]
+
+
+def test_the_target_is_refused_above_what_the_new_game_screen_takes(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A save holds any target the command line accepts (--target 1000001 was played and then
+    never opened again): the same limit as the New game screen's four digits."""
+    from casino_tui.table import MAX_TARGET
+
+    code, _, err = run_cli(capsys, "--target", str(MAX_TARGET + 1))
+    assert code == 2 and f"a target is from 1 to {MAX_TARGET} points" in err
+    args = cli.build_parser().parse_args(["--target", str(MAX_TARGET)])
+    assert args.target == MAX_TARGET == 9999

@@ -16,7 +16,7 @@ from casino_tui.table import GameConfig, default_seats, seat_names
 
 from .big_tables import table_6p
 from .conftest import asynctest, make_app, settle
-from .positions import cards, position
+from .positions import cards, position, table_2p
 
 
 def _seat_fields(screen: SetupScreen, n: int) -> list[str]:
@@ -249,3 +249,22 @@ async def test_title_continue_fits_on_its_line() -> None:
                                              menu.get_visual_style("option-list--option"))
             assert len(strips) == 1
             assert strips[0].text.rstrip().endswith("… · round 1")
+
+
+@asynctest
+async def test_your_game_score_is_underlined_not_in_reverse_video() -> None:
+    """Reverse video on one number read as a stray cursor: your side's score is underlined,
+    as its name is."""
+    app = make_app(table_2p())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        score = screen.query_one("#score", ScorePanel)
+        assert score.data is not None and score.data.highlight == 0
+        text = score.render()
+        assert not any("reverse" in str(span.style) for span in text.spans)
+        game_row = text.plain.split("\n")[1]
+        mine = text.plain.index(game_row) + game_row.index(str(score.data.game[0]))
+        assert any(span.start <= mine < span.end and "underline" in str(span.style)
+                   for span in text.spans)

@@ -571,3 +571,20 @@ def test_the_lobby_screens_stylesheets_exist() -> None:
 
     for cls in (TablesScreen, WaitingScreen, JoinCodeScreen, Create):
         assert cls.CSS_PATH and all(Path(p).is_file() for p in cls.CSS_PATH)
+
+
+@asynctest
+async def test_the_join_code_box_shows_its_example_as_a_placeholder() -> None:
+    """The example code must not look typed in: "e.g. KAMIRO", dim and italic."""
+    app = lobby_app(make_hub())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_tables(pilot)
+        await pilot.press("j")
+        assert isinstance(app.screen, JoinCodeScreen)
+        field = app.screen.query_one("#joincode-input", Input)
+        assert field.placeholder == "e.g. KAMIRO" and field.value == ""
+        style = field.get_component_rich_style("input--placeholder")
+        assert style.italic and style.color != field.rich_style.color
+        assert shows(app, "e.g. KAMIRO")
+        await pilot.press(*"ka")
+        assert not shows(app, "e.g. KAMIRO")

@@ -60,7 +60,8 @@ async def test_a_full_disk_during_a_game_stays_on_screen_until_saving_works_agai
     do after every move while the disk is full (a toast once); the last good save is kept,
     with no temporary file left; once there is room the next move is saved, the line says
     "Saved again" and then goes."""
-    monkeypatch.setattr(GameScreen, "SAVED_AGAIN_SECONDS", 0.2)
+    # long enough to outlast settling after a move on a loaded machine (0.2 s did not)
+    monkeypatch.setattr(GameScreen, "SAVED_AGAIN_SECONDS", 1.5)
     root = tmp_path / "data" / "games"
     app = make_app(table_2p())
     said = recorder(app)
@@ -99,7 +100,7 @@ async def test_a_full_disk_during_a_game_stays_on_screen_until_saving_works_agai
         assert screen.save_line == "Saved again: the game is saved after every move"
         assert said[-1] == ("The game is being saved again.", "information")
         state = format_position(screen.state)
-        await pilot.pause(0.4)
+        await pilot.pause(1.7)
         assert screen.save_line is None
     assert format_position(open_store().load(path, read_only=True).state) == state
 
@@ -205,8 +206,13 @@ async def test_settings_that_cannot_be_saved_are_named(tmp_path: Path) -> None:
      "permission on it, or choose another folder with --data-dir",
      "Renaming failed: casino-tui may not write in the folder (/s/games). Give yourself write "
      "permission on it, then try again."),
-    (errno.EIO, "io", "Not saving: Input/output error — /s/games; check that disk",
+    (errno.EIO, "io", "Not saving: Input/output error — /s/games; check that disk, or "
+     "choose another folder with --data-dir",
      "Renaming failed: Input/output error (/s/games). Check that disk, then try again."),
+    (errno.ENOENT, "io", "Not saving: the saves folder cannot be created there — /s/games; "
+     "choose another folder with --data-dir (or set CASINO_TUI_DATA_DIR)",
+     "Renaming failed: the saves folder cannot be created there (/s/games). Choose another "
+     "folder with --data-dir (or set CASINO_TUI_DATA_DIR), then try again."),
 ])
 def test_messages_name_the_folder_and_what_to_do(code: int, kind: ErrorKind, status: str,
                                                  failed: str) -> None:
@@ -223,3 +229,18 @@ def test_messages_name_the_folder_and_what_to_do(code: int, kind: ErrorKind, sta
                                  "continues."
     assert failure_message("Renaming", SaveError("This game is open.", "in_use")) == \
         "This game is open."
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_data_dir_where_no_folder_can_be_made_says_what_to_do(tmp_path: Path) -> None:
+    """``--data-dir /proc``: the message names another folder as the way out."""
+    from casino_tui.engine import Rules, State
+    from casino_tui.saves import SaveStore, Seat
+
+    store = SaveStore(Path("/proc") / "games")
+    slot = store.new_game([Seat("South", "human"), Seat("North", "computer", "easy")])
+    with pytest.raises(SaveError) as err:
+        store.autosave(slot, State(Rules.preset("classic"), 2, 1))
+    status = save_status(err.value)
+    assert status.startswith("Not saving: the saves folder cannot be created there — "
+                             "/proc/games; choose another folder with --data-dir")

@@ -12,13 +12,22 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from casino_tui.app.players import InProcessChooser
 from casino_tui.engine import State
 from casino_tui.table.hub import LocalHub, Person
 
 from .big_tables import table_5p, table_6p
 from .conftest import make_app, settle
 from .lobby_support import ANN, BOB, EVE, lobby_app, make_hub, people
-from .positions import last_play, table_2p, table_4p
+from .positions import (
+    biggest_build,
+    greedy_first,
+    last_play,
+    longest_hint,
+    new_deal_4p,
+    table_2p,
+    table_4p,
+)
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
@@ -328,3 +337,37 @@ def test_table_person_away(snap_compare: Any, size: tuple[int, int]) -> None:
         await settle_table(pilot, hub, tid)
 
     assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+# ------------------------------------------------------------------ the longest texts at 80x24
+# (issue 30: every message, reason and log entry read in full at 80x24, nothing cut)
+
+
+def test_longest_refusal_80x24(snap_compare: Any) -> None:
+    """Every pile selected with 8♣ and Enter: the selection's line and the engine's reason,
+    each wrapped in full (the table gives up the rows)."""
+    keys = ["tab", "space"] * 5
+    assert run(snap_compare, at_table(table_2p), (80, 24), *keys, "enter")
+
+
+def test_longest_hint_80x24(snap_compare: Any) -> None:
+    """A hint reason as long as Hard's longest, on four lines."""
+    app = make_app(table_2p(), chooser_factory=lambda: InProcessChooser(
+        greedy_first, hint_fn=longest_hint))
+    assert run(snap_compare, app, (80, 24), "h")
+
+
+def four_players_after_a_new_deal() -> Any:
+    return make_app(new_deal_4p(), chooser_factory=lambda: InProcessChooser(biggest_build))
+
+
+def test_multi_build_and_four_player_log_80x24(snap_compare: Any) -> None:
+    """South ends a deal; in the new one West builds seven cards: the table's line of plays
+    says "New deal ... · West built [...]=7 multiple" in full (wrapped), the log panel a line
+    an entry (cut with …, its border saying l shows them in full)."""
+    assert run(snap_compare, four_players_after_a_new_deal(), (80, 24), "t")
+
+
+def test_full_log_80x24(snap_compare: Any) -> None:
+    """l: the whole log of the game, every entry in full."""
+    assert run(snap_compare, four_players_after_a_new_deal(), (80, 24), "t", "l")

@@ -16,6 +16,7 @@ from casino_tui.app.app import CasinoApp
 from casino_tui.app.players import InProcessChooser
 from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.screens.summary import RoundSummaryScreen
+from casino_tui.app.widgets.table import RecentPlays
 from casino_tui.engine.notation import format_position
 from casino_tui.saves import SaveStore, open_store
 from casino_tui.settings import Settings
@@ -376,3 +377,48 @@ def test_a_copy_of_a_game_with_undo_is_marked_too(tmp_path: Path) -> None:
     game = other.load(entry.path)
     assert game.slot is not None and game.slot.undo
     other.close(game.slot)
+
+
+@asynctest
+async def test_after_an_undo_the_last_play_line_stays_and_a_resumed_log_says_undo(
+        tmp_path: Path) -> None:
+    config = GameConfig(seats=default_seats(2), seed=23)
+    store = open_store(tmp_path / "data")
+    app = app_for(store, config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(config, None)
+        await settle(pilot)
+        screen = game_screen(app)
+        await pilot.press("enter")  # South plays, North answers: the line shows North's play
+        await settle(pilot)
+        recent = screen.query_one("#recent", RecentPlays)
+        shown = recent.data
+        assert shown is not None and shown.lines and "North" in shown.lines[-1][1]
+        await pilot.press("enter")  # South and North again
+        await settle(pilot)
+        assert recent.data != shown
+        await pilot.press("u")  # back to the position after North's first answer
+        await settle(pilot)
+        assert recent.data == shown  # the table still says what North played
+        log = [e.text for e in screen.session.log]
+        assert log[-1] == "Undo: took back your play and the 1 after it"
+        await pilot.press("ctrl+q")
+
+    resumed, _ = cli._resume(store, cli.build_parser().parse_args(["--continue"]))
+    assert resumed is not None and resumed.undo_last == (len(resumed.state.history), 2)
+    app = app_for(store, config, resume=resumed)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = game_screen(app)
+        assert [e.text for e in screen.session.log] == [*log, "Continued from the saved game"]
+        await pilot.press("enter")  # play goes on: the undo's line stays where it was made
+        await settle(pilot)
+        await pilot.press("ctrl+q")
+    resumed, _ = cli._resume(store, cli.build_parser().parse_args(["--continue"]))
+    assert resumed is not None
+    app = app_for(store, config, resume=resumed)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        texts = [e.text for e in game_screen(app).session.log]
+        assert texts[:len(log)] == log and len(texts) > len(log) + 1
+        assert texts.count("Undo: took back your play and the 1 after it") == 1

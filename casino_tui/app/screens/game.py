@@ -39,7 +39,7 @@ from ..cardfmt import CardPainter
 from ..describe import move_preview
 from ..players import Chooser
 from ..saveproblems import failure_message, save_status
-from ..session import GameSession, SessionBase, pile_index_of, seat_labels
+from ..session import GameSession, SessionBase, pile_index_of, seat_labels, undo_words
 from ..styles import css
 from ..widgets.table import (
     HandData,
@@ -92,6 +92,7 @@ GAME_KEYS: list[tuple[str, str]] = [
     ("p", "pluck the loose card under the cursor (Pluck)"),
     ("c", "claim the game (Call-out)"),
     ("m", "list every legal move, with a filter"),
+    ("l", "the whole log of the game, every line in full"),
     ("h", "hint: the Hard computer suggests a move and says why"),
     ("u", "undo: take back your last play (against the computer)"),
     ("Ctrl+S", "save a named copy of the game (it is saved after every move anyway)"),
@@ -142,6 +143,7 @@ class GameScreen(Screen[None]):
         Binding("p", "pluck", "Pluck", show=False, id="game.pluck"),
         Binding("c", "claim", "Claim", show=False, id="game.claim"),
         Binding("m", "move_list", "Moves", show=False, id="game.move_list"),
+        Binding("l", "full_log", "Log", show=False, id="game.full_log"),
         Binding("h", "hint", "Hint", show=False, id="game.hint"),
         Binding("u", "undo", "Undo", show=False, id="game.undo"),
         Binding("ctrl+s", "save_copy", "Save a copy", show=False, id="game.save_copy"),
@@ -258,7 +260,7 @@ class GameScreen(Screen[None]):
                     yield RecentPlays(id="recent",
                                       classes=f"lines-{min(3, self.session.num_players - 1)}")
                 yield HandView(id="hand")
-                yield StatusLine(id="move-line")
+                yield MessageLine(id="move-line")  # wrapped when long: never cut
                 yield MessageLine(id="message-line")
                 yield MessageLine(id="save-line")  # shown only while saving fails
             with Vertical(id="side-col"):
@@ -277,7 +279,9 @@ class GameScreen(Screen[None]):
         self._size_cards()
         self.query_one("#table-box").border_title = "Table"
         self.query_one("#score").border_title = "Score"
-        self.query_one("#log").border_title = "Log"
+        log = self.query_one("#log", LogView)
+        log.border_title = "Log"
+        log.hint = log.border_subtitle = "l: in full"
         self._start()
         self.refresh_all()
 
@@ -458,6 +462,27 @@ class GameScreen(Screen[None]):
     def _clear_recent(self) -> None:
         self._recent.clear()
         self._recent_cards.clear()
+
+    def _restore_recent(self) -> None:
+        """The recent-plays lines of the player on screen rebuilt from the log and the table's
+        events (after an undo, or in a resumed game): what the others played since that
+        player's last play, and the cards they put on the table."""
+        self._clear_recent()
+        if not isinstance(self.session, GameSession):
+            return
+        seat = self._perspective
+        log = self.session.log
+        mine = [i for i, e in enumerate(log) if e.seat == seat]
+        start = mine[-1] + 1 if mine else 0
+        self._recent[seat] = [(e.seat is None, e.text) for e in log[start:]
+                              if not e.text.startswith("Undo: ")][-RECENT_KEPT:]
+        events = self.local.table.events
+        moved = [i for i, e in enumerate(events) if e.kind == "move" and e.seat == seat]
+        cards = self._recent_cards.setdefault(seat, set())
+        for e in events[moved[-1] + 1 if moved else 0:]:
+            if e.kind == "move" and e.move is not None and e.move.move.kind in (
+                    "trail", "build") and e.move.move.card >= 0:
+                cards.add(e.move.move.card)
 
     def _recent_lines(self) -> tuple[tuple[bool, str], ...]:
         """The plays the player on screen has not seen played: one line per play, a note
@@ -808,6 +833,14 @@ class GameScreen(Screen[None]):
         self._push(PickListScreen(items, title="All legal moves", noun="moves", verb="plays",
                                   placeholder="take, build 9, trail, 10d, 7♣ …"), chosen)
 
+    def action_full_log(self) -> None:
+        """The whole log, every entry in full at the screen's width (the panel shows one line
+        an entry)."""
+        from .fulllog import FullLogScreen
+
+        self.app.push_screen(FullLogScreen(
+            [(e.text, e.seat is None) for e in self.session.log], "Log of the game"))
+
     def action_skip(self) -> None:
         self._skip = True
         self._skip_event.set()
@@ -891,10 +924,10 @@ class GameScreen(Screen[None]):
         self._moves_cache = None
         self._selection.clear()
         self._cursor = None
-        self._clear_recent()
-        session.rebuild_log(self.painter, table.start_position)
-        plays = "your play" if taken == 1 else f"your play and the {taken - 1} after it"
-        session.add_note(f"Undo: took back {plays}")
+        session.undo_last = (len(table.state.history), taken)
+        session.rebuild_log(self.painter, table.start_position)  # with the undo's line
+        self._restore_recent()  # what the others played before the play taken back
+        plays = undo_words(taken)
         self._save_notice()
         self.refresh_all()
         self._advance()
@@ -1087,8 +1120,8 @@ class GameScreen(Screen[None]):
             return self._modal_keys
         if self._awaiting:
             return ((lr, "card"), (ud, "move"), ("Enter", "play"), ("Space", "pile"),
-                    ("m", "list"), ("?", "help"), ("q", "leave"))
-        return (("s", "skip ahead"), (lr, "look at your cards"), ("?", "help"),
+                    ("m", "list"), ("?", "help"), ("q", "leave"))  # l: on the log's border
+        return (("s", "skip ahead"), (lr, "look at your cards"), ("l", "log"), ("?", "help"),
                 ("q", "leave"))
 
     def _refresh_choice(self) -> None:

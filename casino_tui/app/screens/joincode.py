@@ -44,7 +44,7 @@ class JoinCodeScreen(ModalScreen[str | None]):
             yield Static("Join a table", classes="dialog-title")
             yield Static("The table's code, as its creator read it to you (such as "
                          "ka-mi-ro):", markup=False)
-            field = Input(max_length=MAX_TYPED, id="joincode-input", placeholder="KAMIRO")
+            field = Input(max_length=MAX_TYPED, id="joincode-input", placeholder="e.g. KAMIRO")
             field.cursor_blink = False
             yield field
             yield Static("", id="joincode-error")

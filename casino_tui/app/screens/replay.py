@@ -33,6 +33,7 @@ from ..widgets.table import (
     LineData,
     LogData,
     LogView,
+    MessageLine,
     ScoreData,
     ScorePanel,
     StatusLine,
@@ -47,6 +48,7 @@ REPLAY_KEYS: list[tuple[str, str]] = [
     ("← →", "the previous or next move"),
     ("↑ ↓ or PgUp PgDn", "the previous or next round (its deal)"),
     ("Home End", "the start or the end of the game"),
+    ("l", "the log up to this move, every line in full"),
     ("Esc q", "close the replay"),
 ]
 
@@ -78,6 +80,7 @@ class ReplayScreen(Screen[None]):
         Binding("down,pagedown", "round(1)", "Next round", show=False, id="replay.round_next"),
         Binding("home", "jump(0)", "Start", show=False, id="replay.first"),
         Binding("end", "jump(-1)", "End", show=False, id="replay.last"),
+        Binding("l", "full_log", "Log", show=False, id="replay.full_log"),
         Binding("escape,q", "close", "Close", show=False, id="replay.close"),
     ]
     HELP_TITLE = "Replay"
@@ -101,7 +104,7 @@ class ReplayScreen(Screen[None]):
                 with Vertical(id="replay-table-box"):
                     yield TableView(id="replay-table")
                 yield HandsPanel(id="replay-hands")
-                yield StatusLine(id="replay-move")
+                yield MessageLine(id="replay-move")  # a long play wraps
             with Vertical(id="side-col"):
                 yield ScorePanel(id="replay-score")
                 yield LogView(id="replay-log")
@@ -111,7 +114,9 @@ class ReplayScreen(Screen[None]):
         self.query_one("#replay-table-box").border_title = "Table"
         self.query_one("#replay-hands").border_title = "Hands"
         self.query_one("#replay-score").border_title = "Score"
-        self.query_one("#replay-log").border_title = "Log"
+        log = self.query_one("#replay-log")
+        log.border_title = "Log"
+        log.border_subtitle = "l: in full"
         self.refresh_step()
 
     # ------------------------------------------------------------------ moving about
@@ -161,6 +166,15 @@ class ReplayScreen(Screen[None]):
 
     def _side_names(self, st: State) -> list[str]:
         return [" & ".join(self.replay.names[s] for s in side) for side in st.sides]
+
+    def _log_so_far(self) -> list[tuple[str, bool]]:
+        """The log up to the step shown: (text, is_note), oldest first."""
+        return [(text, note) for i, text, note in self._log if i <= self.index]
+
+    def action_full_log(self) -> None:
+        from .fulllog import FullLogScreen
+
+        self.app.push_screen(FullLogScreen(self._log_so_far(), "Log up to this move"))
 
     def _log_lines(self) -> list[tuple[int, str, bool]]:
         """Every line of the game's log with the step it belongs to."""
@@ -212,8 +226,8 @@ class ReplayScreen(Screen[None]):
         if not self._laid_out:  # the panels' heights follow their first contents
             self._laid_out = True
             self.query_one("#replay-score").refresh(layout=True)
-        lines = [(text, note) for i, text, note in self._log if i <= self.index]
-        self.query_one("#replay-log", LogView).set_data(LogData(tuple(lines[-LOG_LINES:])))
+        self.query_one("#replay-log", LogView).set_data(LogData(tuple(
+            self._log_so_far()[-LOG_LINES:])))
         sym = self.painter.symbols
         lr, ud = ("←→", "↑↓") if sym else ("<>", "^v")
         self.query_one("#replay-keys", KeyBar).set_data((

@@ -55,6 +55,7 @@ SUIT_WORDS = ("Spades", "Hearts", "Diamonds", "Clubs")
 REVIEW_KEYS: list[tuple[str, str]] = [
     ("← →", "the previous, the next play"),
     ("Home End", "the first, the last play of the round"),
+    ("l", "the plays so far, every line in full"),
     ("Esc / q", "back"),
 ]
 
@@ -74,6 +75,7 @@ class ReviewScreen(Screen[None]):
         Binding("right", "step(1)", "Next", show=False, id="review.next"),
         Binding("home", "first", "First", show=False, id="review.first"),
         Binding("end", "last", "Last", show=False, id="review.last"),
+        Binding("l", "full_log", "Plays", show=False, id="review.full_log"),
         Binding("escape,q", "close", "Back", show=False, id="review.close"),
     ]
     HELP_TITLE = "Round review"
@@ -129,7 +131,7 @@ class ReviewScreen(Screen[None]):
                 with Vertical(id="table-box"):
                     yield TableView(id="table")
                 yield HandView(id="hand")
-                yield StatusLine(id="review-play")
+                yield MessageLine(id="review-play")  # a long play wraps
                 yield MessageLine(id="review-estimate")
             with Vertical(id="side-col"):
                 yield ScorePanel(id="score")
@@ -143,7 +145,9 @@ class ReviewScreen(Screen[None]):
         hands.border_title = "Other hands" if others > 1 else "Other hand"
         self.query_one("#table-box").border_title = "Table"
         self.query_one("#score").border_title = "Captures"
-        self.query_one("#log").border_title = "Plays"
+        log = self.query_one("#log")
+        log.border_title = "Plays"
+        log.border_subtitle = "l: in full"
         self._draw()
         if self.pending:
             self.run_worker(self._estimate_all(), group="review", exclusive=True,
@@ -237,9 +241,17 @@ class ReviewScreen(Screen[None]):
             big_casino=st.rules.big_casino, little_casino=st.rules.little_casino,
             painter=painter, sweeps=session.sweeps_score,
             highlight=reviewed[0] if len(set(reviewed)) == 1 else None))
-        self.query_one("#log", LogView).set_data(LogData(tuple(
-            (self._log_text(p), p.seat not in self.reviewed_seats)
-            for p in self.plays[:self.index + 1])))
+        self.query_one("#log", LogView).set_data(LogData(self._plays_so_far()))
+
+    def _plays_so_far(self) -> tuple[tuple[str, bool], ...]:
+        """The plays up to the one shown (the others' in italics, as notes)."""
+        return tuple((self._log_text(p), p.seat not in self.reviewed_seats)
+                     for p in self.plays[:self.index + 1])
+
+    def action_full_log(self) -> None:
+        from .fulllog import FullLogScreen
+
+        self.app.push_screen(FullLogScreen(self._plays_so_far(), "Plays of the round so far"))
 
     def _detail(self, seat: int) -> str:
         return "person" if self.session.is_human(seat) else self.session.level(seat)

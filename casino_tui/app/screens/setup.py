@@ -21,6 +21,7 @@ from textual.widgets import Input, Static
 from casino_tui.engine import PRESET_DESCRIPTIONS, PRESET_NAMES, Rules
 from casino_tui.table import (
     DEFAULT_LEVEL,
+    MAX_TARGET,
     GameConfig,
     SeatConfig,
     default_seats,
@@ -219,8 +220,8 @@ class GameForm(Vertical):
             target = int(target_text) if target_text else rules.target
         except ValueError:
             raise ValueError("the target must be a whole number") from None
-        if target < 1:
-            raise ValueError("the target must be at least 1")
+        if not 1 <= target <= MAX_TARGET:
+            raise ValueError(f"the target must be from 1 to {MAX_TARGET}")
         seed = None
         if self.seed:
             seed_text = self.query_one("#setup-seed", Input).value.strip()

@@ -241,22 +241,57 @@ class RecentData:
 
 
 class RecentPlays(DataWidget[RecentData]):
-    """What the other players did since your last move (stays until you play). Its height is
-    fixed (one line per other player, at most three) so the table never jumps."""
+    """What the other players did since your last move (stays until you play): a play per
+    line, a long one wrapped under itself rather than cut (a multi-card build, a new deal
+    joined to a play), so it is read in full at 80x24. At least one line per other player
+    (at most three: the stylesheet's min-height), so the table seldom moves; when the plays
+    need more lines than the room left, the oldest go first (the log keeps them)."""
+
+    BULLET: ClassVar[str] = " ▸ "
+
+    def _entries(self, width: int) -> list[list[Text]]:
+        """Each play's lines at ``width``, oldest first."""
+        d = self.data
+        if d is None or not d.lines or width <= len(self.BULLET):
+            return []
+        console = self.app.console
+        indent = len(self.BULLET)
+        out = []
+        for note, text in d.lines:
+            body = Text(text, style="italic" if note else "")
+            wrapped = list(body.wrap(console, width - indent, overflow="fold"))
+            lines = []
+            for i, part in enumerate(wrapped):
+                line = Text(self.BULLET if i == 0 else " " * indent,
+                            style="bold" if i == 0 else "")
+                line.append_text(part)
+                lines.append(line)
+            out.append(lines)
+        return out
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        return sum(len(lines) for lines in self._entries(width))
+
+    def set_data(self, data: RecentData) -> bool:
+        width = self.size.width
+        before = self.get_content_height(None, None, width)
+        changed = super().set_data(data)
+        if changed and self.get_content_height(None, None, width) != before:
+            self.refresh(layout=True)
+        return changed
 
     def render(self) -> Text:
-        d = self.data
-        if d is None or not d.lines:
-            return Text()
-        width = self.size.width
-        lines = []
-        for note, text in d.lines:
-            line = Text()
-            line.append(" ▸ ", style="bold")
-            line.append(text, style="italic" if note else "")
-            line.truncate(width, overflow="ellipsis")
-            lines.append(line)
-        return Text("\n").join(lines)
+        height = max(1, self.size.height)
+        shown: list[Text] = []
+        for lines in reversed(self._entries(self.size.width)):  # the newest plays first
+            if shown and len(shown) + len(lines) > height:
+                break
+            shown[:0] = lines
+        if len(shown) > height:  # one play longer than the room: its start, then "…"
+            shown = shown[:height]
+            shown[-1].truncate(max(1, self.size.width - 1))
+            shown[-1].append("…")
+        return Text("\n").join(shown)
 
 
 # ---------------------------------------------------------------------------- hand
@@ -617,11 +652,10 @@ class ScorePanel(DataWidget[ScoreData]):
             out.append(label.ljust(label_w)[:label_w], style="bold" if r == 0 else "dim")
             for i, v in enumerate(vals):
                 if r == 0 and i == d.highlight:
-                    # a badge on the number only, so it never runs into the next column
-                    pad = col - len(v)
-                    badge = (" " + v) if pad >= 2 else v
-                    out.append(" " * (col - len(badge)))
-                    out.append(badge, style="bold reverse")
+                    # the viewer's own score: underlined like its header (reverse video read
+                    # as a stray cursor)
+                    out.append(" " * (col - len(v)))
+                    out.append(v, style="bold underline")
                 else:
                     out.append(v.rjust(col), style="bold" if r == 0 else "")
         return out
@@ -668,9 +702,11 @@ class StatusLine(DataWidget[LineData]):
 class MessageLine(StatusLine):
     """The message under the move line (an engine's reason, a hint, whose turn it is): one
     line, or wrapped to up to ``MAX_LINES`` when it is long (the table gives up the room
-    meanwhile), so a message is read in full at 80x24."""
+    meanwhile), so a message is read in full at 80x24: Hard's longest hint reason takes four
+    lines of the 54 columns beside the side panel. Also the move line itself (a long preview,
+    or why a selection has no move), whose stylesheet allows it three."""
 
-    MAX_LINES: ClassVar[int] = 3
+    MAX_LINES: ClassVar[int] = 5
 
     def _lines(self, width: int) -> list[Text]:
         d = self.data
@@ -683,6 +719,14 @@ class MessageLine(StatusLine):
             return [text]
         lines = list(text.wrap(self.app.console, width - 2, overflow="fold"))
         lines = [Text("  ") + line if i else line for i, line in enumerate(lines)]
+        if d.right:  # at the end of the last line ("Esc clears", "↑↓ 2/5"), or under it
+            right = Text(d.right, style="dim")
+            last = lines[-1]
+            if last.cell_len + 1 + right.cell_len > width:
+                last = Text()
+                lines.append(last)
+            last.append(" " * (width - last.cell_len - right.cell_len))
+            last.append_text(right)
         if len(lines) > self.MAX_LINES:
             lines = lines[:self.MAX_LINES]
             last = lines[-1]
@@ -775,7 +819,9 @@ class LogData:
 
 
 class LogView(DataWidget[LogData]):
-    """The latest moves in words, wrapped to the width; the newest line is at the bottom.
+    """The latest moves in words, one line each (the newest at the bottom), so that entries
+    never run into each other in a narrow panel; an entry wider than the panel ends in "…",
+    and the whole log is read in full with ``l`` (screens/fulllog.py).
 
     Drawn from data (no scrolling widget), so a new line never needs a new layout. The mouse
     wheel scrolls it back (``back``: lines above the newest); a new entry shows the newest."""
@@ -786,6 +832,7 @@ class LogView(DataWidget[LogData]):
                  classes: str | None = None) -> None:
         super().__init__(data, id=id, classes=classes)
         self.back = 0
+        self.hint = ""  # the border's subtitle while the newest lines are shown
 
     def set_data(self, data: LogData) -> bool:
         changed = super().set_data(data)
@@ -793,28 +840,26 @@ class LogView(DataWidget[LogData]):
             self._show_back(0)
         return changed
 
-    def _wrapped(self, enough: int | None = None) -> list[Text]:
-        """The entries' lines, oldest first: every one, or the newest entries that make at
-        least ``enough`` lines."""
+    def _lines(self, enough: int | None = None) -> list[Text]:
+        """The entries, one line each, oldest first: every one, or the newest ``enough``."""
         d = self.data
         if d is None:
             return []
         width = max(8, self.size.width)
-        console = self.app.console
+        entries = d.entries if enough is None else d.entries[-enough:]
         lines: list[Text] = []
-        for text, note in reversed(d.entries):
-            entry = Text(text, style="dim italic" if note else "")
-            lines[:0] = list(entry.wrap(console, width))
-            if enough is not None and len(lines) >= enough:
-                break
+        for text, note in entries:
+            entry = Text(text, style="dim italic" if note else "", no_wrap=True)
+            entry.truncate(width, overflow="ellipsis")
+            lines.append(entry)
         return lines
 
     def _show_back(self, back: int) -> None:
-        top = max(0, len(self._wrapped()) - max(1, self.size.height)) if back else 0
+        top = max(0, len(self._lines()) - max(1, self.size.height)) if back else 0
         back = max(0, min(back, top))
         if back != self.back:
             self.back = back
-            self.border_subtitle = f"{back} newer ↓" if back else ""
+            self.border_subtitle = f"{back} newer ↓" if back else self.hint
             self.refresh()
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
@@ -830,6 +875,6 @@ class LogView(DataWidget[LogData]):
         if d is None or not d.entries:
             return Text()
         height = max(1, self.size.height)
-        lines = self._wrapped(self.back + height)
+        lines = self._lines(self.back + height)
         end = len(lines) - self.back
         return Text("\n").join(lines[max(0, end - height):end])
