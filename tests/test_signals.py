@@ -27,7 +27,7 @@ from pty_support import (
     session_processes,
     wait_until,
 )
-from serve_support import TITLE, Server, Tmux, make_key, needs_ssh_tmux, ssh_argv
+from serve_support import TITLE, Server, Tmux, make_key, needs_ssh_tmux, process_alive, ssh_argv
 
 from casino_tui.saves import open_store
 
@@ -188,16 +188,20 @@ def test_a_program_that_cannot_leave_is_ended(twice: bool) -> None:
 
 
 @needs_ssh_tmux
-def test_over_ssh_no_game_process_outlives_its_server(tmp_path: Path) -> None:
+@pytest.mark.parametrize("own_computers", [False, True], ids=["pool", "own-worker"])
+def test_over_ssh_no_game_process_outlives_its_server(tmp_path: Path,
+                                                      own_computers: bool) -> None:
     """A session's game runs on the server's PTY: when the server itself is killed (SIGKILL,
     nothing of it can hang the game up politely), the terminal hangs up and every process of
-    the game ends, the worker and the resource tracker included; the game's save loads."""
+    the game ends, and so does every helper of the server (its fork server, its pool of
+    computer players); with ``--computers 0`` the game's own worker and resource tracker end
+    too. The game's save loads."""
     from casino_tui.serve.players import PLAYERS_DIR
 
     data = tmp_path / "data"
     alice = make_key(tmp_path, "alice")
     tmux = Tmux(tmp_path)
-    server = Server(data)
+    server = Server(data, *(["--computers", "0"] if own_computers else []))
     try:
         tmux.start("a", ssh_argv(server.port, alice), 100, 30)
         tmux.wait_for("a", TITLE)
@@ -206,16 +210,25 @@ def test_over_ssh_no_game_process_outlives_its_server(tmp_path: Path) -> None:
         tmux.send("a", "Enter")
         tmux.wait_for("a", "Your hand", timeout=20)
         game = server.session_pid(alice)
-        worker = wait_until(
-            lambda: [p for p in children(game) if "spawn_main" in command_line(p)], 15,
-            "the computer players' worker")
-        assert isinstance(worker, list)
-        assert len(session_processes(game)) >= 3  # the game, the worker, the resource tracker
+        if own_computers:
+            worker = wait_until(
+                lambda: [p for p in children(game) if "spawn_main" in command_line(p)], 15,
+                "the computer players' worker")
+            assert isinstance(worker, list)
+            assert len(session_processes(game)) >= 3  # the game, its worker, the tracker
+        else:
+            assert session_processes(game) == [game]  # its computers think in the pool
+        helpers = children(server.proc.pid)  # the fork server, the pool's processes
+        assert helpers
         server.proc.kill()
         server.proc.wait()
         wait_until(lambda: not session_processes(game), 5, "every process of the game to end",
                    detail=lambda: "\n".join(f"{p} {command_line(p)}"
                                             for p in session_processes(game)))
+        wait_until(lambda: not [p for p in helpers if process_alive(p)], 10,
+                   "the server's helpers to end",
+                   detail=lambda: "\n".join(f"{p} {command_line(p)}" for p in helpers
+                                            if process_alive(p)))
     finally:
         server.stop()
         tmux.close()
@@ -241,8 +254,6 @@ def test_over_ssh_a_terminated_game_ends_its_session_cleanly(tmp_path: Path) -> 
         tmux.send("a", "Enter")
         tmux.wait_for("a", "Your hand", timeout=20)
         game = server.session_pid(alice)
-        wait_until(lambda: [p for p in children(game) if "spawn_main" in command_line(p)], 15,
-                   "the computer players' worker")
         os.kill(game, signal.SIGTERM)
         assert tmux.wait_exit("a") == 1
         assert "The game stopped unexpectedly (SIGTERM). Your game was saved" in \

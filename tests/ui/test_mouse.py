@@ -185,7 +185,7 @@ async def test_the_wheel_scrolls_the_log_back_and_forth() -> None:
         await wheel(pilot, log, up=False, times=12)
         assert log.back == 0
         assert str(log.render()).splitlines()[-1] == "note 29"
-        assert not log.border_subtitle
+        assert log.border_subtitle == log.hint  # back at the newest: 'l: in full'
 
 
 # ---------------------------------------------------------------------------- other screens
