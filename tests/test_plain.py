@@ -347,3 +347,26 @@ def test_the_rules_are_the_rules_screens_sentences_in_words(tmp_path: Path) -> N
     for heading in ("Goal:", "The deal:", "Your turn: play one card:", "Scoring each round:"):
         assert heading in said
     assert "Big Casino ten of diamonds: 2" in said and "10D" not in said
+
+
+def test_a_game_begun_in_plain_mode_continues_full_screen(tmp_path: Path) -> None:
+    """The same saves: a game started and left in plain mode is the one ``--continue`` opens
+    in the full-screen game, at the same position."""
+    env = app_env(tmp_path)
+    plain = PtyApp(["--plain", "--seed", "5"], env, size=(80, 24))
+    try:
+        plain.wait_for(r"Your turn\.[\s\S]*> $")
+        plain.send("1\r")
+        plain.wait_for(r"You trailed the three of spades\.[\s\S]*> $")
+        plain.send("quit\r")
+        plain.wait_for(r"casino> $")
+        plain.send("quit\r")
+        assert plain.wait_exit(20) == 0
+    finally:
+        plain.close()
+    screen = PtyApp(["--continue"], env, size=(100, 30))
+    try:
+        screen.wait_for("Continued from the sav", timeout=30)  # (the log panel cuts it)
+        screen.wait_for("South trailed 3♠")  # the play made in plain mode, in the log
+    finally:
+        screen.close()
