@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from casino_tui.engine import Move, Phase, Rules, SeatView
 
+from . import wire
 from .codec import (
     JSON,
     card_from_json,
@@ -83,20 +84,17 @@ class ComputerError(Exception):
 
 def socket_path(data_dir: Path) -> Path:
     """Where a server with this data directory listens."""
-    return data_dir / SOCKET_DIR / SOCKET_NAME
+    return wire.socket_path(data_dir, SOCKET_DIR, SOCKET_NAME)
 
 
 def computers_environment(path: Path, secret: str) -> dict[str, str]:
     """The variables a session's app needs to reach the pool (add them to its environment)."""
-    return {SOCKET_ENV: str(path), SECRET_ENV: secret}
+    return wire.session_environment(path, secret, (SOCKET_ENV, SECRET_ENV))
 
 
 def link_from_environment(env: Mapping[str, str]) -> tuple[Path, str] | None:
     """(socket, secret) when the app runs under a server with a pool, else None."""
-    path, secret = env.get(SOCKET_ENV, ""), env.get(SECRET_ENV, "")
-    if not path or not secret:
-        return None
-    return Path(path), secret
+    return wire.link_from_environment(env, (SOCKET_ENV, SECRET_ENV))
 
 
 # ---------------------------------------------------------------------- views as JSON

@@ -133,19 +133,25 @@ def new_secret() -> str:
     return secrets.token_urlsafe(SECRET_BYTES)
 
 
-def socket_path(data_dir: Path) -> Path:
-    """Where a server with this data directory listens."""
-    return data_dir / SOCKET_DIR / SOCKET_NAME
+def socket_path(data_dir: Path, folder: str = SOCKET_DIR, name: str = SOCKET_NAME) -> Path:
+    """Where a server with this data directory listens (the hub's socket, unless ``folder``
+    and ``name`` say another channel's, such as the computer players')."""
+    return data_dir / folder / name
 
 
-def session_environment(path: Path, secret: str) -> dict[str, str]:
-    """The variables a session's app needs to reach the hub (add them to its environment)."""
-    return {SOCKET_ENV: str(path), SECRET_ENV: secret}
+def session_environment(path: Path, secret: str, names: tuple[str, str] = (SOCKET_ENV, SECRET_ENV)
+                        ) -> dict[str, str]:
+    """The variables a session's app needs to reach the hub (add them to its environment);
+    ``names``: another channel's variables (socket, secret)."""
+    return {names[0]: str(path), names[1]: secret}
 
 
-def link_from_environment(env: Mapping[str, str]) -> tuple[Path, str] | None:
-    """(socket, secret) when the app runs under a server with tables, else None."""
-    path, secret = env.get(SOCKET_ENV, ""), env.get(SECRET_ENV, "")
+def link_from_environment(env: Mapping[str, str],
+                          names: tuple[str, str] = (SOCKET_ENV, SECRET_ENV)
+                          ) -> tuple[Path, str] | None:
+    """(socket, secret) when the app runs under a server with tables (or, with ``names``,
+    another channel), else None."""
+    path, secret = env.get(names[0], ""), env.get(names[1], "")
     if not path or not secret:
         return None
     return Path(path), secret
