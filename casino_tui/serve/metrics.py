@@ -386,21 +386,11 @@ class MetricsEndpoint:
         """Listen (OSError if the address or port cannot be used)."""
         from aiohttp import web
 
+        from casino_tui.web.listen import listen
+
         app = web.Application()
         app.router.add_get("/metrics", self._metrics)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
-        await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port)
-        try:
-            await site.start()
-        except BaseException:
-            await runner.cleanup()
-            raise
-        self._runner = runner
-        server = getattr(site, "_server", None)
-        sockets = getattr(server, "sockets", None) or ()
-        if sockets:
-            self.port = sockets[0].getsockname()[1]
+        self._runner, self.port = await listen(app, self.host, self.port)
 
     async def close(self) -> None:
         runner, self._runner = self._runner, None

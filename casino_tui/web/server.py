@@ -46,6 +46,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from ..procs import parent_death_signal
+from .listen import listen
 from .tokens import CookieSigner, LinkIssuer
 
 __all__ = ["GameService", "Launch", "WebLimits", "WebServer"]
@@ -378,21 +379,11 @@ class WebServer(Server):
     async def start(self) -> None:
         """Listen (on ``host``:``port``; port 0 picks a free one)."""
         app = await self._make_app()
-        runner = web.AppRunner(app, handle_signals=False, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port)
-        try:
-            await site.start()
-        except BaseException:
-            await runner.cleanup()
-            raise
-        self._runner = runner
-        if self.port == 0:
-            address = runner.addresses[0]
-            self.port = int(address[1])
-            if not self._fixed_public_url:
-                host = self.host if ":" not in self.host else f"[{self.host}]"
-                self.public_url = f"http://{host}:{self.port}"
+        chosen = self.port
+        self._runner, self.port = await listen(app, self.host, self.port)
+        if chosen == 0 and not self._fixed_public_url:
+            host = self.host if ":" not in self.host else f"[{self.host}]"
+            self.public_url = f"http://{host}:{self.port}"
         log.info("serving the game in a browser on %s", self.public_url)
 
     async def close(self) -> None:
