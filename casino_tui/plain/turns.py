@@ -138,10 +138,10 @@ def event_line(event: TableEvent, names: Sequence[str], side_names: Sequence[str
     if event.kind == "seat":
         name = str(data.get("name", "someone"))
         change = data.get("change")
-        seat = names[event.seat] if event.seat is not None and event.seat < len(names) \
-            else "a seat"
+        # at a server's table a seat is named after its person: say its number
+        seat = f"seat {event.seat + 1}" if event.seat is not None else "a seat"
         return {
-            "joined": f"{name} joined, at {seat}.",
+            "joined": f"{name} joined, in {seat}.",
             "left": f"{name} left {seat}.",
             "away": f"{name} is away.",
             "back": f"{name} is back.",
