@@ -83,6 +83,27 @@ PAGE_SCRIPT = """<script>
   window.WebSocket = GameSocket;
 })();
 (function () {
+  // The largest font, up to the page's own, that still gives the game 80x24: a phone or a
+  // small window gets smaller letters rather than a cut table. When the window turns (a phone
+  // rotated) and the letters no longer fit, the page is loaded again (the game resumes).
+  var term = document.getElementById("terminal");
+  if (!term || /[?&]fontsize=/.test(window.location.search)) { return; }
+  var base = parseInt(term.dataset.fontSize, 10) || 16;
+  function fitting() {
+    var w = window.innerWidth, h = window.innerHeight;
+    return Math.max(6, Math.min(base, Math.floor(Math.min(w / 80 / 0.62, h / 24 / 1.25))));
+  }
+  var chosen = fitting();
+  term.dataset.fontSize = String(chosen);
+  var timer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(timer);
+    timer = setTimeout(function () {
+      if (fitting() < chosen) { window.location.reload(); }
+    }, 400);
+  });
+})();
+(function () {
   var tries = 0, timer = setInterval(function () {
     var input = document.querySelector(".xterm-helper-textarea");
     if (input) { input.focus(); clearInterval(timer); }
@@ -498,6 +519,9 @@ class WebServer(Server):
                                 '<div class="message">Session ended. Your game is saved: '
                                 'Restart (or reload the page) to go on.</div>')
             text = text.replace("</body>", PAGE_SCRIPT + "</body>", 1)
+            # a phone lays the page out at its own width (not a desktop's 980 px, zoomed out)
+            text = text.replace("<head>", '<head>\n    <meta name="viewport" '
+                                'content="width=device-width, initial-scale=1" />', 1)
             if not self._fixed_public_url:
                 text = self._as_requested(request, text)
             response.text = text

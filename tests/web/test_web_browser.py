@@ -162,6 +162,55 @@ def test_the_title_and_a_whole_move_by_clicks_alone(context: Any, web: WebComman
     screenshot(page, "played-by-clicks")
 
 
+def tap_cell(page: Any, screen: PageScreen, col: int, row: int) -> None:
+    """A finger's tap (Playwright's touchscreen) in the middle of a cell."""
+    box = page.locator(".xterm-screen").bounding_box()
+    assert box is not None and screen.screen is not None
+    width = box["width"] / screen.screen.columns
+    height = box["height"] / screen.screen.lines
+    page.touchscreen.tap(box["x"] + (col + 0.5) * width, box["y"] + (row + 0.5) * height)
+
+
+def test_a_phone_plays_a_move_by_taps_alone(browser: Any, web: WebCommand) -> None:
+    """A phone: a small touch screen in portrait (no mouse, no keyboard). The page fits the
+    game's 80 columns into the phone's width (smaller letters, nothing cut off), and taps
+    alone start a game from the title and play a card (one tap chooses it, a second plays
+    it)."""
+    phone = browser.new_context(viewport={"width": 412, "height": 915}, is_mobile=True,
+                                has_touch=True)
+    try:
+        page = phone.new_page()
+        screen = PageScreen(page)
+        page.goto(web.link)
+        screen.wait_for_text(TITLE)
+        assert screen.screen is not None
+        assert screen.screen.columns >= 80 and screen.screen.lines >= 24
+        box = page.locator(".xterm-screen").bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 412
+
+        def tap(text: str, right: int = 0, down: int = 0) -> None:
+            col, row = cell_of(screen, text)
+            tap_cell(page, screen, col + right, row + down)
+
+        tap("New game", right=2)
+        screen.wait_for_text("Preset")
+        tap("Enter start", right=2)
+        screen.wait_for_text("Your turn")
+        screen.wait_for(lambda: moves_saved(web.data) >= 0, what="the game's save")
+        before = moves_saved(web.data)
+        first = next(mark for mark in ("┏1", "┌1") if mark in screen.text())
+        tap(first, right=2, down=2)
+        screen.wait_for_text("again to play")
+        assert moves_saved(web.data) == before  # one tap only chooses the card
+        tap(first, right=2, down=2)
+        screen.wait_for(lambda: moves_saved(web.data) >= before + 2,
+                        what="the move and the reply")
+        screen.wait_for_text("Your turn")
+        screenshot(page, "phone-played-by-taps")
+    finally:
+        phone.close()
+
+
 def test_a_reload_mid_game_resumes(context: Any, web: WebCommand) -> None:
     page = context.new_page()
     screen = PageScreen(page)
