@@ -211,6 +211,28 @@ def test_a_phone_plays_a_move_by_taps_alone(browser: Any, web: WebCommand) -> No
         phone.close()
 
 
+def test_a_phone_turned_from_landscape_to_portrait_gets_letters_that_fit(
+        browser: Any, web: WebCommand) -> None:
+    """Turned to portrait, the landscape letters would leave the game under 80 columns: the
+    page loads again with letters that fit (and the game goes on there)."""
+    phone = browser.new_context(viewport={"width": 915, "height": 412}, is_mobile=True,
+                                has_touch=True)
+    try:
+        page = phone.new_page()
+        screen = PageScreen(page)
+        page.goto(web.link)
+        screen.wait_for_text(TITLE)
+        font = "document.getElementById('terminal').dataset.fontSize"
+        assert page.evaluate(font) == "13"  # 24 rows in 412 px
+        page.set_viewport_size({"width": 412, "height": 915})
+        screen.wait_for(lambda: len(screen.sockets) == 2, what="the page loaded again")
+        screen.wait_for_text(TITLE)
+        assert page.evaluate(font) == "8"
+        assert screen.screen is not None and screen.screen.columns >= 80
+    finally:
+        phone.close()
+
+
 def test_a_reload_mid_game_resumes(context: Any, web: WebCommand) -> None:
     page = context.new_page()
     screen = PageScreen(page)
