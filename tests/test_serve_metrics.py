@@ -264,7 +264,7 @@ def test_metrics_over_a_real_server(server: Server, keys: dict[str, Key], tmux: 
     counts = {r: value(refused, "casino_refused_logins_total", reason=r)
               for r in REFUSAL_REASONS}
     assert counts == {"full": 1, "rate_limit": 2, "not_listed": 1, "no_terminal": 1,
-                      "command": 1}, counts
+                      "command": 1, "store": 0}, counts
     assert value(refused, "casino_logins_total") == 4  # Alice; Bob three times
 
     # SIGUSR1: one line in the log.

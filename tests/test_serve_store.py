@@ -1,0 +1,191 @@
+"""``casino-tui serve --store``: two real servers on loopback share one PostgreSQL, and real
+``ssh`` clients play on them (a solo game started on one host goes on on the other, with the
+player's name, settings and statistics; a second connection takes over across hosts; a store
+that is away refuses logins and everything resumes when it is back)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from pg_support import PgCluster
+from serve_support import (
+    LOGO_ASCII_TOP,
+    SOUTH_MOVED,
+    TITLE,
+    Key,
+    Server,
+    Tmux,
+    hand_cards,
+    make_key,
+    needs_ssh_tmux,
+    player_dir,
+    ssh_argv,
+    wait_until,
+)
+from stats_support import record, write_ledger
+
+pytest.importorskip("psycopg")
+
+from casino_tui.settings import SETTINGS_FILE, Settings
+from casino_tui.stats.daily import daily_ranking
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> dict[str, Key]:
+    return {name: make_key(tmp_path, name) for name in ("alice", "bob")}
+
+
+def host(servers: list[Server], tmp_path: Path, name: str, url: str) -> Server:
+    (tmp_path / name).mkdir(exist_ok=True)
+    server = Server(tmp_path / name / "data", "--store", url, "--host-name", name,
+                    log_name=f"{name}.log")
+    servers.append(server)
+    return server
+
+
+def store_rows(url: str, sql: str, *params: object) -> list[tuple[object, ...]]:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute(sql, params).fetchall()  # type: ignore[arg-type]
+
+
+def new_game_and_one_move(tmux: Tmux, name: str) -> list[str]:
+    tmux.send(name, "n")
+    tmux.wait_for(name, "Preset")
+    tmux.send(name, "Enter")
+    tmux.wait_for(name, "Your hand", timeout=20)
+    tmux.send(name, "s")  # skip the computer's pause
+    tmux.wait_for(name, "Your turn", timeout=20)
+    tmux.send(name, "Enter")
+    tmux.wait_match(name, SOUTH_MOVED)
+    hand = hand_cards(tmux.screen(name))
+    assert len(hand) == 3, tmux.screen(name)
+    return hand
+
+
+@needs_ssh_tmux
+def test_a_player_goes_on_on_another_host(tmp_path: Path, keys: dict[str, Key], tmux: Tmux,
+                                          servers: list[Server], pg_url: str) -> None:
+    a = host(servers, tmp_path, "host-a", pg_url)
+    b = host(servers, tmp_path, "host-b", pg_url)
+    for s, name in ((a, "host-a"), (b, "host-b")):
+        s.wait_log(rf"store postgresql://postgres@/\S+ as host {name}; schema: players")
+    alice = keys["alice"]
+    # Alice has a name, and played today's daily deal on host A (her ledger says so)
+    mine = player_dir(a.data_dir, alice)
+    (mine / "config").mkdir(parents=True)
+    (mine / "config" / SETTINGS_FILE).write_text(
+        json.dumps(Settings(display_name="Alice").to_dict()), encoding="utf-8")
+    today = datetime.now(UTC).date()
+    write_ledger(mine / "data", [record(1, "win", scores=(23, 12), daily=today)])
+    tmux.start("a", ssh_argv(a.port, alice), 100, 30)
+    tmux.wait_for("a", TITLE)
+    tmux.send("a", "s")  # ASCII cards: her settings change on host A
+    tmux.wait_for("a", "Card style")
+    tmux.send("a", "Right", "Enter")
+    tmux.wait_for("a", LOGO_ASCII_TOP)
+    hand = new_game_and_one_move(tmux, "a")
+    # host B ranks her daily deal before she ever came there
+    ranked = wait_until(lambda: daily_ranking(b.data_dir / "players", today), 15,
+                        "Alice in host B's daily ranking")
+    assert [(r.name, r.points) for r in ranked] == [("Alice", 23)]  # type: ignore[attr-defined]
+    # She connects to host B while her game on A still runs: B takes over, A hangs up and
+    # says why; B opens her game under Continue, with her settings
+    tmux.start("b", ssh_argv(b.port, alice), 100, 30)
+    fp = re.escape(alice.fingerprint)
+    a.wait_log(rf"session 1: player {fp} connected on host host-b: hanging up", 15)
+    assert tmux.wait_exit("a") == 1
+    assert "You connected again from somewhere else" in tmux.screen("a")
+    args = b.wait_log(rf"session 1 start: player {fp} .* args \[([^\]]*)\]", 30).group(1)
+    assert "--continue" in args.split()
+    tmux.wait_for("b", "Your hand", timeout=20)
+    wait_until(lambda: hand_cards(tmux.screen("b")) == hand, 10, f"the hand {hand}",
+               detail=lambda: tmux.screen("b"))
+    theirs = player_dir(b.data_dir, alice)
+    settings = json.loads((theirs / "config" / SETTINGS_FILE).read_text())
+    assert settings["display_name"] == "Alice" and settings["card_style"] == "ascii"
+    assert (theirs / "data" / "ledger.jsonl").read_bytes() == \
+        (mine / "data" / "ledger.jsonl").read_bytes()
+    assert json.loads((theirs / "player.json").read_text())["sessions"] == 2
+    assert store_rows(pg_url, "select display_name, sessions from players") == [("Alice", 2)]
+    # a second connection on B takes over from the first there, as on one host
+    tmux.start("b2", ssh_argv(b.port, alice), 100, 30)
+    assert tmux.wait_exit("b") == 1
+    assert "You connected again from somewhere else" in tmux.screen("b")
+    tmux.wait_for("b2", "Your hand", timeout=20)
+    tmux.send("b2", "C-q")
+    assert tmux.wait_exit("b2") == 0
+    b.wait_log(rf"session 2 end: player {fp} .* reason quit")
+    assert store_rows(pg_url, "select count(*) from player_sessions") == [(0,)]
+
+
+@needs_ssh_tmux
+def test_a_store_that_is_away_refuses_logins_and_everything_resumes(
+        tmp_path: Path, keys: dict[str, Key], tmux: Tmux, servers: list[Server],
+        pg_cluster: PgCluster, pg_url: str) -> None:
+    a = host(servers, tmp_path, "host-a", pg_url)
+    alice, bob = keys["alice"], keys["bob"]
+    tmux.start("a", ssh_argv(a.port, alice), 100, 30)
+    tmux.wait_for("a", TITLE)
+    new_game_and_one_move(tmux, "a")
+    games = player_dir(a.data_dir, alice) / "data" / "games"
+    pg_cluster.pause()
+    try:
+        # Alice plays on: her saves are kept here
+        tmux.send("a", "Enter")
+        tmux.wait_match("a", r"South (trailed|took|raised|added|built|plucked)[^\n]*\n(?s:.*)"
+                        r"South (trailed|took|raised|added|built|plucked)")
+        started = time.monotonic()
+        tmux.start("b", ssh_argv(a.port, bob), 100, 30)
+        assert tmux.wait_exit("b", timeout=30) == 1
+        waited = time.monotonic() - started
+        assert "cannot reach its store of players just now" in tmux.screen("b")
+        assert waited < 15, waited  # refused, not hung
+        a.wait_log(r"the store postgresql://\S+ is away \(")
+        a.wait_log(rf"refused {re.escape(bob.fingerprint)} from \S+: the store is away")
+    finally:
+        pg_cluster.resume()
+    a.wait_log(r"the store postgresql://\S+ is back after \d+ s", 20)
+
+    def in_step() -> bool:
+        local = {p.relative_to(games.parent.parent).as_posix():
+                 hashlib.sha256(p.read_bytes()).hexdigest()
+                 for p in games.glob("*.json")}
+        stored = dict(store_rows(pg_url, "select path, sha256 from player_files where "
+                                 "path like 'data/games/%%' and not deleted"))
+        return bool(local) and all(stored.get(k) == v for k, v in local.items())
+
+    wait_until(in_step, 15, "alice's saves sent once the store is back")
+    tmux.start("b2", ssh_argv(a.port, bob), 100, 30)
+    tmux.wait_for("b2", TITLE, timeout=20)
+    for name in ("a", "b2"):
+        tmux.send(name, "C-q")
+
+
+def serve(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "casino_tui", "serve", "--port", "0", *args],
+                          capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
+def test_a_bad_store_url_or_an_unreachable_store_stops_the_server(tmp_path: Path) -> None:
+    bad = serve("--data-dir", str(tmp_path / "d"), "--store", "mysql://casino:pw@db/casino")
+    assert bad.returncode == 2
+    assert "--store: 'mysql://casino:***@db/casino' is not a store URL" in bad.stderr
+    lonely = serve("--data-dir", str(tmp_path / "d"), "--host-name", "a")
+    assert lonely.returncode == 2 and "--host-name needs a store" in lonely.stderr
+    away = serve("--data-dir", str(tmp_path / "d"), "--store",
+                 f"postgresql://casino:pw@/casino?host={tmp_path}")
+    assert away.returncode == 1, away.stderr
+    assert "cannot reach the store postgresql://casino:***@/casino" in away.stderr
+    assert "the server does not start without its store" in away.stderr
+    assert "listening on" not in away.stderr and "pw@" not in away.stderr
