@@ -13,6 +13,7 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pg_support import PgCluster
@@ -51,7 +52,7 @@ def host(servers: list[Server], tmp_path: Path, name: str, url: str) -> Server:
     return server
 
 
-def store_rows(url: str, sql: str, *params: object) -> list[tuple[object, ...]]:
+def store_rows(url: str, sql: str, *params: object) -> list[Any]:
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
@@ -190,3 +191,65 @@ def test_a_bad_store_url_or_an_unreachable_store_stops_the_server(tmp_path: Path
     assert "cannot reach the store postgresql://casino:***@/casino" in away.stderr
     assert "the server does not start without its store" in away.stderr
     assert "listening on" not in away.stderr and "pw@" not in away.stderr
+
+
+def store_cmd(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "casino_tui", "store", *args],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def test_store_migrate_and_import_twice_changes_nothing(tmp_path: Path, pg_url: str) -> None:
+    from casino_tui.serve.players import PlayerDirs
+    from casino_tui.store.mirror import scan
+
+    assert store_cmd("migrate", pg_url).stdout.strip() == "schema: players 0 -> 1"
+    assert store_cmd("migrate", pg_url).stdout.strip() == "schema: players 1 (current)"
+    data = tmp_path / "server"
+    people = {"SHA256:AAAA": "Ann", "SHA256:BBB+/b": "Bo"}
+    for fingerprint, name in people.items():
+        dirs = PlayerDirs.for_fingerprint(data, fingerprint)
+        dirs.ensure()
+        dirs.record_visit(fingerprint)
+        (dirs.config / SETTINGS_FILE).write_text(
+            json.dumps(Settings(display_name=name).to_dict()), encoding="utf-8")
+        write_ledger(dirs.data, [record(1, "win"), record(2, "loss")])
+        (dirs.data / "games").mkdir()
+        (dirs.data / "games" / "g1.json").write_bytes(b'{"a save": "\xc3\xa9"}')
+        (dirs.data / "games" / ".g1.lock").write_bytes(b"")
+    (data / "players" / "sha256-stray").mkdir()  # no player.json: said and skipped
+    (data / "tables" / "games").mkdir(parents=True)
+    (data / "tables" / "games" / "t1.json").write_text("{}")
+
+    first = store_cmd("import", str(data), pg_url)
+    assert first.returncode == 0, first.stderr
+    assert "imported 2 player(s)" in first.stdout and "6 file(s) added" in first.stdout
+    assert "sha256-stray skipped: no readable player.json" in first.stderr
+    assert "tables' saves in" in first.stdout and "are not imported" in first.stdout
+    before = store_rows(pg_url, "select player, path, version, sha256 from player_files "
+                                "order by 1, 2")
+    players = store_rows(pg_url, "select id, fingerprint, display_name, sessions from players "
+                                 "order by 1")
+    second = store_cmd("import", str(data), pg_url)
+    assert second.returncode == 0 and "0 file(s) added, 6 already in the store" in second.stdout
+    assert store_rows(pg_url, "select player, path, version, sha256 from player_files "
+                              "order by 1, 2") == before
+    assert store_rows(pg_url, "select id, fingerprint, display_name, sessions from players "
+                              "order by 1") == players
+    assert [(f, s) for _id, f, _n, s in players] == [("SHA256:AAAA", 1), ("SHA256:BBB+/b", 1)]
+    # nothing lost: every file comes back byte for byte
+    for fingerprint in people:
+        dirs = PlayerDirs.for_fingerprint(data, fingerprint)
+        stored = dict(store_rows(pg_url, "select path, content from player_files where "
+                                 "player = %s", dirs.root.name))
+        assert sorted(stored) == sorted(scan(dirs.root))
+        for rel, content in stored.items():
+            assert bytes(content) == (dirs.root / rel).read_bytes()
+
+
+def test_store_command_errors_are_clear(tmp_path: Path) -> None:
+    out = store_cmd("import", str(tmp_path), "postgresql://u@/db?host=/nowhere")
+    assert out.returncode == 2 and "has no players/ directory" in out.stderr
+    out = store_cmd("migrate", "sqlite:///x")
+    assert out.returncode == 2 and "is not a store URL" in out.stderr
+    out = store_cmd("migrate", f"postgresql://u@/db?host={tmp_path}")
+    assert out.returncode == 1 and "cannot reach the store" in out.stderr

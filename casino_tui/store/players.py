@@ -18,6 +18,7 @@ Tables (component ``players`` of the versioned schema):
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -196,6 +197,35 @@ async def put(conn: Conn, player: str, path: str, content: bytes | None, *, sha2
         new = await cur.fetchone()
         assert new is not None
         return int(new[0])
+
+
+async def import_file(conn: Conn, player: str, path: str, content: bytes, *,
+                      mtime_ns: int) -> str:
+    """Bring one file of a data directory in, overwriting nothing: ``added`` (the store had
+    none), ``same`` (it had this content), ``merged`` (a statistics ledger: the games of
+    both kept) or ``kept`` (it had other content, written by a server: newer)."""
+    from .mirror import LEDGER, merge_ledgers
+
+    sha = hashlib.sha256(content).hexdigest()
+    async with conn.transaction():
+        cur = await conn.execute(
+            "select version, sha256, content, deleted from player_files where player = %s "
+            "and path = %s for update", (player, path))
+        row = await cur.fetchone()
+        if row is not None and row[1] == sha:
+            return "same"
+        if row is not None and not (path == LEDGER and not row[3]):
+            return "kept"
+        result = "added"
+        if row is not None:
+            merged = merge_ledgers(bytes(row[2]), content)
+            if merged == bytes(row[2]):
+                return "same"
+            content, sha, result = merged, hashlib.sha256(merged).hexdigest(), "merged"
+        await put(conn, player, path, content, sha256=sha, size=len(content),
+                  mtime_ns=mtime_ns, expected=0 if row is None else int(row[0]), host="import",
+                  force=False)
+        return result
 
 
 async def changed_since(conn: Conn, version: int, paths: Iterable[str]
