@@ -253,3 +253,41 @@ def test_store_command_errors_are_clear(tmp_path: Path) -> None:
     assert out.returncode == 2 and "is not a store URL" in out.stderr
     out = store_cmd("migrate", f"postgresql://u@/db?host={tmp_path}")
     assert out.returncode == 1 and "cannot reach the store" in out.stderr
+
+
+@needs_ssh_tmux
+def test_a_host_that_hangs_loses_its_player_to_another_host(
+        tmp_path: Path, keys: dict[str, Key], tmux: Tmux, servers: list[Server],
+        pg_url: str) -> None:
+    import os
+    import signal
+
+    a = host(servers, tmp_path, "host-a", pg_url)
+    b = host(servers, tmp_path, "host-b", pg_url)
+    alice = keys["alice"]
+    tmux.start("a", ssh_argv(a.port, alice), 100, 30)
+    tmux.wait_for("a", TITLE)
+    hand = new_game_and_one_move(tmux, "a")
+    games = player_dir(a.data_dir, alice) / "data" / "games"
+    wait_until(lambda: store_rows(pg_url, "select count(*) from player_files where path like "
+                                  "'data/games/%%.json'") == [(len(list(games.glob("*.json"))),)],
+               10, "alice's saves in the store")
+    time.sleep(2)  # the last push after the move
+    os.kill(a.proc.pid, signal.SIGSTOP)  # host A hangs (its games too, in effect)
+    try:
+        started = time.monotonic()
+        tmux.start("b", ssh_argv(b.port, alice), 100, 30)
+        fp = re.escape(alice.fingerprint)
+        b.wait_log(rf"session 1: player {fp} was playing on host host-a: waiting", 15)
+        b.wait_log(r"session 1: host host-a (is gone|did not hand the player over)", 20)
+        tmux.wait_for("b", "Your hand", timeout=30)
+        assert time.monotonic() - started < 25
+        wait_until(lambda: hand_cards(tmux.screen("b")) == hand, 10, f"the hand {hand}",
+                   detail=lambda: tmux.screen("b"))
+    finally:
+        os.kill(a.proc.pid, signal.SIGCONT)
+    # host A wakes up, sees the player is B's now and hangs up its session
+    assert tmux.wait_exit("a", timeout=20) == 1
+    assert "You connected again from somewhere else" in tmux.screen("a")
+    tmux.send("b", "C-q")
+    assert tmux.wait_exit("b") == 0

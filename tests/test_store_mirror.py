@@ -151,3 +151,35 @@ def test_the_manifest_survives_a_restart_of_the_server(pg_url: str, tmp_path: Pa
     again = PlayerMirror(PLAYER, a.root, a.manifest_path, "a")
     assert run(pg_url, lambda c: again.push(c, force=False)) == 0
     assert run(pg_url, again.pull) == 0
+
+
+def test_a_pulled_file_is_never_seen_half_written(pg_url: str, tmp_path: Path) -> None:
+    """A reader of the file (the game) sees the old version or the new one, never a mix."""
+    import threading
+
+    a, b = host(tmp_path, "a"), host(tmp_path, "b")
+    versions = [bytes([65 + i]) * 3_000_000 for i in range(4)]  # 3 MB each: many writes
+    seen: set[bytes] = set()
+    stop = threading.Event()
+    target = b.root / "data/games/big.json"
+
+    def read() -> None:
+        while not stop.is_set():
+            try:
+                content = target.read_bytes()
+            except FileNotFoundError:
+                continue
+            seen.add(content[:1] + content[-1:] + str(len(content)).encode())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for content in versions:
+            write(a.root, "data/games/big.json", content.decode())
+            run(pg_url, lambda c: a.push(c, force=True))
+            assert run(pg_url, b.pull) == 1
+    finally:
+        stop.set()
+        reader.join()
+    whole = {v[:1] + v[-1:] + str(len(v)).encode() for v in versions}
+    assert seen and seen <= whole, seen - whole

@@ -35,7 +35,7 @@ from casino_tui.store.schemas import all_schemas
 
 from .config import StoreAway
 from .players import PLAYER_FILE, PlayerDirs, fingerprint_of, player_id
-from .pty_session import SessionEnd
+from .pty_session import REPLACED, SessionEnd
 
 if TYPE_CHECKING:  # pragma: no cover
     from .server import GameServer
@@ -159,18 +159,21 @@ class SharedPlayers:
     async def _wait_handover(self, player: str, before: str, number: int) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + HANDOVER_WAIT
-        while loop.time() < deadline:
+        while True:
             pending = await self.link.run(lambda c: P.handover_pending(c, player, self.host))
             if not pending:
                 return
             if not await self.link.run(lambda c: P.host_alive(c, before)):
                 log.info("session %d: host %s is gone (no heartbeat for %gs): taking its "
                          "player over with what the store has", number, before, P.HOST_STALE)
-                return
+                break
+            if loop.time() >= deadline:
+                log.warning("session %d: host %s did not hand the player over within %gs: "
+                            "going on with what the store has", number, before,
+                            HANDOVER_WAIT)
+                break
             await asyncio.sleep(0.25)
-        log.warning("session %d: host %s did not hand the player over within %gs: going on "
-                    "with what the store has", number, before, HANDOVER_WAIT)
-        # its files, should they come later, no longer overwrite what changed meanwhile
+        # its files, should they come later, no longer overwrite what changes here
         await self.link.run(lambda c: P.handed_over(c, player, before))
 
     async def end(self, session: StoreSession) -> None:
@@ -256,8 +259,9 @@ class SharedPlayers:
                 waiters, timeout=server.config.hangup_grace + 6)
             for w in pending:
                 w.cancel()
-        if server.web_front is not None:
-            await server.web_front.hang_up(player)
+        if server.web_front is not None and await server.web_front.hang_up(player, REPLACED):
+            log.info("player %s connected on host %s: ended their game in a browser",
+                     fingerprint, by)
         if session is not None and session.task is not None:
             # the session's own end sends the last files; wait for it (bounded)
             for _ in range(int(HANDOVER_WAIT / 0.1)):
