@@ -32,16 +32,17 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from casino_tui.stats.ledger import LEDGER_FILE, LOCK_FILE
+from casino_tui.stats.ledger import LOCK_FILE
 
 from . import players as P
 from .db import Conn
+from .players import LEDGER, SETTINGS, merge_ledgers
 
 log = logging.getLogger("casino_tui.store")
 
 MIRRORED_DIRS = ("data", "config")
-LEDGER = f"data/{LEDGER_FILE}"
-SETTINGS = "config/settings.json"
+__all__ = ["LEDGER", "SETTINGS", "PlayerMirror", "merge_ledgers", "read_complete", "scan",
+           "write_atomic"]
 MAX_FILE = 16 * 1024 * 1024  # a larger file is not the game's: it stays local (logged)
 
 
@@ -152,17 +153,6 @@ def write_atomic(root: Path, rel: str, content: bytes, mtime_ns: int) -> Stat:
         raise
     st = path.stat()
     return Stat(st.st_size, st.st_mtime_ns)
-
-
-def merge_ledgers(remote: bytes, local: bytes) -> bytes:
-    """Both ledgers' games: the store's lines, then the local lines it lacks (a ledger
-    appended on two hosts loses neither's games)."""
-    have = {line for line in remote.split(b"\n") if line.strip()}
-    extra = [line for line in local.split(b"\n") if line.strip() and line not in have]
-    if not extra:
-        return remote
-    base = remote if not remote or remote.endswith(b"\n") else remote + b"\n"
-    return base + b"".join(line + b"\n" for line in extra)
 
 
 def _sha(content: bytes) -> str:

@@ -24,7 +24,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from casino_tui.settings import SETTINGS_FILE
+from casino_tui.stats.ledger import LEDGER_FILE
+
 from .db import Conn, Schema
+
+# the files of a player's directory that other hosts copy for the daily deal's ranking
+LEDGER = f"data/{LEDGER_FILE}"
+SETTINGS = f"config/{SETTINGS_FILE}"
 
 # the NOTIFY channel on which a host is asked to hand a player over
 CHANNEL = "casino_players"
@@ -199,13 +206,22 @@ async def put(conn: Conn, player: str, path: str, content: bytes | None, *, sha2
         return int(new[0])
 
 
+def merge_ledgers(remote: bytes, local: bytes) -> bytes:
+    """Both ledgers' games: the store's lines, then the local lines it lacks (a ledger
+    appended on two hosts loses neither's games)."""
+    have = {line for line in remote.split(b"\n") if line.strip()}
+    extra = [line for line in local.split(b"\n") if line.strip() and line not in have]
+    if not extra:
+        return remote
+    base = remote if not remote or remote.endswith(b"\n") else remote + b"\n"
+    return base + b"".join(line + b"\n" for line in extra)
+
+
 async def import_file(conn: Conn, player: str, path: str, content: bytes, *,
                       mtime_ns: int) -> str:
     """Bring one file of a data directory in, overwriting nothing: ``added`` (the store had
     none), ``same`` (it had this content), ``merged`` (a statistics ledger: the games of
     both kept) or ``kept`` (it had other content, written by a server: newer)."""
-    from .mirror import LEDGER, merge_ledgers
-
     sha = hashlib.sha256(content).hexdigest()
     async with conn.transaction():
         cur = await conn.execute(
