@@ -70,6 +70,20 @@ class StoreLink:
         conn = await db.connect(self.url, timeout=self.timeout)
         try:
             done = await asyncio.wait_for(db.migrate(conn, schemas), 60)
+            if await P.host_alive(conn, self.host):
+                # the same name's heartbeat: a server of this name that stopped uncleanly just
+                # now (forgotten after HOST_STALE s), or another one running
+                log.info("the store has a fresh heartbeat of host %s: waiting up to %gs for it "
+                         "to stop", self.host, P.HOST_STALE)
+                for _ in range(int(P.HOST_STALE * 2) + 2):
+                    await asyncio.sleep(0.5)
+                    if not await P.host_alive(conn, self.host):
+                        break
+            if await P.host_alive(conn, self.host):
+                raise StoreError(
+                    f"another server runs as host {self.host!r} of the store "
+                    f"{db.redact(self.url)} (its heartbeat goes on): give each server its "
+                    "own --host-name, or stop the other one first")
             await P.heartbeat(conn, self.host)
         except TimeoutError:
             await conn.close()
@@ -119,29 +133,36 @@ class StoreLink:
         limit = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
         async with self._lock:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise StoreUnavailable("the store is busy: no answer in time")
-            conn = await self._connection(left)
-            task: asyncio.Task[T] = asyncio.ensure_future(call(conn))
-            try:
-                done, _ = await asyncio.wait({task}, timeout=max(0.05, deadline -
-                                                                  time.monotonic()))
-            except asyncio.CancelledError:
-                self._abandon(task, conn)
-                raise
-            if not done:
-                self._abandon(task, conn)
-                self._went_away(f"no answer within {limit:g} s")
-                raise StoreUnavailable(f"the store {db.redact(self.url)} did not answer "
-                                       f"within {limit:g} s")
-            try:
-                result = task.result()
-            except psycopg.OperationalError as err:
-                self._abandon(task, conn)
-                self._went_away(" ".join(str(err).split()) or type(err).__name__)
-                raise StoreUnavailable(f"the store {db.redact(self.url)} failed: "
-                                       f"{' '.join(str(err).split())}") from err
+            for attempt in (1, 2):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise StoreUnavailable(f"the store {db.redact(self.url)} did not answer "
+                                           f"within {limit:g} s")
+                fresh = self._conn is None or self._conn.closed
+                conn = await self._connection(left)
+                task: asyncio.Task[T] = asyncio.ensure_future(call(conn))
+                try:
+                    done, _ = await asyncio.wait(
+                        {task}, timeout=max(0.05, deadline - time.monotonic()))
+                except asyncio.CancelledError:
+                    self._abandon(task, conn)
+                    raise
+                if not done:
+                    self._abandon(task, conn)
+                    self._went_away(f"no answer within {limit:g} s")
+                    raise StoreUnavailable(f"the store {db.redact(self.url)} did not answer "
+                                           f"within {limit:g} s")
+                try:
+                    result = task.result()
+                except psycopg.OperationalError as err:
+                    self._abandon(task, conn)
+                    if attempt == 1 and not fresh:
+                        continue  # a connection lost meanwhile (the database restarted)
+                    why = " ".join(str(err).split()) or type(err).__name__
+                    self._went_away(why)
+                    raise StoreUnavailable(
+                        f"the store {db.redact(self.url)} failed: {why}") from err
+                break
         self._came_back()
         return result
 

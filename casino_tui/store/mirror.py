@@ -135,7 +135,7 @@ def write_atomic(root: Path, rel: str, content: bytes, mtime_ns: int) -> Stat:
     """Write a pulled file: a temporary file in the same directory, fsynced, its mtime set,
     renamed over the old one. Never leaves half a file under the file's name."""
     path = root / rel
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _make_dirs(path.parent)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(3)}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
@@ -153,6 +153,15 @@ def write_atomic(root: Path, rel: str, content: bytes, mtime_ns: int) -> Stat:
         raise
     st = path.stat()
     return Stat(st.st_size, st.st_mtime_ns)
+
+
+def _make_dirs(path: Path) -> None:
+    """``path`` and its missing parents, each of mode 0700 (a player's files are theirs)."""
+    if path.is_dir():
+        return
+    _make_dirs(path.parent)
+    with contextlib.suppress(FileExistsError):
+        path.mkdir(mode=0o700)
 
 
 def _sha(content: bytes) -> str:
