@@ -291,3 +291,65 @@ def test_a_host_that_hangs_loses_its_player_to_another_host(
     assert "You connected again from somewhere else" in tmux.screen("a")
     tmux.send("b", "C-q")
     assert tmux.wait_exit("b") == 0
+
+
+def test_a_browser_session_pulls_and_pushes_like_an_ssh_one(
+        tmp_path: Path, pg_cluster: PgCluster, pg_url: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two servers in one process, each with a web front end: a browser game on host A
+    leaves a save; a browser session on host B gets it (and --continue); while the store is
+    away a browser is refused with the message, then admitted again."""
+    import asyncio
+
+    from casino_tui.serve.config import ServeConfig
+    from casino_tui.serve.players import PlayerDirs, player_id
+    from casino_tui.serve.server import GameServer
+    from casino_tui.web.server import LaunchRefused
+
+    ann = "SHA256:ann+key/1"
+    monkeypatch.setattr("casino_tui.serve.players._unfinished_via_saves",
+                        lambda data_dir: any((data_dir / "games").glob("*.json")))
+
+    def server(name: str) -> GameServer:
+        return GameServer(ServeConfig(data_dir=tmp_path / name, port=0, web_port=0,
+                                      hangup_grace=0.5, computers=0, fork_server=False,
+                                      store=pg_url, host_name=name))
+
+    async def main() -> None:
+        a, b = server("a"), server("b")
+        await a.start()
+        await b.start()
+        try:
+            assert a.web_front is not None and b.web_front is not None
+            launch = await a.web_front.launch(player_id(ann), 100, 30)
+            assert "--continue" not in launch.argv
+            mine = PlayerDirs.for_fingerprint(tmp_path / "a", ann)
+            (mine.data / "games").mkdir()
+            (mine.data / "games" / "x.json").write_text('{"saved": "on a"}')
+            assert launch.on_end is not None
+            await launch.on_end()  # the app ended: its last files go to the store
+            launch = await b.web_front.launch(player_id(ann), 100, 30)
+            theirs = PlayerDirs.for_fingerprint(tmp_path / "b", ann)
+            assert (theirs.data / "games" / "x.json").read_text() == '{"saved": "on a"}'
+            assert launch.argv[-1] == "--continue"
+            assert launch.on_end is not None
+            await launch.on_end()
+            pg_cluster.pause()
+            try:
+                with pytest.raises(LaunchRefused, match="cannot reach its store of players"):
+                    await asyncio.wait_for(b.web_front.launch(player_id(ann), 100, 30), 15)
+            finally:
+                pg_cluster.resume()
+            for _ in range(60):
+                try:
+                    launch = await b.web_front.launch(player_id(ann), 100, 30)
+                    break
+                except LaunchRefused:
+                    await asyncio.sleep(0.25)
+            assert launch.on_end is not None
+            await launch.on_end()
+        finally:
+            await b.close()
+            await a.close()
+
+    asyncio.run(main())
