@@ -59,7 +59,7 @@ class StoreSession:
     number: int
     mirror: PlayerMirror
     task: asyncio.Task[None] | None = None
-    taken_over: asyncio.Event = field(default_factory=asyncio.Event)
+    stop: asyncio.Event = field(default_factory=asyncio.Event)  # the game ended
 
 
 class SharedPlayers:
@@ -90,7 +90,8 @@ class SharedPlayers:
         # files changed here that may never have reached the store (it was away when this
         # server stopped): sent if nobody changed them there meanwhile
         with contextlib.suppress(OSError):
-            self._pending.update(p.stem for p in self.manifests.glob("sha256-*.json"))
+            self._pending.update(p.stem for p in self.manifests.glob("*.json")
+                                 if _is_player(p.stem))
         self._loop_task = asyncio.get_running_loop().create_task(self._shared_loop())
 
     async def close(self) -> None:
@@ -178,10 +179,12 @@ class SharedPlayers:
 
     async def end(self, session: StoreSession) -> None:
         """The session's game ended: send its last files, give the player up."""
-        if session.task is not None:
-            session.task.cancel()
-            with contextlib.suppress(BaseException):
-                await session.task
+        session.stop.set()
+        if session.task is not None:  # a push under way ends first (bounded)
+            _done, pending = await asyncio.wait({session.task},
+                                                timeout=self.link.timeout + 1)
+            for task in pending:
+                task.cancel()
         if self._playing.get(session.player) is session:
             del self._playing[session.player]
         try:
@@ -191,7 +194,9 @@ class SharedPlayers:
             log.warning("player %s: the last files could not be sent to the store (%s): kept "
                         "here, sent when it is back", session.player, err)
 
-    async def _final(self, player: str, number: int | None) -> None:
+    async def _final(self, player: str, number: int | None) -> int:
+        """Send the player's last files and give them up (session ``number``; None: whatever
+        session of this host had them); returns how many files were sent."""
         mirror = self.mirror(player)
 
         async def last(conn: Conn) -> int:
@@ -202,29 +207,33 @@ class SharedPlayers:
             sent = await mirror.push(conn, force=force)
             if number is not None:
                 await P.release(conn, player, self.host, number)
+            elif now is not None and now[0] == self.host:
+                await P.release(conn, player, self.host, now[1])
             await P.handed_over(conn, player, self.host)
             return sent
 
-        await self.link.run(last, timeout=PULL_TIMEOUT)
+        return await self.link.run(last, timeout=PULL_TIMEOUT)
 
     async def _push_loop(self, session: StoreSession) -> None:
-        while True:
-            await asyncio.sleep(PUSH_EVERY)
+        while not session.stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(session.stop.wait(), PUSH_EVERY)
+                return  # the game ended: end() sends the last files
             try:
-                mine = await self.link.run(lambda c: self._tick(c, session))
+                other = await self.link.run(lambda c: self._tick(c, session))
             except StoreError:
                 continue  # kept here; the log said the store is away
-            if not mine:
-                self._taken_over(session.player)
+            if other is not None:
+                self._taken_over(session.player, other)
                 return
 
-    async def _tick(self, conn: Conn, session: StoreSession) -> bool:
-        """Send what changed; False when another host took the player over."""
+    async def _tick(self, conn: Conn, session: StoreSession) -> str | None:
+        """Send what changed; the other host that took the player over, if one did."""
         now = await P.owner(conn, session.player)
         if now is not None and now[0] != self.host:
-            return False
+            return now[0]
         await session.mirror.push(conn, force=True)
-        return True
+        return None
 
     # ------------------------------------------------------------------ takeovers
     def _notified(self, data: dict[str, object]) -> None:
@@ -294,11 +303,13 @@ class SharedPlayers:
                 self._pending.discard(player)
                 continue
             try:
-                await self._final(player, None)
+                sent = await self._final(player, None)
             except StoreError:
                 return
             self._pending.discard(player)
-            log.info("player %s: the files kept while the store was away are sent", player)
+            if sent:
+                log.info("player %s: %d file(s) kept while the store was away are sent",
+                         player, sent)
 
     async def _pull_shared(self) -> None:
         """Every other player's ledger and settings that changed in the store, into their
@@ -308,13 +319,18 @@ class SharedPlayers:
             lambda c: P.changed_since(c, self._shared_version, paths))
         if not changed:
             return
-        players = sorted({p for p, _m in changed if p not in self._playing})
+        players = sorted({p for p, _m in changed if p not in self._playing and _is_player(p)})
         top = max(m.version for _p, m in changed)
         for player in players:
-            try:
-                fingerprint_of(player)
-            except ValueError:
-                continue
             mirror = self.mirror(player)
             await self.link.run(lambda c, m=mirror: m.pull(c, only=paths))  # type: ignore[misc]
         self._shared_version = top
+
+
+def _is_player(name: str) -> bool:
+    """Whether ``name`` is a player id (``sha256-...``) that a key gives."""
+    try:
+        fingerprint_of(name)
+    except ValueError:
+        return False
+    return True

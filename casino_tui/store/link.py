@@ -162,6 +162,9 @@ class StoreLink:
                     self._went_away(why)
                     raise StoreUnavailable(
                         f"the store {db.redact(self.url)} failed: {why}") from err
+                except psycopg.Error as err:  # the store answered, but refused the call
+                    raise StoreError(f"the store {db.redact(self.url)} refused a call: "
+                                     f"{' '.join(str(err).split())}") from err
                 break
         self._came_back()
         return result
