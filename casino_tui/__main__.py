@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.saves import LoadedGame, SaveEntry, SaveStore
     from casino_tui.table import GameConfig
 
-SUBCOMMANDS = ("arena", "serve", "stats", "replay", "web")
+SUBCOMMANDS = ("arena", "serve", "stats", "replay", "web", "store")
 # ``casino-tui serve`` starts its fork server as ``python -m casino_tui _fork-server FD``
 # (casino_tui.serve.forkserver.FORK_SERVER_COMMAND): each session is a child running main().
 FORK_SERVER_COMMAND = "_fork-server"
@@ -73,6 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from casino_tui.stats.command import main as stats_main
 
         return stats_main(args_list[1:])
+    if args_list and args_list[0] == "store":
+        from casino_tui.store.command import main as store_main
+
+        return store_main(args_list[1:])
     if args_list and args_list[0] == "replay":
         return replay_main(args_list[1:])
     if args_list and args_list[0] == "web":

@@ -114,7 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Subcommands: 'casino-tui arena --help' pits computer players against each "
                "other; 'casino-tui serve --help' serves the game over SSH; 'casino-tui web' "
                "serves it to a browser on this machine; 'casino-tui stats' "
-               "prints your statistics; 'casino-tui replay FILE' replays a saved game. In the "
+               "prints your statistics; 'casino-tui replay FILE' replays a saved game; "
+               "'casino-tui store --help' prepares the PostgreSQL store several servers "
+               "share (serve --store). In the "
                "game, press ? or F1 for every key.",
     )
     parser.add_argument("--version", action="version", version=f"casino-tui {__version__}")

@@ -264,7 +264,7 @@ def test_metrics_over_a_real_server(server: Server, keys: dict[str, Key], tmux: 
     counts = {r: value(refused, "casino_refused_logins_total", reason=r)
               for r in REFUSAL_REASONS}
     assert counts == {"full": 1, "rate_limit": 2, "not_listed": 1, "no_terminal": 1,
-                      "command": 1}, counts
+                      "command": 1, "store": 0}, counts
     assert value(refused, "casino_logins_total") == 4  # Alice; Bob three times
 
     # SIGUSR1: one line in the log.
@@ -272,7 +272,7 @@ def test_metrics_over_a_real_server(server: Server, keys: dict[str, Key], tmux: 
     server.wait_log(r"status: 1 players connected \(1 ssh, 0 browser\), 1 in a game; "
                     r"tables 0 open, 0 in play; .*key to screen p50 \d+ ms p95 \d+ ms .*"
                     r"logins 4; refused: full 1, rate_limit 2, not_listed 1, no_terminal 1, "
-                    r"command 1\n")
+                    r"command 1, store 0\n")
 
     # Alice leaves: nobody connected, no game.
     tmux.send("a", "q")

@@ -26,7 +26,9 @@ from .config import (
     DEFAULT_PORT,
     DEFAULT_RATE_LIMIT,
     NO_GAME_SECONDS,
+    STORE_ENV,
     ServeConfig,
+    StoreStartError,
 )
 
 log = logging.getLogger("casino_tui.serve")
@@ -136,6 +138,19 @@ def build_parser() -> argparse.ArgumentParser:
                           "front end (https://games.example.org, or under a path: "
                           "https://example.org/casino): the links name it, and its cookies "
                           "are sent over HTTPS only")
+    shared = parser.add_argument_group(
+        "many hosts, one PostgreSQL",
+        "Several servers on several hosts share their players through one PostgreSQL "
+        "database: a player finds their games, name, settings and statistics on any host "
+        "(docs/STORE.md). Needs the postgres extra: pip install 'casino-tui[postgres]'.")
+    shared.add_argument("--store", metavar="URL",
+                        help="the shared store, a PostgreSQL URL such as "
+                             "postgresql://casino@db.example.org/casino (default: "
+                             f"${STORE_ENV}; without either, everything stays in the data "
+                             "directory)")
+    shared.add_argument("--host-name", type=_host_name, metavar="NAME",
+                        help="this server's name in the store (default: the machine's name "
+                             "and a random part, new at every start)")
     ops = parser.add_argument_group(
         "operators",
         "What the server is doing: send it SIGUSR1 (kill -USR1 PID) and it logs one line "
@@ -151,6 +166,34 @@ def build_parser() -> argparse.ArgumentParser:
                         choices=("debug", "info", "warning", "error"),
                         help="how much to log to standard error (default info)")
     return parser
+
+
+def _host_name(text: str) -> str:
+    if not text or len(text) > 64 or not all(c.isalnum() or c in "-._" for c in text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a host name is 1 to 64 letters, digits, '-', '.' or '_'")
+    return text
+
+
+def store_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the store's URL (--store, else $CASINO_TUI_STORE), or None. The
+    URL ends in ``args.store`` (None: no store). psycopg is imported only when one is given."""
+    source = "--store"
+    if args.store is None:
+        args.store = os.environ.get(STORE_ENV, "").strip() or None
+        source = f"${STORE_ENV}"
+    if args.store is None:
+        return "--host-name needs a store (--store URL)" if args.host_name else None
+    try:
+        from casino_tui.store import db
+    except ImportError as err:
+        return (f"the store needs PostgreSQL's driver psycopg, which is not installed "
+                f"({err}): pip install 'casino-tui[postgres]'")
+    try:
+        db.check_url(args.store)
+    except db.StoreError as err:
+        return f"{source}: {err}"
+    return None
 
 
 def web_flags_problem(args: argparse.Namespace) -> str | None:
@@ -198,6 +241,7 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
         web_public_url=args.web_public_url,
         metrics_port=args.metrics_port, metrics_host=args.metrics_host or DEFAULT_HOST,
         fork_server=args.fork_server,
+        store=getattr(args, "store", None), host_name=getattr(args, "host_name", None),
     )
 
 
@@ -206,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.max_sessions < 1:
         parser.error("--max-sessions must be at least 1")
-    problem = web_flags_problem(args) or metrics_flags_problem(args)
+    problem = web_flags_problem(args) or metrics_flags_problem(args) or store_problem(args)
     if problem is not None:
         parser.error(problem)
     logging.basicConfig(level=getattr(logging, args.log_level.upper()), stream=sys.stderr,
@@ -238,6 +282,9 @@ async def _run(config: ServeConfig) -> int:
     except DataDirError as err:  # before listening: never blamed on the port
         log.error("%s", err)
         return 2
+    except StoreStartError as err:  # before listening too
+        log.error("%s", err)
+        return 1
     except WebFrontError as err:  # the SSH side was closed again
         log.error("%s", err)
         return 1

@@ -14,6 +14,8 @@ DEFAULT_PORT = 2222
 DEFAULT_MAX_SESSIONS = 32
 DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_RATE_LIMIT = 10
+# The shared store's URL, when --store is not given (casino_tui.store.db.STORE_ENV, the same).
+STORE_ENV = "CASINO_TUI_STORE"
 # A logged-in connection without a game is closed after this many seconds (or --idle-timeout).
 NO_GAME_SECONDS = 20.0
 
@@ -46,3 +48,21 @@ class ServeConfig:
     # Sessions are forked from a warm fork server (casino_tui.serve.forkserver); False: each
     # starts a fresh Python (``--no-fork-server``).
     fork_server: bool = True
+    # The shared store (--store or CASINO_TUI_STORE): a PostgreSQL URL; None: the players'
+    # files live in the data directory alone. ``host_name``: this server's id in the store
+    # (--host-name; None: the machine's name and a random part, new at every start).
+    store: str | None = None
+    host_name: str | None = None
+
+
+class StoreStartError(Exception):
+    """The shared store cannot be used at start; ``str()`` says why (the server stops)."""
+
+
+class StoreAway(Exception):
+    """A login cannot be served: the shared store cannot be reached. ``str()`` says why (for
+    the log), ``message`` what the player is told."""
+
+    def __init__(self, why: str, message: str) -> None:
+        super().__init__(why)
+        self.message = message

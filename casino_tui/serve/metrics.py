@@ -48,7 +48,7 @@ log = logging.getLogger("casino_tui.serve")
 # Why a login was refused: the server is full; the address is over --rate-limit; the key is not
 # in --authorized-keys; the client asked for no terminal (ssh -T); it asked for a command or a
 # subsystem (sftp) instead of the game.
-REFUSAL_REASONS = ("full", "rate_limit", "not_listed", "no_terminal", "command")
+REFUSAL_REASONS = ("full", "rate_limit", "not_listed", "no_terminal", "command", "store")
 # A key whose next output comes later than this is not a key-to-screen sample: it changed
 # nothing on the screen, and what came later was drawn for another reason (a computer's move).
 KEY_ANSWER_LIMIT = 5.0

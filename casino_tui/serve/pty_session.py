@@ -515,6 +515,11 @@ class PtyGame:
             await asyncio.wait_for(self.process.stdout.drain(), 2.0)
 
 
+# what a session's player is told when their new connection (on this host or another) takes over
+REPLACED = ("You connected again from somewhere else: this session is closed, and your game "
+            "goes on in the new one.")
+
+
 def _end_message(end: SessionEnd, idle_timeout: float | None) -> bytes:
     if end.reason == "idle":
         minutes = (idle_timeout or 0) / 60
@@ -525,8 +530,7 @@ def _end_message(end: SessionEnd, idle_timeout: float | None) -> bytes:
     elif end.reason == "browser":
         text = "Your game continues in the browser. Connect again to take it back here."
     elif end.reason == "replaced":
-        text = ("You connected again from somewhere else: this session is closed, and your "
-                "game goes on in the new one.")
+        text = REPLACED
     else:
         text = end.detail or "The session ended."
     return text.encode() + b"\r\n"

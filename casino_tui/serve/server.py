@@ -18,7 +18,7 @@ import asyncssh
 
 from casino_tui.table.wire import Identity, new_secret, session_environment, socket_path
 
-from .config import NO_GAME_SECONDS, ServeConfig
+from .config import NO_GAME_SECONDS, ServeConfig, StoreAway, StoreStartError
 from .forkserver import ForkServer
 from .metrics import MetricsEndpoint, ServerMetrics
 from .players import (
@@ -53,6 +53,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.table.computers import ComputerService
     from casino_tui.table.hub import LocalHub
     from casino_tui.table.service import HubService
+
+    from .shared import SharedPlayers
 
 log = logging.getLogger("casino_tui.serve")
 
@@ -296,6 +298,8 @@ class GameServer:
         self.metrics_endpoint: MetricsEndpoint | None = None
         # Where sessions are forked from (None: --no-fork-server).
         self.forker: ForkServer | None = None
+        # The players in the shared store (--store): None without a store.
+        self.shared: SharedPlayers | None = None
 
     @property
     def no_game_timeout(self) -> float:
@@ -312,6 +316,8 @@ class GameServer:
             host_key = load_or_create_host_key(cfg.data_dir)
         except (OSError, asyncssh.KeyImportError) as err:
             raise host_key_problem(err, cfg.data_dir) from err
+        if cfg.store is not None:  # before listening: a server without its store refuses
+            await self._open_store()
         self._acceptor = await asyncssh.create_server(
             lambda: _Connection(self), cfg.host, cfg.port,
             server_host_keys=[host_key],  # sessions: _Connection.session_requested
@@ -389,11 +395,32 @@ class GameServer:
                 timeout=self.config.hangup_grace + 5)
         await self._close_tables()
         await self._close_computers()
+        shared, self.shared = self.shared, None
+        if shared is not None:
+            await shared.close()
         if self.forker is not None:
             await self.forker.close()
         if self._acceptor is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._acceptor.wait_closed(), 2.0)
+
+    # ------------------------------------------------------------------ the shared store
+    async def _open_store(self) -> None:
+        """Connect to the store, bring its schema up to date, listen (StoreStartError if it
+        cannot be used: the server does not start)."""
+        from casino_tui.store.db import StoreError
+        from casino_tui.store.link import new_host_id
+
+        from .shared import SharedPlayers
+
+        assert self.config.store is not None
+        shared = SharedPlayers(self, self.config.store, self.config.host_name or new_host_id())
+        try:
+            await shared.start()
+        except StoreError as err:
+            raise StoreStartError(f"{err}; the server does not start without its store "
+                                  "(--store or CASINO_TUI_STORE)") from None
+        self.shared = shared
 
     # ------------------------------------------------------------------ computer players
     async def _open_computers(self) -> None:
@@ -662,10 +689,21 @@ class GameServer:
                     player_id(owner.fingerprint)):
                 log.info("session %d: player %s connected over SSH: ended their game in a "
                          "browser", number, owner.fingerprint)
+            store_session = None
+            if self.shared is not None:
+                try:
+                    store_session = await self.shared.begin(owner.fingerprint, number, dirs)
+                except StoreAway as err:
+                    log.warning("refused %s from %s: %s", owner.fingerprint, owner.peer, err)
+                    self.metrics.refuse("store")
+                    _refuse(process, err.message, True)
+                    return
             args = await self.game_arguments(dirs, owner.fingerprint,
                                              ascii=client_wants_ascii(client_env), join=join,
                                              plain=plain)
             if self.closing:
+                if store_session is not None and self.shared is not None:
+                    await self.shared.end(store_session)
                 _refuse(process, "casino-tui: the server is shutting down. Try again later.",
                         True)
                 return
@@ -702,6 +740,8 @@ class GameServer:
         finally:
             self.sessions.pop(number, None)
             self.end_computers(computers)
+            if store_session is not None and self.shared is not None:
+                await self.shared.end(store_session)
             if secret is not None and self.hub_service is not None:
                 await self.hub_service.end_session(secret)
             detail = f" ({end.detail})" if end.detail else ""

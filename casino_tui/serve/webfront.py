@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from casino_tui.table.hub import HubError
 from casino_tui.table.weblink import WebLink
 
+from .config import StoreAway
 from .players import PlayerDirs, fingerprint_of, prepare_player
 from .pty_session import NOTICE_ENV, SessionEnd, child_environment
 
@@ -113,13 +114,13 @@ class BrowserFront:
         return WebLink(web.new_link(player), web.links.ttl_seconds)
 
     # ------------------------------------------------------------------ sessions
-    async def hang_up(self, player: str) -> bool:
-        """End ``player``'s browser session (their SSH game takes over) and wait until its
-        app saved and ended; False when they had none."""
+    async def hang_up(self, player: str, why: str = TO_SSH) -> bool:
+        """End ``player``'s browser session (their SSH game takes over; ``why`` is what the
+        page says) and wait until its app saved and ended; False when they had none."""
         web = self.web
         if web is None:
             return False
-        return await web.hang_up(player, TO_SSH)
+        return await web.hang_up(player, why)
 
     async def launch(self, player: str, width: int, height: int) -> Launch:
         """How to start ``player``'s app for a browser: what their SSH session gets."""
@@ -136,6 +137,15 @@ class BrowserFront:
             # continue it.
             await server.hang_up_ssh(fingerprint, SessionEnd("browser", 1), number,
                                      "started a game in a browser")
+            store_session = None
+            if server.shared is not None:  # their files from the store, as over SSH
+                try:
+                    store_session = await server.shared.begin(fingerprint, number, dirs)
+                except StoreAway as err:
+                    from casino_tui.web.server import LaunchRefused
+
+                    log.warning("refused %s in a browser: %s", fingerprint, err)
+                    raise LaunchRefused(err.message.removeprefix("casino-tui: ")) from None
             args = await server.game_arguments(dirs, fingerprint)
         env = child_environment(WEB_TERM, {}, dirs.root, dirs.data, dirs.config,
                                 players_dir=dirs.root.parent)
@@ -149,6 +159,8 @@ class BrowserFront:
 
         async def ended() -> None:
             server.end_computers(computers)
+            if store_session is not None and server.shared is not None:
+                await server.shared.end(store_session)
             if secret is not None and server.hub_service is not None:
                 await server.hub_service.end_session(secret)
             log.info("session %d end: player %s in a browser duration %.1fs", number,

@@ -49,7 +49,7 @@ from ..procs import parent_death_signal
 from .listen import listen
 from .tokens import CookieSigner, LinkIssuer
 
-__all__ = ["GameService", "Launch", "WebLimits", "WebServer"]
+__all__ = ["GameService", "Launch", "LaunchRefused", "WebLimits", "WebServer"]
 
 log = logging.getLogger("casino_tui.web")
 
@@ -131,6 +131,11 @@ class Launch:
 
 Launcher = Callable[[str, int, int], Awaitable[Launch]]
 """identity, width, height -> how to start that player's app."""
+
+
+class LaunchRefused(Exception):
+    """Raised by a launcher: the game is not started now, and the page says ``str()`` (why,
+    for the player; the launcher logged it)."""
 
 
 @dataclass(frozen=True)
@@ -621,6 +626,9 @@ class WebServer(Server):
                 log.exception("on_session_start failed")
         try:
             launch = await self.launcher(session.identity, width, height)
+        except LaunchRefused as err:
+            await _close(websocket, str(err))
+            return websocket
         except Exception:
             log.exception("could not launch the game of %s", session.identity)
             await _close(websocket, "The game could not be started. Try again later.")
