@@ -15,6 +15,7 @@ import pytest
 from table_support import Recorder, SeededThinker
 
 from casino_tui.store.db import connect, migrate
+from casino_tui.store.docs import load_document
 from casino_tui.store.tables import SCHEMA, PgHub, PgSubscription
 from casino_tui.table import GameConfig, SeatConfig
 from casino_tui.table.controller import TableController
@@ -140,6 +141,172 @@ def test_a_table_made_on_one_host_is_played_from_two(pg_url: str) -> None:
             listed = await a.list_tables(ANN)
             assert listed[0].round_no == ctl.state.round_no
             assert listed[0].scores == tuple(ctl.state.scores)
+        finally:
+            await closing([a, b])
+
+    asyncio.run(main())
+
+
+async def play(hub: PgHub, person: Person, table_id: str, rng: random.Random) -> int:
+    """One legal move of ``person``'s seat through ``hub``; returns the seat."""
+    view = await hub.snapshot(table_id, person)
+    assert view.seat is not None and view.to_move == view.seat
+    await hub.submit_move(table_id, person, view.seat, rng.choice(view.seat_view().legal_moves()))
+    return view.seat
+
+
+def test_a_host_killed_mid_round_another_takes_the_table_over(pg_url: str) -> None:
+    """Three hosts; Ann's table is run by host A, Bob plays from B. A dies mid-round
+    (abandoned as kill -9 leaves it: no last write, its lease runs out); a move Bob sends
+    meanwhile waits for the new owner. Within the lease and a scan, another host has taken
+    the table over at the same position; Bob's subscription says so (new numbering); Ann,
+    back through host C, finds her seat as it was; the round finishes; every move that was
+    acknowledged is in the game once."""
+
+    async def main() -> None:
+        a, b, c = await hosts(pg_url, 3)
+        try:
+            info = await a.create_table(two_people(seed=4), ANN)
+            tid = info.table_id
+            await b.join(info.code, BOB)
+            await b.take_seat(tid, BOB)
+            await a.start(tid, ANN)
+            sub = await b.subscribe(tid, BOB, 0)
+            rng = random.Random(9)
+            who = {0: (a, ANN), 1: (b, BOB)}
+            ctl = a.local.controller(tid)
+            acked = 0
+            for _ in range(5):
+                seat = ctl.to_move
+                assert seat is not None
+                await play(*who[seat], tid, rng)
+                acked += 1
+            ann_before = await a.snapshot(tid, ANN)
+            bob_before = await b.snapshot(tid, BOB)
+            history = list(ctl.state.history)
+            if ctl.to_move == 0:  # Bob is to move when A dies
+                await play(a, ANN, tid, rng)
+                acked += 1
+                ann_before = await a.snapshot(tid, ANN)
+                bob_before = await b.snapshot(tid, BOB)
+                history = list(ctl.state.history)
+            assert len(history) == acked
+
+            a.abandon()
+            killed = time.monotonic()
+            await play(b, BOB, tid, rng)  # sent to a table whose owner is dead: it waits
+            acked += 1
+            took = time.monotonic() - killed
+            owner = next(h for h in (b, c) if h.owns(tid))
+            assert took < a.lease + 3, took  # within the lease (2 s here; 8 s served) + a scan
+            assert owner.takeovers == 1
+            new = owner.local.controller(tid)
+            assert list(new.state.history[:len(history)]) == history
+            assert len(new.state.history) == acked  # Bob's move applied once
+
+            # Bob's subscription is of the old numbering: lost, with the reason
+            end = time.monotonic() + 5
+            while not sub.lost:
+                assert time.monotonic() < end
+                await asyncio.sleep(0.05)
+            sub.ready()
+            with pytest.raises(HubError, match="taken over"):
+                await sub.next()
+
+            # Ann comes back through host C: her seat, her hand, as she left them
+            ann = await c.snapshot(tid, ANN)
+            assert ann.seat == 0 and ann.epoch != ann_before.epoch
+            assert {c_ for c_ in ann.hand} == set(ann_before.hand)
+            assert await c.come_back(tid, ANN) == 0
+            bob = await b.snapshot(tid, BOB)
+            assert len(bob.hand) == len(bob_before.hand) - 1 and bob.to_move == 0
+            fresh = await b.subscribe(tid, BOB, bob.number)
+            who = {0: (c, ANN), 1: (b, BOB)}
+            while not new.round_over and not new.game_over:
+                seat = new.to_move
+                assert seat is not None
+                await play(*who[seat], tid, rng)
+                acked += 1
+            assert len(new.state.history) == acked
+            assert (await c.snapshot(tid, ANN)).summary is not None
+            await owner.idle(tid)
+            end = time.monotonic() + 5
+            got = []
+            while not got or got[-1].number < new.number:
+                assert time.monotonic() < end and not fresh.lost
+                got.extend(fresh.ready())
+                await asyncio.sleep(0.05)
+            assert [e.number for e in got] == list(range(bob.number + 1, new.number + 1))
+        finally:
+            await closing([b, c])
+
+    asyncio.run(main())
+
+
+def test_an_owner_stopped_past_its_lease_writes_nothing_when_it_resumes(pg_url: str) -> None:
+    """Host A owns the table and stops (as under SIGSTOP: no renewal, no notification read);
+    B takes it over. When A goes on, its first write finds another epoch: A stops running
+    the table, writes nothing (the saved game and the events are B's), and the move it was
+    asked for is handed to B, which plays it once."""
+
+    async def main() -> None:
+        a, b = await hosts(pg_url, 2)
+        try:
+            info = await a.create_table(two_people(seed=6), ANN)
+            tid = info.table_id
+            await b.join(info.code, BOB)
+            await b.take_seat(tid, BOB)
+            await a.start(tid, ANN)
+            rng = random.Random(3)
+            ctl = a.local.controller(tid)
+            who = {0: (a, ANN), 1: (b, BOB)}
+            while ctl.to_move != 0 or len(ctl.state.history) < 2:
+                seat = ctl.to_move
+                assert seat is not None
+                await play(*who[seat], tid, rng)
+            before = len(ctl.state.history)
+            stale_epoch = ctl.epoch
+
+            for task in a._tasks:  # A stops: nothing of it runs any more
+                task.cancel()
+            end = time.monotonic() + 10
+            while not b.owns(tid):
+                assert time.monotonic() < end, "B did not take the table over"
+                await asyncio.sleep(0.1)
+            assert a.owns(tid)  # A does not know yet
+
+            async def saved() -> tuple[str, int, str]:
+                conn = await connect(pg_url)
+                try:
+                    row = await (await conn.execute(
+                        "select t.owner, t.epoch, g.doc from casino_tables t join "
+                        "casino_table_games g using (game_id) where t.table_id = %s",
+                        (tid,))).fetchone()
+                    assert row is not None
+                    stale = await (await conn.execute(
+                        "select count(*) from casino_table_events where table_id = %s "
+                        "and events_epoch = %s", (tid, stale_epoch))).fetchone()
+                    assert stale == (0,)
+                    return str(row[0]), int(row[1]), str(row[2])
+                finally:
+                    await conn.close()
+
+            owner, epoch, doc = await saved()
+            assert (owner, epoch) == ("host-B", 2)
+            # A resumes with a move of Ann's to play: its write is refused, the move goes to B
+            a._start_tasks()
+            started = time.monotonic()
+            await play(a, ANN, tid, rng)
+            assert time.monotonic() - started < 2
+            assert not a.owns(tid)
+            with pytest.raises(HubError):
+                a.local.controller(tid)
+            new = b.local.controller(tid)
+            assert len(new.state.history) == before + 1
+            owner2, epoch2, doc2 = await saved()
+            assert (owner2, epoch2) == ("host-B", 2) and doc2 != doc
+            assert len(load_document("g", doc2).state.history) == before + 1
+            assert len(load_document("g", doc).state.history) == before
         finally:
             await closing([a, b])
 

@@ -300,9 +300,14 @@ class PgHub:
         for channel in (EVENTS_CHANNEL, INTENTS_CHANNEL, RESULTS_CHANNEL):
             await listener.execute(f"listen {channel}")
         self._pool, self._listener = pool, listener
+        self._start_tasks()
+
+    def _start_tasks(self) -> None:
+        """The background: notifications, renewals, takeovers, catch-ups."""
+        assert self._listener is not None
         loop = asyncio.get_running_loop()
         self._renewed = time.monotonic()
-        self._tasks = [loop.create_task(self._listen(listener)),
+        self._tasks = [loop.create_task(self._listen(self._listener)),
                        loop.create_task(self._every(self.renew, self._renew)),
                        loop.create_task(self._every(self.scan, self._claim_orphans)),
                        loop.create_task(self._every(self.poll, self._catch_up))]
