@@ -19,6 +19,7 @@ from casino_tui.store.docs import load_document
 from casino_tui.store.tables import SCHEMA, PgHub, PgSubscription
 from casino_tui.table import GameConfig, SeatConfig
 from casino_tui.table.controller import TableController
+from casino_tui.table.events import TableEvent
 from casino_tui.table.hub import HubError, Person, UnknownCode
 
 ANN, BOB, EVE = Person("key-ann", "Ann"), Person("key-bob", "Bob"), Person("key-eve", "Eve")
@@ -231,7 +232,7 @@ def test_a_host_killed_mid_round_another_takes_the_table_over(pg_url: str) -> No
             assert (await c.snapshot(tid, ANN)).summary is not None
             await owner.idle(tid)
             end = time.monotonic() + 5
-            got = []
+            got: list[TableEvent] = []
             while not got or got[-1].number < new.number:
                 assert time.monotonic() < end and not fresh.lost
                 got.extend(fresh.ready())
