@@ -46,3 +46,8 @@ class ServeConfig:
     # Sessions are forked from a warm fork server (casino_tui.serve.forkserver); False: each
     # starts a fresh Python (``--no-fork-server``).
     fork_server: bool = True
+    # The shared store (--store or CASINO_TUI_STORE): a PostgreSQL URL; None: the players'
+    # files live in the data directory alone. ``host_name``: this server's id in the store
+    # (--host-name; None: the machine's name and a random part, new at every start).
+    store: str | None = None
+    host_name: str | None = None

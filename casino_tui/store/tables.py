@@ -61,7 +61,7 @@ from casino_tui.table.hub import (
     UnknownCode,
 )
 
-from .db import Conn, Schema, StoreUnavailable, check_url, redact
+from .db import Conn, Schema, StoreUnavailable, check_url, connect, migrate, redact
 from .docs import DocStore, load_document
 
 log = logging.getLogger("casino_tui.store.tables")
@@ -1025,6 +1025,22 @@ class PgHub:
 
     def owns(self, table_id: str) -> bool:
         return table_id in self._owned
+
+
+async def open_hub(url: str, thinker: Thinker, *, host: str | None = None,
+                   **options: Any) -> PgHub:
+    """A :class:`PgHub` on the store at ``url``, its "tables" schema brought up to date (under
+    the store's advisory lock, so hosts starting together never race), connected, the
+    tables no live host owns taken over (see :meth:`PgHub.restore`, called by the caller).
+    Raises :class:`~casino_tui.store.db.StoreError` (``StoreUnavailable``: not reachable)."""
+    conn = await connect(url)
+    try:
+        await migrate(conn, [SCHEMA])
+    finally:
+        await conn.close()
+    hub = PgHub(url, thinker, host=host, **options)
+    await hub.open()
+    return hub
 
 
 def _for(info: TableInfo, holders: Sequence[str | None], creator: str,
