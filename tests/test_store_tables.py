@@ -18,7 +18,6 @@ from casino_tui.store.db import connect, migrate
 from casino_tui.store.docs import load_document
 from casino_tui.store.tables import SCHEMA, PgHub, PgSubscription
 from casino_tui.table import GameConfig, SeatConfig
-from casino_tui.table.controller import TableController
 from casino_tui.table.events import TableEvent
 from casino_tui.table.hub import HubError, Person, UnknownCode
 
@@ -47,13 +46,6 @@ async def hosts(url: str, n: int, lease: float = 2.0) -> list[PgHub]:
         await hub.open()
         out.append(hub)
     return out
-
-
-def owner_controller(hubs: list[PgHub], table_id: str) -> TableController:
-    for hub in hubs:
-        if hub.owns(table_id):
-            return hub.local.controller(table_id)
-    raise AssertionError("no host owns the table")
 
 
 async def closing(hubs: list[PgHub]) -> None:
@@ -213,6 +205,11 @@ def test_a_host_killed_mid_round_another_takes_the_table_over(pg_url: str) -> No
             sub.ready()
             with pytest.raises(HubError, match="taken over"):
                 await sub.next()
+            # ... and Bob, who follows it from B, is not taken for away by the new owner
+            end = time.monotonic() + 5
+            while new.seats[1].away_since is not None:
+                assert time.monotonic() < end, "Bob is still away"
+                await asyncio.sleep(0.05)
 
             # Ann comes back through host C: her seat, her hand, as she left them
             ann = await c.snapshot(tid, ANN)

@@ -133,6 +133,7 @@ SCHEMA = Schema("tables", (
     );
     create index casino_table_intents_pending on casino_table_intents (table_id, id)
         where state = 'pending';
+    create index casino_table_intents_created on casino_table_intents (created);
     """,
 ))
 
@@ -280,6 +281,7 @@ class PgHub:
         self._tasks: list[asyncio.Task[None]] = []
         self._spawned: set[asyncio.Task[Any]] = set()
         self._renewed = time.monotonic()
+        self._swept = 0.0  # when answered calls were last removed
         self.closed = False
         self.takeovers = 0  # tables this host took over from a host that was gone
 
@@ -441,9 +443,6 @@ class PgHub:
     # ------------------------------------------------------------------ leases
     async def _renew(self) -> None:
         owned = list(self._owned.values())
-        if not owned:
-            self._renewed = time.monotonic()
-            return
         try:
             async with self._conn() as conn:
                 rows = await (await conn.execute(
@@ -452,9 +451,14 @@ class PgHub:
                     "where t.table_id = o.id and t.epoch = o.ep and t.owner = %s "
                     "and not t.closed returning t.table_id",
                     (self.lease, [o.table_id for o in owned], [o.epoch for o in owned],
-                     self.host))).fetchall()
+                     self.host))).fetchall() if owned else []
+                if time.monotonic() - self._swept > KEEP_INTENTS / 10:
+                    self._swept = time.monotonic()
+                    await conn.execute(
+                        "delete from casino_table_intents "
+                        "where created < now() - make_interval(secs => %s)", (KEEP_INTENTS,))
         except HubError:
-            if time.monotonic() - self._renewed > self.lease:
+            if owned and time.monotonic() - self._renewed > self.lease:
                 log.warning("tables: the store has not renewed this host's leases for "
                             "%g s: its tables stop here (another host takes them over)",
                             self.lease)
@@ -602,6 +606,8 @@ class PgHub:
                     await conn.execute(
                         "update casino_tables set closed = true, updated = now() "
                         "where table_id = %s", (table_id,))
+                    await conn.execute(
+                        "delete from casino_table_events where table_id = %s", (table_id,))
                 else:
                     if row[2] != events_epoch:  # numbered anew: the old numbering goes
                         await conn.execute(
@@ -835,6 +841,8 @@ class PgHub:
                     elif row[0] != s.events_epoch:
                         s.stop("the table was taken over by another server with new event "
                                "numbers: take a fresh snapshot and subscribe again")
+                        if s.audience != SPECTATORS:  # they are here: not away at the seat
+                            self._spawn(self._back(table_id, s.person))
                 live = [s for s in subs if not s.lost]
                 if not live:
                     return
@@ -853,6 +861,12 @@ class PgHub:
             for s in live:
                 if s.audience == audience:
                     s.deliver(parsed)
+
+    async def _back(self, table_id: str, person: Person) -> None:
+        """A person who follows the table from this host is here: a host that took the
+        table over thought them away (as after a restart) until they say otherwise."""
+        with contextlib.suppress(HubError):
+            await self.come_back(table_id, person)
 
     def _forget(self, sub: PgSubscription) -> None:
         subs = self._subs.get(sub.table_id)
