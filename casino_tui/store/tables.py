@@ -33,6 +33,7 @@ import logging
 import os
 import secrets
 import socket
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -538,13 +539,14 @@ class PgHub:
 
     def _watch(self, owned: _Owned) -> None:
         """Flush the table after each of its events (a computer's move comes on its own)."""
-        def changed(_event: TableEvent) -> None:
-            if self._owned.get(owned.table_id) is owned:
-                owned.dirty = True
-                if owned.flusher is None or owned.flusher.done():
-                    owned.flusher = self._spawn(self._flush_soon(owned))
+        self.local.controller(owned.table_id).listeners.append(lambda _e: self._dirty(owned))
 
-        self.local.controller(owned.table_id).listeners.append(changed)
+    def _dirty(self, owned: _Owned) -> None:
+        """Something of the table is not written yet: write it soon (in a task)."""
+        if self._owned.get(owned.table_id) is owned:
+            owned.dirty = True
+            if owned.flusher is None or owned.flusher.done():
+                owned.flusher = self._spawn(self._flush_soon(owned))
 
     async def _flush_soon(self, owned: _Owned) -> None:
         while owned.dirty and self._owned.get(owned.table_id) is owned:
@@ -640,7 +642,8 @@ class PgHub:
             raise
         except BaseException:
             self.docs.put_back(table_id, docs)  # not written: the next flush writes them
-            owned.dirty = True
+            if not isinstance(sys.exc_info()[1], asyncio.CancelledError):
+                self._dirty(owned)
             raise
         owned.events_epoch = events_epoch
         if ctl is not None:
