@@ -10,16 +10,18 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from pathlib import Path
 
 import pytest
 from table_support import Recorder, SeededThinker
 
+from casino_tui.saves import SaveStore
 from casino_tui.store.db import connect, migrate
 from casino_tui.store.docs import load_document
-from casino_tui.store.tables import SCHEMA, PgHub, PgSubscription
+from casino_tui.store.tables import SCHEMA, PgHub, PgSubscription, import_table_saves
 from casino_tui.table import GameConfig, SeatConfig
 from casino_tui.table.events import TableEvent
-from casino_tui.table.hub import HubError, Person, UnknownCode
+from casino_tui.table.hub import HubError, LocalHub, Person, UnknownCode
 
 ANN, BOB, EVE = Person("key-ann", "Ann"), Person("key-bob", "Bob"), Person("key-eve", "Eve")
 
@@ -307,5 +309,60 @@ def test_an_owner_stopped_past_its_lease_writes_nothing_when_it_resumes(pg_url: 
             assert len(load_document("g", doc).state.history) == before
         finally:
             await closing([a, b])
+
+    asyncio.run(main())
+
+
+def test_a_servers_table_saves_are_imported_once_and_taken_over(pg_url: str,
+                                                                tmp_path: Path) -> None:
+    """A single server's tables (DATA/tables/games): one in play, one closed. The import
+    brings every game's document and the open table's directory row; a second import changes
+    nothing; a host then takes the table over at its saved position and it plays on."""
+
+    async def main() -> None:
+        games = tmp_path / "tables" / "games"
+        local = LocalHub(SeededThinker(), SaveStore(games))
+        info = await local.create_table(two_people(seed=2), ANN)
+        tid = info.table_id
+        await local.join(info.code, BOB)
+        await local.take_seat(tid, BOB)
+        await local.start(tid, ANN)
+        rng = random.Random(1)
+        ctl = local.controller(tid)
+        for _ in range(3):
+            seat = ctl.to_move
+            assert seat is not None
+            view = ctl.view_for(seat)
+            await local.submit_move(tid, (ANN, BOB)[seat], seat,
+                                    rng.choice(view.seat_view().legal_moves()))
+        history = list(ctl.state.history)
+        other = await local.create_table(two_people(seed=3), BOB)
+        local._close(local._get(other.table_id))  # nobody came for a day
+        local.shutdown()
+        (games / "notes.json").write_text("not a save")
+
+        await prepared(pg_url)
+        conn = await connect(pg_url)
+        try:
+            assert await import_table_saves(conn, games) == {"tables": 1, "games": 2,
+                                                             "skipped": 1}
+            assert await import_table_saves(conn, games) == {"tables": 0, "games": 0,
+                                                             "skipped": 1}
+        finally:
+            await conn.close()
+        (hub,) = await hosts(pg_url, 1)
+        try:
+            assert await hub.find(info.code.lower()) is not None
+            assert [t.table_id for t in await hub.list_tables(BOB)] == [tid]
+            await hub.restore()  # (or its scan did, a moment before)
+            assert hub.owns(tid) and hub.takeovers == 1
+            assert list(hub.local.controller(tid).state.history) == history
+            assert await hub.come_back(tid, ANN) == 0
+            seat = hub.local.controller(tid).to_move
+            assert seat is not None
+            await play(hub, (ANN, BOB)[seat], tid, rng)
+            assert len(hub.local.controller(tid).state.history) == len(history) + 1
+        finally:
+            await hub.aclose()
 
     asyncio.run(main())

@@ -37,6 +37,8 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -1058,6 +1060,94 @@ async def open_hub(url: str, thinker: Thinker, *, host: str | None = None,
     hub = PgHub(url, thinker, host=host, **options)
     await hub.open()
     return hub
+
+
+async def import_table_saves(conn: Conn, games_dir: Path) -> dict[str, int]:
+    """Bring a server's table saves (``DATA/tables/games/*.json``, the save format with
+    ``extra.table``) into the store: every game's document, and a directory row for every
+    table not closed, without an owner (the first host to look takes it over). What the
+    store has already is never changed, so a second import changes nothing. A file that is
+    not a readable table save is counted in ``skipped``. Returns the counts of ``tables``
+    and ``games`` added and of files ``skipped``."""
+    from casino_tui.saves.files import MAX_SAVE_BYTES
+
+    counts = {"tables": 0, "games": 0, "skipped": 0}
+    docs = DocStore()
+    hub = LocalHub(_NoThinker(), docs)  # type: ignore[arg-type] # (duck-typed)
+    found: list[tuple[datetime, str, bytes, Any]] = []
+    for path in sorted(games_dir.glob("*.json")) if games_dir.is_dir() else []:
+        game_id = path.name.removesuffix(".json")
+        try:
+            if path.stat().st_size > MAX_SAVE_BYTES:
+                raise SaveError("too large", "unreadable")
+            raw = path.read_bytes()
+            game = load_document(game_id, raw)
+        except (OSError, SaveError) as err:
+            log.warning("store import: %s skipped: %s", path, err)
+            counts["skipped"] += 1
+            continue
+        if game.table is None or not isinstance(game.table.get("id"), str):
+            counts["skipped"] += 1  # not a table's game
+            continue
+        found.append((game.updated or game.created or datetime.min.replace(tzinfo=UTC),
+                      game_id, raw, game))
+    found.sort(key=lambda f: f[0])
+    async with conn.transaction():
+        for _, game_id, raw, game in found:
+            row = await (await conn.execute(
+                "insert into casino_table_games (game_id, table_id, doc) values (%s, %s, %s) "
+                "on conflict (game_id) do nothing returning game_id",
+                (game_id, game.table["id"], raw.decode()))).fetchone()
+            counts["games"] += row is not None
+        for _, game_id, raw, game in reversed(found):  # a table's newest game first
+            table_id = str(game.table["id"])
+            if game.table.get("closed"):
+                continue
+            if (await (await conn.execute("select 1 from casino_tables where table_id = %s",
+                                          (table_id,))).fetchone()) is not None:
+                continue
+            try:
+                hub.adopt(game, play=False)
+            except HubError:
+                counts["skipped"] += 1
+                continue
+            try:
+                while True:
+                    info = hub.info(table_id)
+                    taken = await (await conn.execute(
+                        "select 1 from casino_tables where code = %s and not closed",
+                        (info.code,))).fetchone()
+                    if taken is None:
+                        break
+                    hub.recode(table_id)  # another open table has its code
+                doc = docs.take(table_id).get(game_id, raw)  # (recoded: the new document)
+                await conn.execute(
+                    "insert into casino_table_games (game_id, table_id, doc) values (%s, %s, "
+                    "%s) on conflict (game_id) do update set doc = excluded.doc",
+                    (game_id, table_id, doc.decode()))
+                await conn.execute(
+                    "insert into casino_tables (table_id, code, public, creator, holders, "
+                    "info, finished, game_id, expires_at) values (%s, %s, %s, %s, %s, %s, "
+                    "%s, %s, now() - interval '1 second')",
+                    (table_id, info.code, info.public, _creator_id(game.table),
+                     Jsonb(list(hub.holders(table_id))), Jsonb(info.to_json()),
+                     info.finished, game_id))
+                counts["tables"] += 1
+            finally:
+                hub.drop(table_id)
+    return counts
+
+
+def _creator_id(record: Mapping[str, Any]) -> str:
+    creator = record.get("creator")
+    return str(creator.get("id", "")) if isinstance(creator, Mapping) else ""
+
+
+class _NoThinker:
+    """The computers of tables that are only read (an import): never asked."""
+
+    async def choose(self, view: Any, level: str, seed: int) -> Move:  # pragma: no cover
+        raise HubError("no computer plays here")
 
 
 def _for(info: TableInfo, holders: Sequence[str | None], creator: str,

@@ -919,10 +919,10 @@ class LocalHub:
             out.append(table.table_id)
         return out
 
-    def adopt(self, game: LoadedGame) -> str:
+    def adopt(self, game: LoadedGame, *, play: bool = True) -> str:
         """Open one saved table (its ``extra.table`` record, as :meth:`restore` does for each
         file; another host ran it until now) and let its computers play on if it is their
-        turn. Its people are away until they come back. Returns its id; raises
+        turn (``play``). Its people are away until they come back. Returns its id; raises
         :class:`HubError` when ``game`` is not a table that may be opened."""
         record = game.table
         if not isinstance(record, dict) or record.get("closed") \
@@ -933,7 +933,8 @@ class LocalHub:
         table = self._restored(game, record)
         self._tables[table.table_id] = table
         self._watch(table)
-        self._drive(table)
+        if play:
+            self._drive(table)
         return table.table_id
 
     def _restored(self, game: LoadedGame, record: dict[str, Any]) -> _Table:
