@@ -20,6 +20,7 @@ from casino_tui.store.db import connect, migrate
 from casino_tui.store.docs import load_document
 from casino_tui.store.tables import SCHEMA, PgHub, PgSubscription, import_table_saves
 from casino_tui.table import GameConfig, SeatConfig
+from casino_tui.table.client import SeatClient
 from casino_tui.table.events import TableEvent
 from casino_tui.table.hub import HubError, LocalHub, Person, UnknownCode
 
@@ -167,6 +168,9 @@ def test_a_host_killed_mid_round_another_takes_the_table_over(pg_url: str) -> No
             await b.take_seat(tid, BOB)
             await a.start(tid, ANN)
             sub = await b.subscribe(tid, BOB, 0)
+            seat_client = SeatClient(b, tid, BOB)  # Bob's game, as the app follows it
+            opened = await seat_client.open()
+            assert opened.fresh and opened.view.seat == 1
             rng = random.Random(9)
             who = {0: (a, ANN), 1: (b, BOB)}
             ctl = a.local.controller(tid)
@@ -187,6 +191,12 @@ def test_a_host_killed_mid_round_another_takes_the_table_over(pg_url: str) -> No
                 history = list(ctl.state.history)
             assert len(history) == acked
 
+            await a.idle(tid)
+            while seat_client.number < ctl.number:  # Bob's game has seen every move
+                await asyncio.wait_for(seat_client.next_update(), 10)
+            waiting = asyncio.ensure_future(seat_client.next_update())
+            await asyncio.sleep(0.05)
+            assert not waiting.done()
             a.abandon()
             killed = time.monotonic()
             await play(b, BOB, tid, rng)  # sent to a table whose owner is dead: it waits
@@ -212,6 +222,12 @@ def test_a_host_killed_mid_round_another_takes_the_table_over(pg_url: str) -> No
             while new.seats[1].away_since is not None:
                 assert time.monotonic() < end, "Bob is still away"
                 await asyncio.sleep(0.05)
+
+            # Bob's game, waiting for the next event, sees the table afresh (new numbering)
+            update = await asyncio.wait_for(waiting, 10)
+            assert update.fresh and update.view.epoch != opened.view.epoch
+            assert update.view.seat == 1 and set(update.view.hand) <= set(bob_before.hand)
+            seat_client.close()
 
             # Ann comes back through host C: her seat, her hand, as she left them
             ann = await c.snapshot(tid, ANN)
