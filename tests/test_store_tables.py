@@ -8,7 +8,9 @@ nothing."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import re
 import time
 from pathlib import Path
 
@@ -40,11 +42,11 @@ async def prepared(url: str) -> None:
         await conn.close()
 
 
-async def hosts(url: str, n: int, lease: float = 2.0) -> list[PgHub]:
+async def hosts(url: str, n: int, lease: float = 2.0, names: str = "ABC") -> list[PgHub]:
     await prepared(url)
     out = []
     for i in range(n):
-        hub = PgHub(url, SeededThinker(), host=f"host-{'ABC'[i]}", lease=lease, renew=0.5,
+        hub = PgHub(url, SeededThinker(), host=f"host-{names[i]}", lease=lease, renew=0.5,
                     scan=0.3, poll=0.3, call_timeout=8.0)
         await hub.open()
         out.append(hub)
@@ -380,5 +382,86 @@ def test_a_servers_table_saves_are_imported_once_and_taken_over(pg_url: str,
             assert len(hub.local.controller(tid).state.history) == len(history) + 1
         finally:
             await hub.aclose()
+
+    asyncio.run(main())
+
+
+def test_an_owner_process_stopped_with_sigstop_writes_nothing_when_continued(
+        pg_url: str, tmp_path: Path) -> None:
+    """Host A is a process of its own that runs Ann's table against a slow computer. Right
+    after Ann's move (sent from host B), while A's computer thinks, A is stopped (SIGSTOP)
+    past its lease; B takes the table over at Ann's move and its computer plays. A is then
+    continued (SIGCONT): its computer's move, its renewal, find another epoch; A stops
+    running the table and the store does not change at all."""
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    async def main() -> None:
+        await prepared(pg_url)
+        log = open(tmp_path / "host-a.log", "wb")  # noqa: SIM115 (closed below)
+        proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("store_host.py")), pg_url,
+             "host-A"], stdout=subprocess.PIPE, stderr=log)
+        try:
+            assert proc.stdout is not None
+            line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 30)
+            tid = json.loads(line)["table"]
+            (b,) = await hosts(pg_url, 1, names="B")
+            try:
+                rng = random.Random(8)
+                view = await b.snapshot(tid, ANN)
+                while view.to_move != 0:
+                    await asyncio.sleep(0.2)
+                    view = await b.snapshot(tid, ANN)
+                await play(b, ANN, tid, rng)  # acknowledged by A; A's computer thinks now
+                os.kill(proc.pid, signal.SIGSTOP)
+                stopped = time.monotonic()
+                conn = await connect(pg_url)
+                try:
+                    stale = (await (await conn.execute(
+                        "select events_epoch from casino_tables where table_id = %s",
+                        (tid,))).fetchone() or [""])[0]
+                    end = time.monotonic() + 10
+                    while not b.owns(tid):
+                        assert time.monotonic() < end, "B did not take the table over"
+                        await asyncio.sleep(0.1)
+                    assert time.monotonic() - stopped < 2 + 2
+                    ctl = b.local.controller(tid)
+                    await b.idle(tid)  # B's computer has played; Ann is to move
+                    assert ctl.to_move == 0
+
+                    async def store() -> tuple[object, ...]:
+                        row = await (await conn.execute(
+                            "select t.owner, t.epoch, t.updated, t.events_epoch, g.doc, "
+                            "(select count(*) from casino_table_events e "
+                            " where e.table_id = t.table_id), "
+                            "(select count(*) from casino_table_events e "
+                            " where e.table_id = t.table_id and e.events_epoch = %s) "
+                            "from casino_tables t join casino_table_games g using (game_id) "
+                            "where t.table_id = %s", (stale, tid))).fetchone()
+                        assert row is not None
+                        return tuple(row)
+
+                    before = await store()
+                    assert before[:2] == ("host-B", 2) and before[-1] == 0
+                    os.kill(proc.pid, signal.SIGCONT)
+                    await asyncio.sleep(2 * 1.5 + 1)  # A's computer move, renewals
+                    assert await store() == before
+                    text = (tmp_path / "host-a.log").read_text()
+                    assert re.search("went to another host|run by another host now", text), \
+                        text
+                    # Ann plays on at B, where the table is
+                    await play(b, ANN, tid, rng)
+                finally:
+                    await conn.close()
+            finally:
+                await b.aclose()
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
+            proc.kill()
+            proc.wait()
+            log.close()
 
     asyncio.run(main())
