@@ -69,8 +69,8 @@ from .docs import DocStore, load_document
 
 log = logging.getLogger("casino_tui.store.tables")
 
-LEASE = 8.0  # seconds a table's lease is good for without a renewal
-RENEW = 2.5  # seconds between renewals of this host's leases
+LEASE = 7.0  # seconds a table's lease is good for without a renewal
+RENEW = 2.0  # seconds between renewals of this host's leases
 SCAN = 1.0  # seconds between looks for tables whose owner is gone
 POLL = 1.0  # seconds between catch-ups of subscriptions and calls (a missed NOTIFY)
 CALL_TIMEOUT = 15.0  # seconds a call waits for the table's owner (a takeover takes < 10)
@@ -600,44 +600,45 @@ class PgHub:
                     "where table_id = %s for update", (table_id,))).fetchone()
                 if row is None or row[0] != self.host or int(row[1]) != owned.epoch:
                     raise Fenced()
-                for game, doc in docs.items():
-                    await conn.execute(
-                        "insert into casino_table_games (game_id, table_id, doc) "
-                        "values (%s, %s, %s) on conflict (game_id) do update "
-                        "set doc = excluded.doc, updated = now()",
-                        (game, table_id, doc.decode()))
-                if ctl is None:
-                    await conn.execute(
-                        "update casino_tables set closed = true, updated = now() "
-                        "where table_id = %s", (table_id,))
-                    await conn.execute(
-                        "delete from casino_table_events where table_id = %s", (table_id,))
-                else:
-                    if row[2] != events_epoch:  # numbered anew: the old numbering goes
+                async with conn.pipeline():  # one round trip for the rest
+                    for game, doc in docs.items():
                         await conn.execute(
-                            "delete from casino_table_events where table_id = %s "
-                            "and events_epoch <> %s", (table_id, events_epoch))
-                    if rows:
-                        async with conn.cursor() as cur:
-                            await cur.executemany(
-                                "insert into casino_table_events (table_id, events_epoch, "
-                                "audience, number, event) values (%s, %s, %s, %s, %s) "
-                                "on conflict do nothing", rows)
-                    assert info is not None
-                    await conn.execute(
-                        "update casino_tables set info = %s, holders = %s, code = %s, "
-                        "finished = %s, game_id = coalesce(%s, game_id), events_epoch = %s, "
-                        "expires_at = greatest(expires_at, now() + make_interval(secs => %s)), "
-                        "updated = now() where table_id = %s",
-                        (Jsonb(info), Jsonb(list(holders)), info["code"], info["finished"],
-                         game_id, events_epoch, self.lease, table_id))
-                for intent, value in results:
-                    await conn.execute(
-                        "update casino_table_intents set state = 'done', result = %s "
-                        "where id = %s", (Jsonb(value), intent))
-                    await conn.execute("select pg_notify(%s, %s)",
-                                       (RESULTS_CHANNEL, str(intent)))
-                await conn.execute("select pg_notify(%s, %s)", (EVENTS_CHANNEL, table_id))
+                            "insert into casino_table_games (game_id, table_id, doc) "
+                            "values (%s, %s, %s) on conflict (game_id) do update "
+                            "set doc = excluded.doc, updated = now()",
+                            (game, table_id, doc.decode()))
+                    if ctl is None:
+                        await conn.execute(
+                            "update casino_tables set closed = true, updated = now() "
+                            "where table_id = %s", (table_id,))
+                        await conn.execute(
+                            "delete from casino_table_events where table_id = %s", (table_id,))
+                    else:
+                        if row[2] != events_epoch:  # numbered anew: the old numbering goes
+                            await conn.execute(
+                                "delete from casino_table_events where table_id = %s "
+                                "and events_epoch <> %s", (table_id, events_epoch))
+                        if rows:
+                            async with conn.cursor() as cur:
+                                await cur.executemany(
+                                    "insert into casino_table_events (table_id, events_epoch, "
+                                    "audience, number, event) values (%s, %s, %s, %s, %s) "
+                                    "on conflict do nothing", rows)
+                        assert info is not None
+                        await conn.execute(
+                            "update casino_tables set info = %s, holders = %s, code = %s, "
+                            "finished = %s, game_id = coalesce(%s, game_id), events_epoch = %s, "
+                            "expires_at = greatest(expires_at, now() + make_interval(secs => %s)), "
+                            "updated = now() where table_id = %s",
+                            (Jsonb(info), Jsonb(list(holders)), info["code"], info["finished"],
+                             game_id, events_epoch, self.lease, table_id))
+                    for intent, value in results:
+                        await conn.execute(
+                            "update casino_table_intents set state = 'done', result = %s "
+                            "where id = %s", (Jsonb(value), intent))
+                        await conn.execute("select pg_notify(%s, %s)",
+                                           (RESULTS_CHANNEL, str(intent)))
+                    await conn.execute("select pg_notify(%s, %s)", (EVENTS_CHANNEL, table_id))
         except Fenced:
             log.warning("tables: table %s went to another host: it stops here", table_id)
             self._lose(table_id)
