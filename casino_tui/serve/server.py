@@ -50,6 +50,7 @@ from .webfront import BrowserFront, WebFrontError
 
 if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.ai.pool import ComputerPool
+    from casino_tui.store.tables import PgHub
     from casino_tui.table.computers import ComputerService
     from casino_tui.table.hub import LocalHub
     from casino_tui.table.service import HubService
@@ -282,7 +283,7 @@ class GameServer:
         # The tables people play at together: one hub (every table's one authority) and its
         # service on the table channel; None while closed (a problem at start is logged and
         # the server runs without tables).
-        self.hub: LocalHub | None = None
+        self.hub: LocalHub | PgHub | None = None
         self.hub_service: HubService | None = None
         # The computer players of every session and table: one pool of worker processes
         # (sized to the host's cores), reached by each session's game over its own channel
@@ -499,6 +500,9 @@ class GameServer:
         from casino_tui.table.wire import WireError
 
         thinker = self.pool or ComputerPool()
+        if self.config.store is not None:  # the tables of every host, in the shared store
+            await self._open_shared_tables(thinker)
+            return
         hub = LocalHub(self.metrics.timed(thinker), SaveStore(games_dir(self.tables_dir)),
                        save_in_background=True)  # the disk never holds up the SSH sessions
         service = HubService(hub)
@@ -514,6 +518,39 @@ class GameServer:
         self.hub, self.hub_service = hub, service
         self._idle_task = asyncio.get_running_loop().create_task(self._close_idle())
         log.info("tables: %d restored, saved in %s", len(restored), games_dir(self.tables_dir))
+
+    async def _open_shared_tables(self, thinker: ComputerPool) -> None:
+        """With --store: a PgHub, this host's share of the tables of every host (each run by
+        one host at a time; docs/STORE.md, Tables)."""
+        from casino_tui.store.db import StoreError, redact
+        from casino_tui.store.tables import open_hub
+        from casino_tui.table.hub import HubError
+        from casino_tui.table.service import HubService
+        from casino_tui.table.wire import WireError
+
+        assert self.config.store is not None
+        try:
+            hub = await open_hub(self.config.store, self.metrics.timed(thinker),
+                                 host=self.config.host_name)
+        except StoreError as err:
+            log.warning("the tables are closed (people can play alone): %s", err)
+            if thinker is not self.pool:
+                thinker.shutdown()
+            return
+        service = HubService(hub)
+        try:
+            restored = await hub.restore()
+            await service.start(socket_path(self.config.data_dir))
+        except (OSError, WireError, HubError) as err:
+            log.warning("the tables are closed (people can play alone): %s", err)
+            await hub.aclose()
+            if thinker is not self.pool:
+                thinker.shutdown()
+            return
+        self.hub, self.hub_service = hub, service
+        self._idle_task = asyncio.get_running_loop().create_task(self._close_idle())
+        log.info("tables: shared in the store %s as host %s; %d taken over",
+                 redact(self.config.store), hub.host, len(restored))
 
     async def _close_idle(self) -> None:
         while self.hub is not None:
@@ -537,7 +574,11 @@ class GameServer:
         if service is not None:
             await service.close()
         if hub is not None:
-            hub.shutdown()
+            closer = getattr(hub, "aclose", None)  # a PgHub gives up its leases
+            if closer is not None:
+                await closer()
+            else:
+                hub.shutdown()
 
     # ------------------------------------------------------------------ connections
     def connection_authenticated(self, connection: _Connection) -> None:

@@ -121,9 +121,17 @@ async def _import(data: Path, url: str) -> int:
           + (f"; {counts['skipped']} directory(ies) without a player.json skipped"
              if counts["skipped"] else ""))
     tables = data / TABLE_SAVES
-    if tables.is_dir() and any(p.suffix == ".json" for p in tables.iterdir()):
-        print(f"the tables' saves in {tables} are not imported: they stay with this data "
-              "directory")
+    if tables.is_dir():
+        from .tables import import_table_saves
+
+        conn = await db.connect(url)
+        try:
+            found = await import_table_saves(conn, tables)
+        finally:
+            await conn.close()
+        print(f"imported the tables from {tables}: {found['tables']} table(s) and "
+              f"{found['games']} game(s) added"
+              + (f"; {found['skipped']} file(s) skipped" if found["skipped"] else ""))
     return 0
 
 

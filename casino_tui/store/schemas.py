@@ -8,5 +8,6 @@ from .db import Schema
 def all_schemas() -> list[Schema]:
     """The schema of every component of the store (each part adds its own here)."""
     from .players import SCHEMA as players
+    from .tables import SCHEMA as tables
 
-    return [players]
+    return [players, tables]

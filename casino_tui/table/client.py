@@ -109,7 +109,14 @@ class SeatClient:
             raise HubError("the table is not open")
         if sub.lost:
             return await self._fresh()
-        first = await sub.next()
+        try:
+            first = await sub.next()
+        except HubError:
+            if not sub.lost:
+                raise
+            # lost while waiting: too far behind, or the table numbered its events anew
+            # (another server of a shared store took it over): the table afresh
+            return await self._fresh()
         batch = [first, *sub.ready()]
         if sub.lost:
             return await self._fresh()

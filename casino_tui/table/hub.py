@@ -474,6 +474,41 @@ class LocalHub:
         """The table's controller (the server's own use and tests; never a person's)."""
         return self._get(table_id).controller
 
+    def info(self, table_id: str) -> TableInfo:
+        """The table as a listing shows it to someone who holds no seat at it."""
+        return self._info(self._get(table_id))
+
+    def holders(self, table_id: str) -> tuple[str | None, ...]:
+        """Per seat, the identity of the person who holds it (None: open, or a computer's)."""
+        return tuple(self._get(table_id).holders)
+
+    def recode(self, table_id: str) -> str:
+        """Give the table another join code (its code is taken elsewhere: a shared
+        directory of several hosts' tables); returns it."""
+        table = self._get(table_id)
+        old = table.code
+        while (code := self._code(not table.public)) == old:  # pragma: no cover - 1 in 274,625
+            pass
+        table.code = code
+        self._save_record(table)
+        return code
+
+    def drop(self, table_id: str) -> None:
+        """Stop running the table at once, writing nothing (another host runs it now): its
+        computers stop, its subscriptions end, its save slot is released unwritten."""
+        table = self._tables.pop(table_id, None)
+        if table is None:
+            return
+        table.closed = True
+        if table.driving is not None:
+            table.driving.cancel()
+        ctl = table.controller
+        ctl.listeners.clear()
+        if ctl.slot is not None and ctl.store is not None:
+            ctl.store.close(ctl.slot)
+        for sub in list(table.subscribers):
+            sub.close()
+
     # ------------------------------------------------------------------ seats
     async def take_seat(self, table_id: str, person: Person, seat: int | None = None) -> int:
         table = self._get(table_id)
@@ -883,6 +918,24 @@ class LocalHub:
             self._watch(table)
             out.append(table.table_id)
         return out
+
+    def adopt(self, game: LoadedGame, *, play: bool = True) -> str:
+        """Open one saved table (its ``extra.table`` record, as :meth:`restore` does for each
+        file; another host ran it until now) and let its computers play on if it is their
+        turn (``play``). Its people are away until they come back. Returns its id; raises
+        :class:`HubError` when ``game`` is not a table that may be opened."""
+        record = game.table
+        if not isinstance(record, dict) or record.get("closed") \
+                or not isinstance(record.get("id"), str):
+            raise HubError("this game is not an open table")
+        if record["id"] in self._tables:
+            raise HubError("this table is open already")
+        table = self._restored(game, record)
+        self._tables[table.table_id] = table
+        self._watch(table)
+        if play:
+            self._drive(table)
+        return table.table_id
 
     def _restored(self, game: LoadedGame, record: dict[str, Any]) -> _Table:
         now = self._clock()

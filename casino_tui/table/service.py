@@ -407,7 +407,12 @@ class HubService:
                     self.wire.send(identity, {"type": "lost", "sub": feed.number,
                                               "table": feed.table_id})
                     return
-                first = await sub.next()
+                try:
+                    first = await sub.next()
+                except HubError:
+                    if not sub.lost:
+                        raise
+                    continue  # lost while waiting (a hub over a store): say so above
                 if not await self._push_all(identity, feed, [first, *sub.ready()]):
                     return
         except asyncio.CancelledError:
