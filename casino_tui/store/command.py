@@ -126,12 +126,12 @@ async def _import(data: Path, url: str) -> int:
 
         conn = await db.connect(url)
         try:
-            found = await import_table_saves(conn, tables)
+            imported = await import_table_saves(conn, tables)
         finally:
             await conn.close()
-        print(f"imported the tables from {tables}: {found['tables']} table(s) and "
-              f"{found['games']} game(s) added"
-              + (f"; {found['skipped']} file(s) skipped" if found["skipped"] else ""))
+        print(f"imported the tables from {tables}: {imported['tables']} table(s) and "
+              f"{imported['games']} game(s) added"
+              + (f"; {imported['skipped']} file(s) skipped" if imported["skipped"] else ""))
     return 0
 
 
