@@ -8,6 +8,7 @@ nothing."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import random
 import re
@@ -464,4 +465,49 @@ def test_an_owner_process_stopped_with_sigstop_writes_nothing_when_continued(
             proc.wait()
             log.close()
 
+    asyncio.run(main())
+
+
+def test_a_host_whose_notifications_break_catches_up_and_listens_again(
+        pg_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The connection on which host B listens is cut (the store restarted it): B's
+    subscriber still gets Ann's move (the catch-up), B listens again, and the next move comes
+    by notification."""
+
+    async def main() -> None:
+        a, b = await hosts(pg_url, 2)
+        try:
+            info = await a.create_table(two_people(seed=5), ANN)
+            tid = info.table_id
+            await b.join(info.code, BOB)
+            await b.take_seat(tid, BOB)
+            await a.start(tid, ANN)
+            sub = await b.subscribe(tid, BOB, 0)
+            conn = await connect(pg_url)
+            try:
+                cut = await (await conn.execute(
+                    "select pg_terminate_backend(pid) from pg_stat_activity "
+                    "where application_name = %s", (b._listening_as,))).fetchall()
+                assert cut == [(True,)]
+            finally:
+                await conn.close()
+            rng = random.Random(4)
+            ctl = a.local.controller(tid)
+            for _ in range(2):
+                seat = ctl.to_move
+                assert seat is not None
+                await play(*{0: (a, ANN), 1: (b, BOB)}[seat], tid, rng)
+                end = time.monotonic() + 5
+                while sub.last < ctl.number:
+                    assert time.monotonic() < end and not sub.lost
+                    await asyncio.sleep(0.05)
+                    sub.ready()
+            end = time.monotonic() + 5
+            while "notifications are back" not in caplog.text:
+                assert time.monotonic() < end, caplog.text
+                await asyncio.sleep(0.05)
+        finally:
+            await closing([a, b])
+
+    caplog.set_level(logging.INFO, "casino_tui.store.tables")
     asyncio.run(main())

@@ -285,6 +285,8 @@ class PgHub:
         self._spawned: set[asyncio.Task[Any]] = set()
         self._renewed = time.monotonic()
         self._swept = 0.0  # when answered calls were last removed
+        self._away = False  # the store did not answer the last background job
+        self._listening_as = f"casino-tui tables {self.host} (notifications)"
         self.closed = False
         self.takeovers = 0  # tables this host took over from a host that was gone
 
@@ -297,7 +299,8 @@ class PgHub:
             kwargs={"autocommit": True, "application_name": f"casino-tui tables {self.host}"})
         try:
             await pool.open(wait=True, timeout=10)
-            listener = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+            listener = await psycopg.AsyncConnection.connect(
+                self.url, autocommit=True, application_name=self._listening_as)
         except (psycopg.OperationalError, PoolTimeout) as exc:
             await pool.close()
             raise StoreUnavailable(f"cannot reach the store {redact(self.url)}: "
@@ -345,6 +348,11 @@ class PgHub:
                         "where owner = %s", (self.host,))
         self.local.shutdown()
         self._owned.clear()
+        for task in [*self._spawned, *self._feeding.values()]:
+            task.cancel()
+        for fut in self._waiting.values():
+            if not fut.done():
+                fut.cancel()
         await self._stop_connections()
 
     def abandon(self) -> None:
@@ -403,24 +411,50 @@ class PgHub:
             except asyncio.CancelledError:
                 raise
             except (HubError, psycopg.Error) as exc:
-                log.warning("tables: %s", exc)
+                if not self._away:  # said once, not every second
+                    self._away = True
+                    log.warning("tables: %s", exc)
+                continue
             except Exception:
                 log.exception("tables: a background job failed")
+            if self._away:
+                self._away = False
+                log.info("tables: the store answers again")
 
     # ------------------------------------------------------------------ notifications
     async def _listen(self, conn: Conn) -> None:
-        try:
-            async for note in conn.notifies():
+        """Hand each notification on; a connection that breaks (the store restarted) is made
+        again (meanwhile the catch-up every :data:`POLL` seconds does the work)."""
+        while True:
+            try:
+                async for note in conn.notifies():
+                    try:
+                        self._notified(note.channel, note.payload)
+                    except Exception:
+                        log.exception("tables: a notification could not be handled")
+            except asyncio.CancelledError:
+                raise
+            except psycopg.Error as exc:
+                if self.closed:
+                    return
+                log.warning("tables: notifications stopped (%s): catching up every %g s "
+                            "until they are back", exc, self.poll)
+            while not self.closed:
+                await asyncio.sleep(self.poll)
                 try:
-                    self._notified(note.channel, note.payload)
-                except Exception:
-                    log.exception("tables: a notification could not be handled")
-        except asyncio.CancelledError:
-            raise
-        except psycopg.Error as exc:
-            if not self.closed:
-                log.warning("tables: no more notifications (%s): catching up every %g s",
-                            exc, self.poll)
+                    fresh = await psycopg.AsyncConnection.connect(
+                        self.url, autocommit=True, application_name=self._listening_as)
+                    for channel in (EVENTS_CHANNEL, INTENTS_CHANNEL, RESULTS_CHANNEL):
+                        await fresh.execute(f"listen {channel}")
+                except psycopg.Error:
+                    continue
+                with contextlib.suppress(Exception):
+                    await conn.close()
+                conn = self._listener = fresh
+                log.info("tables: notifications are back")
+                break
+            else:
+                return
 
     def _notified(self, channel: str, payload: str) -> None:
         if channel == EVENTS_CHANNEL:
