@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from pg_support import PgCluster
 from table_support import Recorder, SeededThinker
 
 from casino_tui.saves import SaveStore
@@ -483,6 +484,7 @@ def test_a_host_whose_notifications_break_catches_up_and_listens_again(
             await b.take_seat(tid, BOB)
             await a.start(tid, ANN)
             sub = await b.subscribe(tid, BOB, 0)
+            assert isinstance(sub, PgSubscription)
             conn = await connect(pg_url)
             try:
                 cut = await (await conn.execute(
@@ -510,4 +512,58 @@ def test_a_host_whose_notifications_break_catches_up_and_listens_again(
             await closing([a, b])
 
     caplog.set_level(logging.INFO, "casino_tui.store.tables")
+    asyncio.run(main())
+
+
+def test_the_store_paused_past_the_leases_and_back_the_table_plays_on(
+        pg_cluster: PgCluster) -> None:
+    """PostgreSQL stops answering (SIGSTOP) for longer than the leases, then comes back: a
+    move sent meanwhile is refused or waits, nothing is lost or played twice, exactly one host
+    runs the table afterwards and the game goes on from every move that was acknowledged."""
+    url = pg_cluster.database()
+
+    async def main() -> None:
+        a, b = await hosts(url, 2)
+        try:
+            info = await a.create_table(two_people(seed=9), ANN)
+            tid = info.table_id
+            await b.join(info.code, BOB)
+            await b.take_seat(tid, BOB)
+            await a.start(tid, ANN)
+            rng = random.Random(6)
+            who = {0: (a, ANN), 1: (b, BOB)}
+            acked = 0
+            for _ in range(2):
+                seat = a.local.controller(tid).to_move
+                assert seat is not None
+                await play(*who[seat], tid, rng)
+                acked += 1
+            pg_cluster.pause()
+            try:
+                await asyncio.sleep(3)  # past the leases (2 s)
+            finally:
+                pg_cluster.resume()
+            end = time.monotonic() + 15
+            while True:  # one host runs it (the same, or the other after a takeover)
+                owners = [h for h in (a, b) if h.owns(tid)]
+                if len(owners) == 1:
+                    break
+                assert time.monotonic() < end, "no single owner"
+                await asyncio.sleep(0.1)
+            for _ in range(2):  # the game goes on, from any host
+                while True:
+                    ctl = next(h for h in (a, b) if h.owns(tid)).local.controller(tid)
+                    view = await b.snapshot(tid, (ANN, BOB)[ctl.to_move or 0])
+                    if view.to_move is not None:
+                        break
+                try:
+                    await play(b, (ANN, BOB)[view.to_move], tid, rng)
+                    acked += 1
+                except HubError:  # the table moved while the move went: try again
+                    continue
+            owner = next(h for h in (a, b) if h.owns(tid))
+            assert len(owner.local.controller(tid).state.history) == acked
+        finally:
+            await closing([a, b])
+
     asyncio.run(main())

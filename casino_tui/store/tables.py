@@ -85,6 +85,8 @@ SPECTATORS = -1  # the audience of the people watching
 MOVED = "this table has just moved to another server: try again"
 NOT_ANSWERING = "the table is not answering (its server may be restarting): try again soon"
 NO_TABLE = "there is no such table (it may have closed)"
+UNSURE = ("the table's server stopped while it was doing this: look at the table to see "
+          "whether it was done")
 
 SCHEMA = Schema("tables", (
     """
@@ -767,9 +769,9 @@ class PgHub:
         intent = int(row[0])
         self._waiting[intent] = fut
         try:
-            result = await asyncio.wait_for(fut, self.call_timeout)
+            result = await asyncio.wait_for(asyncio.shield(fut), self.call_timeout)
         except TimeoutError:
-            result = await self._give_up(intent)
+            result = await self._give_up(intent, fut)
         finally:
             self._waiting.pop(intent, None)
         if "refused" in result:
@@ -777,19 +779,23 @@ class PgHub:
         value: JSON = result.get("value")
         return value
 
-    async def _give_up(self, intent: int) -> dict[str, Any]:
-        """No answer in time: the intent is withdrawn (unless it was answered meanwhile)."""
+    async def _give_up(self, intent: int,
+                       fut: asyncio.Future[dict[str, Any]]) -> dict[str, Any]:
+        """No answer in time. An intent no host took is withdrawn (it never happens); one
+        the owner took is being done: its answer comes with the change, or never if the
+        owner died (its change then never reaches the store), so it is waited for a lease
+        longer, then the player is told to look."""
         async with self._conn() as conn:
             row = await (await conn.execute(
                 "update casino_table_intents set state = 'cancelled' where id = %s "
-                "and state <> 'done' returning id", (intent,))).fetchone()
-            if row is None:
-                done = await (await conn.execute(
-                    "select result from casino_table_intents where id = %s",
-                    (intent,))).fetchone()
-                if done is not None and isinstance(done[0], dict):
-                    return done[0]
-        return {"refused": "hub", "reason": NOT_ANSWERING}
+                "and state = 'pending' returning id", (intent,))).fetchone()
+        if row is not None:
+            return {"refused": "hub", "reason": NOT_ANSWERING}
+        await self._fetch_results([intent])
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), self.lease + self.poll)
+        except TimeoutError:
+            return {"refused": "hub", "reason": UNSURE}
 
     async def _fetch_results(self, intents: list[int]) -> None:
         async with self._conn() as conn:
