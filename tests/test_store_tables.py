@@ -567,3 +567,39 @@ def test_the_store_paused_past_the_leases_and_back_the_table_plays_on(
             await closing([a, b])
 
     asyncio.run(main())
+
+
+def test_a_table_nobody_came_back_to_closes_for_every_host(pg_url: str) -> None:
+    """The owner closes a table nobody has been at for a day: it is closed in the store,
+    so no host lists it, finds its code or takes it over, and a call to it is refused."""
+    now = [1000.0]
+
+    async def main() -> None:
+        await prepared(pg_url)
+        a = PgHub(pg_url, SeededThinker(), host="host-A", lease=2.0, renew=0.5, scan=0.3,
+                  poll=0.3, call_timeout=8.0, clock=lambda: now[0], keep_empty=100.0)
+        await a.open()
+        (b,) = await hosts(pg_url, 1, names="B")
+        try:
+            info = await a.create_table(two_people(), ANN)
+            tid = info.table_id
+            assert a.close_idle() == []
+            await a.leave(tid, ANN)
+            assert a.close_idle() == []  # empty since now
+            now[0] += 101
+            assert a.close_idle() == [tid]
+            end = time.monotonic() + 5
+            while a.owns(tid):
+                assert time.monotonic() < end
+                await asyncio.sleep(0.05)
+            with pytest.raises(UnknownCode):
+                await b.find(info.code)
+            assert await b.list_tables(ANN) == []
+            with pytest.raises(HubError, match="no such table"):
+                await b.snapshot(tid, ANN)
+            await asyncio.sleep(1)  # scans: nobody takes a closed table over
+            assert not b.owns(tid) and b.takeovers == 0
+        finally:
+            await closing([a, b])
+
+    asyncio.run(main())
