@@ -8,6 +8,7 @@ nothing."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import random
 import re
@@ -15,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from pg_support import PgCluster
 from table_support import Recorder, SeededThinker
 
 from casino_tui.saves import SaveStore
@@ -463,5 +465,141 @@ def test_an_owner_process_stopped_with_sigstop_writes_nothing_when_continued(
             proc.kill()
             proc.wait()
             log.close()
+
+    asyncio.run(main())
+
+
+def test_a_host_whose_notifications_break_catches_up_and_listens_again(
+        pg_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The connection on which host B listens is cut (the store restarted it): B's
+    subscriber still gets Ann's move (the catch-up), B listens again, and the next move comes
+    by notification."""
+
+    async def main() -> None:
+        a, b = await hosts(pg_url, 2)
+        try:
+            info = await a.create_table(two_people(seed=5), ANN)
+            tid = info.table_id
+            await b.join(info.code, BOB)
+            await b.take_seat(tid, BOB)
+            await a.start(tid, ANN)
+            sub = await b.subscribe(tid, BOB, 0)
+            assert isinstance(sub, PgSubscription)
+            conn = await connect(pg_url)
+            try:
+                cut = await (await conn.execute(
+                    "select pg_terminate_backend(pid) from pg_stat_activity "
+                    "where application_name = %s", (b._listening_as,))).fetchall()
+                assert cut == [(True,)]
+            finally:
+                await conn.close()
+            rng = random.Random(4)
+            ctl = a.local.controller(tid)
+            for _ in range(2):
+                seat = ctl.to_move
+                assert seat is not None
+                await play(*{0: (a, ANN), 1: (b, BOB)}[seat], tid, rng)
+                end = time.monotonic() + 5
+                while sub.last < ctl.number:
+                    assert time.monotonic() < end and not sub.lost
+                    await asyncio.sleep(0.05)
+                    sub.ready()
+            end = time.monotonic() + 5
+            while "notifications are back" not in caplog.text:
+                assert time.monotonic() < end, caplog.text
+                await asyncio.sleep(0.05)
+        finally:
+            await closing([a, b])
+
+    caplog.set_level(logging.INFO, "casino_tui.store.tables")
+    asyncio.run(main())
+
+
+def test_the_store_paused_past_the_leases_and_back_the_table_plays_on(
+        pg_cluster: PgCluster) -> None:
+    """PostgreSQL stops answering (SIGSTOP) for longer than the leases, then comes back: a
+    move sent meanwhile is refused or waits, nothing is lost or played twice, exactly one host
+    runs the table afterwards and the game goes on from every move that was acknowledged."""
+    url = pg_cluster.database()
+
+    async def main() -> None:
+        a, b = await hosts(url, 2)
+        try:
+            info = await a.create_table(two_people(seed=9), ANN)
+            tid = info.table_id
+            await b.join(info.code, BOB)
+            await b.take_seat(tid, BOB)
+            await a.start(tid, ANN)
+            rng = random.Random(6)
+            who = {0: (a, ANN), 1: (b, BOB)}
+            acked = 0
+            for _ in range(2):
+                seat = a.local.controller(tid).to_move
+                assert seat is not None
+                await play(*who[seat], tid, rng)
+                acked += 1
+            pg_cluster.pause()
+            try:
+                await asyncio.sleep(3)  # past the leases (2 s)
+            finally:
+                pg_cluster.resume()
+            end = time.monotonic() + 15
+            while True:  # one host runs it (the same, or the other after a takeover)
+                owners = [h for h in (a, b) if h.owns(tid)]
+                if len(owners) == 1:
+                    break
+                assert time.monotonic() < end, "no single owner"
+                await asyncio.sleep(0.1)
+            for _ in range(2):  # the game goes on, from any host
+                while True:
+                    ctl = next(h for h in (a, b) if h.owns(tid)).local.controller(tid)
+                    view = await b.snapshot(tid, (ANN, BOB)[ctl.to_move or 0])
+                    if view.to_move is not None:
+                        break
+                try:
+                    await play(b, (ANN, BOB)[view.to_move], tid, rng)
+                    acked += 1
+                except HubError:  # the table moved while the move went: try again
+                    continue
+            owner = next(h for h in (a, b) if h.owns(tid))
+            assert len(owner.local.controller(tid).state.history) == acked
+        finally:
+            await closing([a, b])
+
+    asyncio.run(main())
+
+
+def test_a_table_nobody_came_back_to_closes_for_every_host(pg_url: str) -> None:
+    """The owner closes a table nobody has been at for a day: it is closed in the store,
+    so no host lists it, finds its code or takes it over, and a call to it is refused."""
+    now = [1000.0]
+
+    async def main() -> None:
+        await prepared(pg_url)
+        a = PgHub(pg_url, SeededThinker(), host="host-A", lease=2.0, renew=0.5, scan=0.3,
+                  poll=0.3, call_timeout=8.0, clock=lambda: now[0], keep_empty=100.0)
+        await a.open()
+        (b,) = await hosts(pg_url, 1, names="B")
+        try:
+            info = await a.create_table(two_people(), ANN)
+            tid = info.table_id
+            assert a.close_idle() == []
+            await a.leave(tid, ANN)
+            assert a.close_idle() == []  # empty since now
+            now[0] += 101
+            assert a.close_idle() == [tid]
+            end = time.monotonic() + 5
+            while a.owns(tid):
+                assert time.monotonic() < end
+                await asyncio.sleep(0.05)
+            with pytest.raises(UnknownCode):
+                await b.find(info.code)
+            assert await b.list_tables(ANN) == []
+            with pytest.raises(HubError, match="no such table"):
+                await b.snapshot(tid, ANN)
+            await asyncio.sleep(1)  # scans: nobody takes a closed table over
+            assert not b.owns(tid) and b.takeovers == 0
+        finally:
+            await closing([a, b])
 
     asyncio.run(main())

@@ -85,6 +85,8 @@ SPECTATORS = -1  # the audience of the people watching
 MOVED = "this table has just moved to another server: try again"
 NOT_ANSWERING = "the table is not answering (its server may be restarting): try again soon"
 NO_TABLE = "there is no such table (it may have closed)"
+UNSURE = ("the table's server stopped while it was doing this: look at the table to see "
+          "whether it was done")
 
 SCHEMA = Schema("tables", (
     """
@@ -285,6 +287,8 @@ class PgHub:
         self._spawned: set[asyncio.Task[Any]] = set()
         self._renewed = time.monotonic()
         self._swept = 0.0  # when answered calls were last removed
+        self._away = False  # the store did not answer the last background job
+        self._listening_as = f"casino-tui tables {self.host} (notifications)"
         self.closed = False
         self.takeovers = 0  # tables this host took over from a host that was gone
 
@@ -297,7 +301,8 @@ class PgHub:
             kwargs={"autocommit": True, "application_name": f"casino-tui tables {self.host}"})
         try:
             await pool.open(wait=True, timeout=10)
-            listener = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+            listener = await psycopg.AsyncConnection.connect(
+                self.url, autocommit=True, application_name=self._listening_as)
         except (psycopg.OperationalError, PoolTimeout) as exc:
             await pool.close()
             raise StoreUnavailable(f"cannot reach the store {redact(self.url)}: "
@@ -345,6 +350,11 @@ class PgHub:
                         "where owner = %s", (self.host,))
         self.local.shutdown()
         self._owned.clear()
+        for task in [*self._spawned, *self._feeding.values()]:
+            task.cancel()
+        for fut in self._waiting.values():
+            if not fut.done():
+                fut.cancel()
         await self._stop_connections()
 
     def abandon(self) -> None:
@@ -403,24 +413,50 @@ class PgHub:
             except asyncio.CancelledError:
                 raise
             except (HubError, psycopg.Error) as exc:
-                log.warning("tables: %s", exc)
+                if not self._away:  # said once, not every second
+                    self._away = True
+                    log.warning("tables: %s", exc)
+                continue
             except Exception:
                 log.exception("tables: a background job failed")
+            if self._away:
+                self._away = False
+                log.info("tables: the store answers again")
 
     # ------------------------------------------------------------------ notifications
     async def _listen(self, conn: Conn) -> None:
-        try:
-            async for note in conn.notifies():
+        """Hand each notification on; a connection that breaks (the store restarted) is made
+        again (meanwhile the catch-up every :data:`POLL` seconds does the work)."""
+        while True:
+            try:
+                async for note in conn.notifies():
+                    try:
+                        self._notified(note.channel, note.payload)
+                    except Exception:
+                        log.exception("tables: a notification could not be handled")
+            except asyncio.CancelledError:
+                raise
+            except psycopg.Error as exc:
+                if self.closed:
+                    return
+                log.warning("tables: notifications stopped (%s): catching up every %g s "
+                            "until they are back", exc, self.poll)
+            while not self.closed:
+                await asyncio.sleep(self.poll)
                 try:
-                    self._notified(note.channel, note.payload)
-                except Exception:
-                    log.exception("tables: a notification could not be handled")
-        except asyncio.CancelledError:
-            raise
-        except psycopg.Error as exc:
-            if not self.closed:
-                log.warning("tables: no more notifications (%s): catching up every %g s",
-                            exc, self.poll)
+                    fresh = await psycopg.AsyncConnection.connect(
+                        self.url, autocommit=True, application_name=self._listening_as)
+                    for channel in (EVENTS_CHANNEL, INTENTS_CHANNEL, RESULTS_CHANNEL):
+                        await fresh.execute(f"listen {channel}")
+                except psycopg.Error:
+                    continue
+                with contextlib.suppress(Exception):
+                    await conn.close()
+                conn = self._listener = fresh
+                log.info("tables: notifications are back")
+                break
+            else:
+                return
 
     def _notified(self, channel: str, payload: str) -> None:
         if channel == EVENTS_CHANNEL:
@@ -733,9 +769,9 @@ class PgHub:
         intent = int(row[0])
         self._waiting[intent] = fut
         try:
-            result = await asyncio.wait_for(fut, self.call_timeout)
+            result = await asyncio.wait_for(asyncio.shield(fut), self.call_timeout)
         except TimeoutError:
-            result = await self._give_up(intent)
+            result = await self._give_up(intent, fut)
         finally:
             self._waiting.pop(intent, None)
         if "refused" in result:
@@ -743,19 +779,23 @@ class PgHub:
         value: JSON = result.get("value")
         return value
 
-    async def _give_up(self, intent: int) -> dict[str, Any]:
-        """No answer in time: the intent is withdrawn (unless it was answered meanwhile)."""
+    async def _give_up(self, intent: int,
+                       fut: asyncio.Future[dict[str, Any]]) -> dict[str, Any]:
+        """No answer in time. An intent no host took is withdrawn (it never happens); one
+        the owner took is being done: its answer comes with the change, or never if the
+        owner died (its change then never reaches the store), so it is waited for a lease
+        longer, then the player is told to look."""
         async with self._conn() as conn:
             row = await (await conn.execute(
                 "update casino_table_intents set state = 'cancelled' where id = %s "
-                "and state <> 'done' returning id", (intent,))).fetchone()
-            if row is None:
-                done = await (await conn.execute(
-                    "select result from casino_table_intents where id = %s",
-                    (intent,))).fetchone()
-                if done is not None and isinstance(done[0], dict):
-                    return done[0]
-        return {"refused": "hub", "reason": NOT_ANSWERING}
+                "and state = 'pending' returning id", (intent,))).fetchone()
+        if row is not None:
+            return {"refused": "hub", "reason": NOT_ANSWERING}
+        await self._fetch_results([intent])
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), self.lease + self.poll)
+        except TimeoutError:
+            return {"refused": "hub", "reason": UNSURE}
 
     async def _fetch_results(self, intents: list[int]) -> None:
         async with self._conn() as conn:
