@@ -210,7 +210,7 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
                         stagger: float = 0.0, moves: int = 0, pace: float = 0.0,
                         seed: int = 1, redraw_timeout: float = 5.0,
                         work: Path | None = None, title_only: bool = False,
-                        fork_server: bool = True) -> LoadRun:
+                        fork_server: bool = True, store: str | None = None) -> LoadRun:
     """Start a server on 127.0.0.1 and ``sessions`` scripted players (a key every ``pace``
     seconds at most; ``seed``: when each starts within its first pace; ``title_only``: each
     quits at the title; ``fork_server``: False starts every session as a fresh Python); stop
@@ -221,7 +221,7 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
 
     if work is None:
         work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
-    server = LoopbackServer(work, sessions, fork_server=fork_server)
+    server = LoopbackServer(work, sessions, fork_server=fork_server, store=store)
     load_before = os.getloadavg()
     started = time.monotonic()
     results: list[Result] = []
@@ -495,7 +495,8 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
                                    step_timeout=args.step_timeout, stagger=args.stagger,
                                    moves=args.moves, pace=args.pace, seed=args.seed,
                                    redraw_timeout=args.redraw_timeout,
-                                   title_only=args.title_only, fork_server=args.fork_server)
+                                   title_only=args.title_only, fork_server=args.fork_server,
+                                   store=args.store)
         work, ok = done.work, done.ok
         if args.json:
             print(json.dumps(session_figures(done, args.moves), indent=2))
@@ -605,6 +606,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-fork-server", dest="fork_server", action="store_false",
                         help="the server starts each session as a fresh Python (to compare "
                              "with its fork server)")
+    parser.add_argument("--store", metavar="URL",
+                        help="the server keeps its players in this PostgreSQL store too "
+                             "(serve --store URL; with --sessions)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")

@@ -183,3 +183,19 @@ def test_a_pulled_file_is_never_seen_half_written(pg_url: str, tmp_path: Path) -
         reader.join()
     whole = {v[:1] + v[-1:] + str(len(v)).encode() for v in versions}
     assert seen and seen <= whole, seen - whole
+
+
+def test_a_path_from_the_store_never_leaves_the_players_directory(pg_url: str,
+                                                                   tmp_path: Path) -> None:
+    b = host(tmp_path, "b")
+
+    async def plant(conn: db.Conn) -> None:
+        for rel in ("data/../../evil.json", "/etc/evil", "config/.hidden", "other/x.json",
+                    "data/games/ok.json"):
+            await P.put(conn, PLAYER, rel, b"x", sha256="", size=1, mtime_ns=0, expected=0,
+                        host="a", force=True)
+
+    run(pg_url, plant)
+    assert run(pg_url, b.pull) == 1
+    assert sorted(scan(b.root)) == ["data/games/ok.json"]
+    assert not (tmp_path / "b" / "evil.json").exists()

@@ -155,6 +155,18 @@ def write_atomic(root: Path, rel: str, content: bytes, mtime_ns: int) -> Stat:
     return Stat(st.st_size, st.st_mtime_ns)
 
 
+def _safe(rel: str) -> bool:
+    """Whether a path from the store names a file this mirror may write: under ``data/`` or
+    ``config/``, nothing that climbs out (``..``) or is absolute, a name that travels."""
+    parts = rel.split("/")
+    ok = (len(parts) >= 2 and parts[0] in MIRRORED_DIRS and "\\" not in rel
+          and all(p and p not in (".", "..") and not p.startswith(".") for p in parts)
+          and mirrored(parts[-1]))
+    if not ok:
+        log.warning("the store names a file %r that is not a player's file: left alone", rel)
+    return ok
+
+
 def _make_dirs(path: Path) -> None:
     """``path`` and its missing parents, each of mode 0700 (a player's files are theirs)."""
     if path.is_dir():
@@ -219,7 +231,7 @@ class PlayerMirror:
     async def pull(self, conn: Conn, only: Iterable[str] | None = None) -> int:
         """Bring this host's copy up to what the store has (``only``: just those paths);
         returns how many files were written or deleted here."""
-        remote = await P.files(conn, self.player)
+        remote = {p: m for p, m in (await P.files(conn, self.player)).items() if _safe(p)}
         if only is not None:
             keep = set(only)
             remote = {p: m for p, m in remote.items() if p in keep}
