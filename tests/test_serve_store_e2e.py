@@ -35,19 +35,6 @@ from casino_tui.store.docs import load_document
 
 pytestmark = needs_ssh_tmux
 
-# `serve` with the store (the way --store does it, whatever the command line of this version)
-LAUNCH = (
-    "import dataclasses, os, sys\n"
-    "from casino_tui.serve import server\n"
-    "init = server.GameServer.__init__\n"
-    "def with_store(self, config):\n"
-    "    init(self, dataclasses.replace(config, store=os.environ['CASINO_TEST_STORE'],\n"
-    "                                   host_name=os.environ['CASINO_TEST_HOST']))\n"
-    "server.GameServer.__init__ = with_store\n"
-    "from casino_tui.__main__ import main\n"
-    "sys.exit(main(sys.argv[1:]))\n")
-
-
 def stored_state(url: str) -> State:
     """The game of the store's one open table, as its owner saved it last."""
     with psycopg.connect(url, autocommit=True) as conn:
@@ -105,13 +92,11 @@ def test_three_hosts_one_store_the_owner_killed_mid_round(
         tmux: Tmux, tmp_path: Path, servers: list[Server], pg_url: str,
         monkeypatch: pytest.MonkeyPatch, leftovers: set[int]) -> None:
     monkeypatch.setattr(e2e, "saved_state", lambda data, scratch: stored_state(pg_url))
-    monkeypatch.setenv("CASINO_TEST_STORE", pg_url)
     hosts = []
     for name in ("A", "B", "C"):
-        monkeypatch.setenv("CASINO_TEST_HOST", f"host-{name}")
         server = Server(tmp_path / f"data-{name}", "--rate-limit", "0", "--no-fork-server",
-                        "--computers", "0", log_name=f"server-{name}.log",
-                        python=("-c", LAUNCH))
+                        "--computers", "0", "--store", pg_url, "--host-name", f"host-{name}",
+                        log_name=f"server-{name}.log")
         servers.append(server)
         server.wait_log(r"tables: shared in the store")
         hosts.append(server)
