@@ -199,8 +199,18 @@ def store_cmd(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_store_migrate_and_import_twice_changes_nothing(tmp_path: Path, pg_url: str) -> None:
+    import asyncio
+
     from casino_tui.serve.players import PlayerDirs
-    from casino_tui.store.mirror import scan
+    from casino_tui.store import db
+    from casino_tui.store.mirror import PlayerMirror, scan
+
+    async def pull(mirror: PlayerMirror) -> int:
+        conn = await db.connect(pg_url)
+        try:
+            return await mirror.pull(conn)
+        finally:
+            await conn.close()
 
     assert store_cmd("migrate", pg_url).stdout.strip() == "schema: players 0 -> 1"
     assert store_cmd("migrate", pg_url).stdout.strip() == "schema: players 1 (current)"
@@ -244,6 +254,12 @@ def test_store_migrate_and_import_twice_changes_nothing(tmp_path: Path, pg_url: 
         assert sorted(stored) == sorted(scan(dirs.root))
         for rel, content in stored.items():
             assert bytes(content) == (dirs.root / rel).read_bytes()
+        # and a new host gets them all at the player's login
+        mirror = PlayerMirror(dirs.root.name, tmp_path / "new-host" / dirs.root.name,
+                              tmp_path / "new-host-store" / "m.json", "new-host")
+        assert asyncio.run(pull(mirror)) == len(stored)
+        for rel in stored:
+            assert (mirror.root / rel).read_bytes() == (dirs.root / rel).read_bytes()
 
 
 def test_store_command_errors_are_clear(tmp_path: Path) -> None:
