@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -154,9 +156,13 @@ def test_a_store_that_is_away_refuses_logins_and_everything_resumes(
         assert waited < 15, waited  # refused, not hung
         a.wait_log(r"the store postgresql://\S+ is away \(")
         a.wait_log(rf"refused {re.escape(bob.fingerprint)} from \S+: the store is away")
+        os.kill(a.proc.pid, signal.SIGUSR1)  # the operator asks
+        a.wait_log(r"status: .*refused: .*, store 1; store away\n")
     finally:
         pg_cluster.resume()
     a.wait_log(r"the store postgresql://\S+ is back after \d+ s", 20)
+    os.kill(a.proc.pid, signal.SIGUSR1)
+    a.wait_log(r"status: .*; store up\n")
 
     def in_step() -> bool:
         local = {p.relative_to(games.parent.parent).as_posix():
@@ -275,9 +281,6 @@ def test_store_command_errors_are_clear(tmp_path: Path) -> None:
 def test_a_host_that_hangs_loses_its_player_to_another_host(
         tmp_path: Path, keys: dict[str, Key], tmux: Tmux, servers: list[Server],
         pg_url: str) -> None:
-    import os
-    import signal
-
     a = host(servers, tmp_path, "host-a", pg_url)
     b = host(servers, tmp_path, "host-b", pg_url)
     alice = keys["alice"]

@@ -78,6 +78,11 @@ class SharedPlayers:
         self._wakeup = asyncio.Event()
 
     @property
+    def unsent(self) -> int:
+        """Players whose last files wait here for the store."""
+        return len(self._pending)
+
+    @property
     def manifests(self) -> Path:
         return self.server.config.data_dir / STORE_DIR
 
