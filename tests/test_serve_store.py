@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -154,9 +156,13 @@ def test_a_store_that_is_away_refuses_logins_and_everything_resumes(
         assert waited < 15, waited  # refused, not hung
         a.wait_log(r"the store postgresql://\S+ is away \(")
         a.wait_log(rf"refused {re.escape(bob.fingerprint)} from \S+: the store is away")
+        os.kill(a.proc.pid, signal.SIGUSR1)  # the operator asks
+        a.wait_log(r"status: .*refused: .*, store 1; store away\n")
     finally:
         pg_cluster.resume()
     a.wait_log(r"the store postgresql://\S+ is back after \d+ s", 20)
+    os.kill(a.proc.pid, signal.SIGUSR1)
+    a.wait_log(r"status: .*; store up\n")
 
     def in_step() -> bool:
         local = {p.relative_to(games.parent.parent).as_posix():
@@ -199,9 +205,19 @@ def store_cmd(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_store_migrate_and_import_twice_changes_nothing(tmp_path: Path, pg_url: str) -> None:
+    import asyncio
+
     from casino_tui.serve.players import PlayerDirs
-    from casino_tui.store.mirror import scan
+    from casino_tui.store import db
+    from casino_tui.store.mirror import PlayerMirror, scan
     from casino_tui.store.tables import SCHEMA as TABLES
+
+    async def pull(mirror: PlayerMirror) -> int:
+        conn = await db.connect(pg_url)
+        try:
+            return await mirror.pull(conn)
+        finally:
+            await conn.close()
 
     tables = TABLES.version
     assert store_cmd("migrate", pg_url).stdout.strip() == (
@@ -250,6 +266,12 @@ def test_store_migrate_and_import_twice_changes_nothing(tmp_path: Path, pg_url: 
         assert sorted(stored) == sorted(scan(dirs.root))
         for rel, content in stored.items():
             assert bytes(content) == (dirs.root / rel).read_bytes()
+        # and a new host gets them all at the player's login
+        mirror = PlayerMirror(dirs.root.name, tmp_path / "new-host" / dirs.root.name,
+                              tmp_path / "new-host-store" / "m.json", "new-host")
+        assert asyncio.run(pull(mirror)) == len(stored)
+        for rel in stored:
+            assert (mirror.root / rel).read_bytes() == (dirs.root / rel).read_bytes()
 
 
 def test_store_command_errors_are_clear(tmp_path: Path) -> None:
@@ -265,9 +287,6 @@ def test_store_command_errors_are_clear(tmp_path: Path) -> None:
 def test_a_host_that_hangs_loses_its_player_to_another_host(
         tmp_path: Path, keys: dict[str, Key], tmux: Tmux, servers: list[Server],
         pg_url: str) -> None:
-    import os
-    import signal
-
     a = host(servers, tmp_path, "host-a", pg_url)
     b = host(servers, tmp_path, "host-b", pg_url)
     alice = keys["alice"]

@@ -110,6 +110,8 @@ class Snapshot:
     pool: PoolStats | None = None  # the server's one pool of computer players
     joins_refused: int = 0  # join codes tried too soon after wrong ones (the tables)
     wrong_codes: int = 0  # join codes tried that name no table
+    store_up: bool | None = None  # the shared store answers (None: no --store)
+    store_unsent: int = 0  # players whose last files wait here for the store
 
     def exposition(self) -> str:
         """The Prometheus text exposition format 0.0.4."""
@@ -165,13 +167,21 @@ class Snapshot:
         _family(out, "logins_total", "counter", "SSH logins admitted.", [({}, m.logins)])
         _family(out, "refused_logins_total", "counter",
                 "SSH connections refused, by reason: full, rate_limit, not_listed (key not in "
-                "--authorized-keys), no_terminal, command (a command or subsystem asked for).",
+                "--authorized-keys), no_terminal, command (a command or subsystem asked for), "
+                "store (the shared store could not be reached).",
                 [({"reason": k}, v) for k, v in m.refused.items()])
         _family(out, "join_codes_total", "counter",
                 "Join codes tried at the tables that were refused: wrong (no such table), "
                 "too_soon (tried before the wait after earlier wrong codes was over).",
                 [({"refused": "wrong"}, self.wrong_codes),
                  ({"refused": "too_soon"}, self.joins_refused)])
+        if self.store_up is not None:
+            _family(out, "store_up", "gauge",
+                    "1 while the shared store (--store) answers, 0 while it is away (new "
+                    "logins are refused).", [({}, int(self.store_up))])
+            _family(out, "store_players_unsent", "gauge",
+                    "Players whose last files are kept here until the store takes them.",
+                    [({}, self.store_unsent)])
         _family(out, "start_time_seconds", "gauge", "When the server started (Unix time).",
                 [({}, m.started)])
         return "\n".join(out) + "\n"
@@ -197,7 +207,14 @@ class Snapshot:
                 f"open, {self.tables.get('in_play', 0)} in play; {computers}; {keys}; memory: "
                 f"server {self.server_rss / mib:.0f} MiB RSS, {self.children} processes below "
                 f"it {self.children_pss / mib:.0f} MiB PSS; logins {m.logins}; refused: "
-                f"{refused}")
+                f"{refused}{self._store_summary()}")
+
+    def _store_summary(self) -> str:
+        if self.store_up is None:
+            return ""
+        kept = (f" ({self.store_unsent} players' last files kept here)"
+                if self.store_unsent else "")
+        return f"; store {'up' if self.store_up else 'away'}{kept}"
 
 
 @dataclass
@@ -245,10 +262,13 @@ class ServerMetrics:
         async with self._reading:
             memory = await asyncio.to_thread(tree_memory, os.getpid())
         service = server.hub_service
+        shared = server.shared
         return Snapshot(players, games, tables, self.computer_waiting, workers, *memory,
                         metrics=self, pool=pool,
                         joins_refused=service.refused_joins if service is not None else 0,
-                        wrong_codes=service.codes.wrong if service is not None else 0)
+                        wrong_codes=service.codes.wrong if service is not None else 0,
+                        store_up=shared.link.available if shared is not None else None,
+                        store_unsent=shared.unsent if shared is not None else 0)
 
 
 class _TimedThinker:

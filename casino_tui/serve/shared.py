@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import itertools
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING
 from casino_tui.store import players as P
 from casino_tui.store.db import Conn, StoreError
 from casino_tui.store.link import StoreLink
-from casino_tui.store.mirror import LEDGER, SETTINGS, PlayerMirror, write_atomic
+from casino_tui.store.mirror import LEDGER, SETTINGS, Change, PlayerMirror, write_atomic
 from casino_tui.store.schemas import all_schemas
 
 from .config import StoreAway
@@ -43,6 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("casino_tui.serve")
 
 PUSH_EVERY = 1.5  # seconds between two looks at a playing player's files
+OWNER_EVERY = 3  # every third look asks the store whether the player is still this host's
 SHARED_EVERY = 5.0  # seconds between two pulls of the other players' ledgers and settings
 HANDOVER_WAIT = 10.0  # seconds a login waits for another host to hand its player over
 PULL_TIMEOUT = 30.0  # seconds a login's pull of the player's files may take
@@ -76,6 +79,11 @@ class SharedPlayers:
         self._loop_task: asyncio.Task[None] | None = None
         self._handovers: set[asyncio.Task[None]] = set()
         self._wakeup = asyncio.Event()
+
+    @property
+    def unsent(self) -> int:
+        """Players whose last files wait here for the store."""
+        return len(self._pending)
 
     @property
     def manifests(self) -> Path:
@@ -215,24 +223,33 @@ class SharedPlayers:
         return await self.link.run(last, timeout=PULL_TIMEOUT)
 
     async def _push_loop(self, session: StoreSession) -> None:
-        while not session.stop.is_set():
+        """Every PUSH_EVERY seconds: read what changed (without the store) and send it; every
+        OWNER_EVERY-th time, also when nothing changed, look whether another host took the
+        player over (its notification says so at once; this is for one that was missed)."""
+        for tick in itertools.count(1):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(session.stop.wait(), PUSH_EVERY)
                 return  # the game ended: end() sends the last files
+            outgoing = await asyncio.to_thread(session.mirror.changes)
+            if not outgoing and tick % OWNER_EVERY:
+                continue
             try:
-                other = await self.link.run(lambda c: self._tick(c, session))
+                other = await self.link.run(functools.partial(self._tick, session=session,
+                                                              outgoing=outgoing))
             except StoreError:
-                continue  # kept here; the log said the store is away
+                continue  # kept here (read again next time); the log said the store is away
             if other is not None:
                 self._taken_over(session.player, other)
                 return
 
-    async def _tick(self, conn: Conn, session: StoreSession) -> str | None:
-        """Send what changed; the other host that took the player over, if one did."""
+    async def _tick(self, conn: Conn, *, session: StoreSession,
+                    outgoing: list[Change]) -> str | None:
+        """Send ``outgoing``; the other host that took the player over, if one did."""
         now = await P.owner(conn, session.player)
         if now is not None and now[0] != self.host:
             return now[0]
-        await session.mirror.push(conn, force=True)
+        if outgoing:
+            await session.mirror.push(conn, force=True, outgoing=outgoing)
         return None
 
     # ------------------------------------------------------------------ takeovers

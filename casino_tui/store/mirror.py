@@ -63,6 +63,10 @@ class Stat:
     mtime_ns: int
 
 
+# a file to send: its path, its whole content (None: deleted here) and its stat as read
+Change = tuple[str, bytes | None, Stat]
+
+
 def mirrored(name: str) -> bool:
     """Whether a file of this name travels (locks, temporary files and caches do not)."""
     return not name.startswith(".") and not name.endswith((".tmp", ".lock"))
@@ -306,10 +310,18 @@ class PlayerMirror:
         return changed
 
     # ------------------------------------------------------------------ push
-    async def push(self, conn: Conn, *, force: bool = False) -> int:
+    def changes(self) -> list[Change]:
+        """What changed here since the last step, read whole (a thread's work: it reads the
+        player's files); nothing of the store is asked."""
+        return self._plan_push()
+
+    async def push(self, conn: Conn, *, force: bool = False,
+                   outgoing: list[Change] | None = None) -> int:
         """Send what changed here since the last step (``force``: this host plays the player,
-        so its files win over the store's); returns how many files were sent."""
-        outgoing = await asyncio.to_thread(self._plan_push)
+        so its files win over the store's; ``outgoing``: the :meth:`changes` read already);
+        returns how many files were sent."""
+        if outgoing is None:
+            outgoing = await asyncio.to_thread(self._plan_push)
         sent = 0
         conflicts: list[str] = []
         for rel, content, st in outgoing:
@@ -342,9 +354,9 @@ class PlayerMirror:
             await asyncio.to_thread(self._save)
         return sent
 
-    def _plan_push(self) -> list[tuple[str, bytes | None, Stat]]:
+    def _plan_push(self) -> list[Change]:
         local = scan(self.root)
-        out: list[tuple[str, bytes | None, Stat]] = []
+        out: list[Change] = []
         for rel, st in sorted(local.items()):
             known = self.synced.get(rel)
             if known is not None and not known.deleted and st.size == known.size \
