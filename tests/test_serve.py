@@ -603,6 +603,33 @@ def test_host_key_generated_once_and_served(tmp_path: Path, servers: list[Server
     assert scan(second.port).split()[:2] == public
 
 
+def test_servers_share_a_host_key_file(tmp_path: Path, servers: list[Server]) -> None:
+    """--host-key FILE: every host of a store serves the operator's one key (read, never made
+    or changed); a missing or unreadable file stops the server with what to do."""
+    shared = tmp_path / "shared_host_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(shared)],
+                   check=True, timeout=20)
+    content = shared.read_bytes()
+    public = shared.with_suffix(".pub").read_text().split()[:2]
+    assert SSH_KEYSCAN is not None
+    for name in ("a", "b"):
+        server = start(servers, tmp_path / f"data-{name}", "--host-key", str(shared),
+                       log_name=f"server-{name}.log")
+        out = subprocess.run([SSH_KEYSCAN, "-t", "ed25519", "-p", str(server.port),
+                              "127.0.0.1"], capture_output=True, text=True, timeout=20).stdout
+        assert out.split(None, 1)[1].split()[:2] == public
+        assert not (tmp_path / f"data-{name}" / HOST_KEY_FILE).exists()
+        assert str(shared) in server.log()
+    assert shared.read_bytes() == content
+    for bad, says in ((tmp_path / "missing", "there is no such file. Copy the key"),
+                      (shared.with_suffix(".pub"), "it is not a private key")):
+        run = subprocess.run([sys.executable, "-m", "casino_tui", "serve", "--port", "0",
+                              "--data-dir", str(tmp_path / "d"), "--host-key", str(bad)],
+                             capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
+        assert run.returncode == 2 and f"cannot use the host key {bad}: {says}" in run.stderr
+
+
 def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     """The load tool (python -m benchmarks.load), quick: 2 scripted players over SSH
     play 2 moves each at the same time at a pace (a key every 0.4 s at most), quit, and can

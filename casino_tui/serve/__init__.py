@@ -148,6 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "postgresql://casino@db.example.org/casino (default: "
                              f"${STORE_ENV}; without either, everything stays in the data "
                              "directory)")
+    shared.add_argument("--host-key", type=Path, metavar="FILE",
+                        help="the SSH host key, from a file every host of the store reads "
+                             "(an OpenSSH private key; default: ssh_host_ed25519_key in the "
+                             "data directory, made on the first start)")
     shared.add_argument("--host-name", type=_host_name, metavar="NAME",
                         help="this server's name in the store (default: the machine's name "
                              "and a random part, new at every start)")
@@ -242,6 +246,7 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
         metrics_port=args.metrics_port, metrics_host=args.metrics_host or DEFAULT_HOST,
         fork_server=args.fork_server,
         store=getattr(args, "store", None), host_name=getattr(args, "host_name", None),
+        host_key=args.host_key.expanduser().resolve() if args.host_key else None,
     )
 
 

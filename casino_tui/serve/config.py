@@ -53,6 +53,10 @@ class ServeConfig:
     # (--host-name; None: the machine's name and a random part, new at every start).
     store: str | None = None
     host_name: str | None = None
+    # The host key from a file of the operator's (--host-key; the same file for every host of
+    # a store, so players' ssh knows them all as one server); None: DATA/ssh_host_ed25519_key,
+    # made on the first start.
+    host_key: Path | None = None
 
 
 class StoreStartError(Exception):

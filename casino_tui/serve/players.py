@@ -217,6 +217,32 @@ def host_key_problem(err: Exception, data_dir: Path) -> DataDirError:
                         f"{_capital(_os_fix(err, data_dir))}.")
 
 
+def read_host_key_file(path: Path) -> SSHKey:
+    """The host key from a file of the operator's (``--host-key``): never made or changed
+    here. :class:`DataDirError` says what is wrong with it and what to do."""
+    import asyncssh
+
+    try:
+        mode = path.stat().st_mode & 0o777
+        key = asyncssh.read_private_key(path)
+    except FileNotFoundError:
+        raise DataDirError(
+            f"cannot use the host key {path}: there is no such file. Copy the key every host "
+            "of the store shares there, or make one with: ssh-keygen -t ed25519 -N '' -f "
+            f"{path}") from None
+    except OSError as err:
+        raise DataDirError(f"cannot use the host key {path}: it cannot be read "
+                           f"({_os_reason(err)}). {_capital(_os_fix(err, path))}.") from None
+    except (ValueError, asyncssh.KeyImportError) as err:
+        raise DataDirError(f"cannot use the host key {path}: it is not a private key this "
+                           f"server can read ({err}). Give the file of an OpenSSH private "
+                           "key without a passphrase.") from None
+    if mode & 0o077:
+        log.warning("host key %s is readable by others (mode %o): make it private "
+                    "(chmod 600 %s)", path, mode, path)
+    return key
+
+
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 

@@ -35,6 +35,7 @@ from .players import (
     plain_command,
     player_id,
     prepare_player,
+    read_host_key_file,
 )
 from .pty_session import (
     INPUT_WINDOW,
@@ -313,10 +314,13 @@ class GameServer:
         be used), then listen (OSError if the address or port cannot be used)."""
         cfg = self.config
         check_data_dir(cfg.data_dir)
-        try:
-            host_key = load_or_create_host_key(cfg.data_dir)
-        except (OSError, asyncssh.KeyImportError) as err:
-            raise host_key_problem(err, cfg.data_dir) from err
+        if cfg.host_key is not None:
+            host_key = read_host_key_file(cfg.host_key)
+        else:
+            try:
+                host_key = load_or_create_host_key(cfg.data_dir)
+            except (OSError, asyncssh.KeyImportError) as err:
+                raise host_key_problem(err, cfg.data_dir) from err
         if cfg.store is not None:  # before listening: a server without its store refuses
             await self._open_store()
         self._acceptor = await asyncssh.create_server(
@@ -357,7 +361,7 @@ class GameServer:
             log.info("metrics: http://%s/metrics (Prometheus text format)",
                      _host_port(cfg.metrics_host, endpoint.port))
         log.info("host key %s (%s)", host_key.get_fingerprint("sha256"),
-                 cfg.data_dir / "ssh_host_ed25519_key.pub")
+                 cfg.host_key or cfg.data_dir / "ssh_host_ed25519_key.pub")
         if self.authorized is None:
             log.warning("OPEN MODE: any SSH key is admitted and becomes a new player "
                         "(use --authorized-keys FILE to admit only listed keys)")
