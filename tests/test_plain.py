@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from pty_support import PtyApp, app_env
 
 from casino_tui.engine import Rules
@@ -23,6 +24,14 @@ from casino_tui.plain.console import wrap
 from casino_tui.plain.game import PlainGame, PlainSettings
 from casino_tui.plain.shell import PlainShell
 from casino_tui.saves import SaveStore
+from casino_tui.saves.storestatus import (
+    AWAY,
+    BACK,
+    STATUS_FILE,
+    STORE_STATUS_ENV,
+    clear_away,
+    write_away,
+)
 from casino_tui.table import GameConfig, TableController, default_seats
 
 GOLDEN = Path(__file__).parent / "data" / "plain_round.txt"
@@ -370,3 +379,25 @@ def test_a_game_begun_in_plain_mode_continues_full_screen(tmp_path: Path) -> Non
         screen.wait_for("South trailed 3♠")  # the play made in plain mode, in the log
     finally:
         screen.close()
+
+
+def test_a_store_that_is_away_is_said_once_and_once_when_it_is_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Served with a shared store: the server's status file says the store is away; plain
+    mode says so once when it goes, once when it is back (looked at after every save)."""
+    status = tmp_path / STATUS_FILE
+    monkeypatch.setenv(STORE_STATUS_ENV, str(status))
+    game, player, _ = game_at(tmp_path, "turn=0 table=5C,KD hands=4H,9S,2D/2C,2S,3H,3D")
+    game._tell_events()
+    assert AWAY not in player.out
+    write_away(status)
+    game._command(0, "trail 4")
+    game._tell_events()
+    game._tell_events()
+    said = "\n".join(player.out)
+    assert said.count("Saved on this server only") == 1
+    assert " ".join(player.out).count(AWAY) == 1
+    clear_away(status)
+    game._tell_events()
+    game._tell_events()
+    assert " ".join(player.out).count(BACK) == 1

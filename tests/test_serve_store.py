@@ -37,6 +37,7 @@ from stats_support import record, write_ledger
 
 pytest.importorskip("psycopg")
 
+from casino_tui.saves.storestatus import STATUS_FILE
 from casino_tui.settings import SETTINGS_FILE, Settings
 from casino_tui.stats.daily import daily_ranking
 
@@ -141,13 +142,18 @@ def test_a_store_that_is_away_refuses_logins_and_everything_resumes(
     tmux.wait_for("a", TITLE)
     new_game_and_one_move(tmux, "a")
     games = player_dir(a.data_dir, alice) / "data" / "games"
+    away = games.parent / STATUS_FILE
+    assert not away.exists()
     pg_cluster.pause()
     try:
-        # Alice plays on: her saves are kept here
+        # Alice plays on: her saves are kept here, and she is told
         tmux.wait_for("a", "Your turn", timeout=20)
         tmux.send("a", "Enter")
         wait_until(lambda: len(re.findall(SOUTH_MOVED, tmux.screen("a"))) >= 2, 20,
                    "alice's second move", detail=lambda: tmux.screen("a"))
+        wait_until(away.exists, 20, "the status file while the store is away")
+        tmux.wait_for("a", "Saved on this server only: it cannot reach its store of",
+                      timeout=10)
         started = time.monotonic()
         tmux.start("b", ssh_argv(a.port, bob), 100, 30)
         assert tmux.wait_exit("b", timeout=30) == 1
@@ -161,6 +167,8 @@ def test_a_store_that_is_away_refuses_logins_and_everything_resumes(
     finally:
         pg_cluster.resume()
     a.wait_log(r"the store postgresql://\S+ is back after \d+ s", 20)
+    wait_until(lambda: not away.exists(), 20, "the status file gone once the store is back")
+    tmux.wait_for("a", "Saved again: the server has sent your game to its store", timeout=10)
     os.kill(a.proc.pid, signal.SIGUSR1)
     a.wait_log(r"status: .*; store up\n")
 
@@ -173,6 +181,8 @@ def test_a_store_that_is_away_refuses_logins_and_everything_resumes(
         return bool(local) and all(stored.get(k) == v for k, v in local.items())
 
     wait_until(in_step, 15, "alice's saves sent once the store is back")
+    assert store_rows(pg_url, "select count(*) from player_files where path like "
+                      "'%%store-away%%'") == [(0,)]  # the status file stays here
     tmux.start("b2", ssh_argv(a.port, bob), 100, 30)
     tmux.wait_for("b2", TITLE, timeout=20)
     for name in ("a", "b2"):

@@ -20,6 +20,8 @@ from casino_tui.engine import (
     SeatView,
 )
 from casino_tui.saves import LoadedGame, SaveError, SaveSlot, SaveStore
+from casino_tui.saves.storestatus import BACK as STORE_BACK
+from casino_tui.saves.storestatus import StoreStatus
 from casino_tui.table import GameConfig, TableController, TableEvent
 from casino_tui.table.config import save_seats
 from casino_tui.table.controller import ComputerTurn, MoveRefused
@@ -138,6 +140,8 @@ class PlainGame:
     save_settings: Callable[[PlainSettings], str | None] | None = None
     table: TableController = field(init=False)
     slot: SaveSlot | None = field(init=False, default=None)
+    # served with a shared store: the server's file that says the store is away
+    store_status: StoreStatus | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         loaded = self.loaded
@@ -160,6 +164,7 @@ class PlainGame:
         self._recent: list[str] = []
         self._hint = _Pending()
         self._turn_told: int | None = None
+        self.store_status = StoreStatus.from_env()
 
     # ------------------------------------------------------------------ what the player is
     @property
@@ -272,6 +277,9 @@ class PlainGame:
         notice = self.table.take_notice()
         if notice is not None:
             self.say(("Not saved: " if notice.error else "") + notice.text)
+        status = self.store_status  # said once when the store goes away, once when it is back
+        if status is not None and status.look():
+            self.say(status.away if status.away is not None else STORE_BACK)
 
     # ------------------------------------------------------------------ computers
     def _computer(self, seat: int) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
+from casino_tui.saves.storestatus import STORE_STATUS_ENV
 from casino_tui.table.wire import Identity, new_secret, session_environment, socket_path
 
 from .config import NO_GAME_SECONDS, ServeConfig, StoreAway, StoreStartError
@@ -757,6 +758,8 @@ class GameServer:
                                     players_dir=dirs.root.parent)
             if problem is not None:
                 env[NOTICE_ENV] = problem
+            if store_session is not None:  # the game says when the store is away
+                env[STORE_STATUS_ENV] = str(store_session.status)
             secret = self._table_secret(number, owner.fingerprint, env, owner.address)
             computers = self._computers_secret(number, owner.fingerprint, env)
             game = PtyGame(

@@ -14,7 +14,10 @@ this host's data directory, as without a store. Around it the server
   daily deal's ranking (which reads ``players/*/data/ledger.jsonl``) sees every host's players.
 
 When the store is away a login is refused with a clear message (within the link's timeout),
-games go on and their files are kept here; they are sent when the store is back.
+games go on and their files are kept here; they are sent when the store is back. Meanwhile a
+game's player is told so: the session's status file (``.store-away`` in the player's data
+directory, named to the game by ``CASINO_TUI_STORE_STATUS``, never sent to the store) is there
+while the session's sends fail, and goes when one works again.
 psycopg is imported only through this module, and this module only with ``--store``.
 """
 
@@ -29,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from casino_tui.saves.storestatus import STATUS_FILE, clear_away, write_away
 from casino_tui.store import players as P
 from casino_tui.store.db import Conn, StoreError
 from casino_tui.store.link import StoreLink
@@ -61,8 +65,21 @@ class StoreSession:
     player: str
     number: int
     mirror: PlayerMirror
+    status: Path  # the status file: there while the store is away (the game looks at it)
     task: asyncio.Task[None] | None = None
     stop: asyncio.Event = field(default_factory=asyncio.Event)  # the game ended
+    away: bool = False  # the last send failed (the status file was written)
+
+    async def store_away(self, away: bool) -> None:
+        """Write or remove the status file when the store's state changes (a disk problem
+        only goes to the log: the game has its own way of saying so)."""
+        if away == self.away:
+            return
+        self.away = away
+        try:
+            await asyncio.to_thread(write_away if away else clear_away, self.status)
+        except OSError as err:
+            log.warning("session %d: the status file %s: %s", self.number, self.status, err)
 
 
 class SharedPlayers:
@@ -160,7 +177,9 @@ class SharedPlayers:
         if pulled:
             log.info("session %d: %d file(s) of player %s from the store", number, pulled,
                      fingerprint)
-        session = StoreSession(player, number, mirror)
+        session = StoreSession(player, number, mirror, dirs.data / STATUS_FILE)
+        with contextlib.suppress(OSError):  # left by a server that was killed
+            await asyncio.to_thread(clear_away, session.status)
         self._playing[player] = session
         session.task = asyncio.get_running_loop().create_task(self._push_loop(session))
         return session
@@ -195,6 +214,7 @@ class SharedPlayers:
                 task.cancel()
         if self._playing.get(session.player) is session:
             del self._playing[session.player]
+        await session.store_away(False)  # the game is over: nobody looks at it any more
         try:
             await self._final(session.player, session.number)
         except StoreError as err:
@@ -225,7 +245,8 @@ class SharedPlayers:
     async def _push_loop(self, session: StoreSession) -> None:
         """Every PUSH_EVERY seconds: read what changed (without the store) and send it; every
         OWNER_EVERY-th time, also when nothing changed, look whether another host took the
-        player over (its notification says so at once; this is for one that was missed)."""
+        player over (its notification says so at once; this is for one that was missed).
+        While sends fail the session's status file tells the game that the store is away."""
         for tick in itertools.count(1):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(session.stop.wait(), PUSH_EVERY)
@@ -237,7 +258,10 @@ class SharedPlayers:
                 other = await self.link.run(functools.partial(self._tick, session=session,
                                                               outgoing=outgoing))
             except StoreError:
-                continue  # kept here (read again next time); the log said the store is away
+                # kept here (read again next time); the log said the store is away
+                await session.store_away(True)
+                continue
+            await session.store_away(False)
             if other is not None:
                 self._taken_over(session.player, other)
                 return

@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from casino_tui.saves.storestatus import STORE_STATUS_ENV
 from casino_tui.table.hub import HubError
 from casino_tui.table.weblink import WebLink
 
@@ -151,6 +152,8 @@ class BrowserFront:
                                 players_dir=dirs.root.parent)
         if problem is not None:
             env[NOTICE_ENV] = problem
+        if store_session is not None:  # the game says when the store is away
+            env[STORE_STATUS_ENV] = str(store_session.status)
         secret = server._table_secret(number, fingerprint, env)
         computers = server._computers_secret(number, fingerprint, env)
         log.info("session %d start: player %s in a browser size %dx%d args [%s]", number,

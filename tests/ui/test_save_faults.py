@@ -18,8 +18,17 @@ from casino_tui.app.saveproblems import failure_message, save_status
 from casino_tui.app.screens.confirm import ConfirmScreen
 from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.screens.load import LoadScreen
+from casino_tui.app.widgets.table import MessageLine
 from casino_tui.engine.notation import format_position
 from casino_tui.saves import ErrorKind, SaveError, open_store
+from casino_tui.saves.storestatus import AWAY as STORE_AWAY
+from casino_tui.saves.storestatus import (
+    STATUS_FILE,
+    STORE_STATUS_ENV,
+    StoreStatus,
+    clear_away,
+    write_away,
+)
 from casino_tui.settings import Settings
 
 from .conftest import asynctest, make_app, settle
@@ -244,3 +253,63 @@ def test_a_data_dir_where_no_folder_can_be_made_says_what_to_do(tmp_path: Path) 
     status = save_status(err.value)
     assert status.startswith("Not saving: the saves folder cannot be created there — "
                              "/proc/games; choose another folder with --data-dir")
+
+
+@asynctest
+async def test_a_store_that_is_away_is_said_on_the_save_line_until_it_is_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Served with a shared store (CASINO_TUI_STORE_STATUS names the server's status file):
+    while the file is there the save line says the game is saved on the server only, looked
+    at after every move and every few seconds without one; once it goes, "Saved again" for a
+    while. The game goes on all along, saving here."""
+    monkeypatch.setattr(GameScreen, "SAVED_AGAIN_SECONDS", 1.5)
+    monkeypatch.setattr(GameScreen, "STORE_LOOK_SECONDS", 0.2)
+    status = tmp_path / "data" / STATUS_FILE
+    monkeypatch.setenv(STORE_STATUS_ENV, str(status))
+    app = make_app(table_2p())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = game_screen(app)
+        assert screen.save_line is None  # the store is there: no line
+        write_away(status)  # the server's sends fail: without a move, within a look
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if screen.save_line is not None:
+                break
+        assert screen.save_line == STORE_AWAY
+        line = screen.query_one("#save-line", MessageLine).data
+        assert line is not None and line.kind == "warning"  # a warning: the game goes on
+        moves = len(screen.state.history)
+        await pilot.press("enter")  # the game goes on, and is saved here
+        await settle(pilot)
+        assert len(screen.state.history) > moves and screen.awaiting_human
+        assert screen.save_line == STORE_AWAY
+        [path] = (tmp_path / "data" / "games").glob("*.json")
+        assert format_position(open_store().load(path, read_only=True).state) == (
+            format_position(screen.state))
+        await pilot.pause(1.7)  # it stays while the store is away
+        assert screen.save_line == STORE_AWAY
+        clear_away(status)  # sent: the store is back
+        await pilot.press("enter")  # looked at after the save of a move, too
+        await settle(pilot)
+        assert screen.save_line == "Saved again: the server has sent your game to its store " \
+            "of players"
+        await pilot.pause(1.7)
+        assert screen.save_line is None
+
+
+def test_the_store_status_file_says_what_the_server_wrote(tmp_path: Path) -> None:
+    path = tmp_path / STATUS_FILE
+    status = StoreStatus(path)
+    assert StoreStatus.from_env({}) is None
+    assert not status.look() and status.away is None
+    write_away(path)
+    assert status.look() and status.away == STORE_AWAY
+    assert not status.look()  # no change
+    path.write_text("\x1b[31m[b]boo\n")  # not a sentence to show: the usual one
+    assert not status.look() and status.away == STORE_AWAY
+    write_away(path, "The store is away.")
+    assert status.look() and status.away == "The store is away."
+    clear_away(path)
+    clear_away(path)  # twice is fine
+    assert status.look() and status.away is None

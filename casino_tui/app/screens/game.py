@@ -32,6 +32,8 @@ from casino_tui.engine import (
     SeatView,
     State,
 )
+from casino_tui.saves.storestatus import BACK as STORE_BACK
+from casino_tui.saves.storestatus import StoreStatus
 from casino_tui.table import ComputerTurn, MoveRefused, TableController
 from casino_tui.table import TableView as Seen
 
@@ -156,6 +158,7 @@ class GameScreen(Screen[None]):
     HELP_TITLE = "Game table"
     SKIP_NOTE: ClassVar[str] = " (s skips ahead)"  # how not to wait for the computers
     SAVED_AGAIN_SECONDS: ClassVar[float] = 6.0  # "Saved again" stays this long
+    STORE_LOOK_SECONDS: ClassVar[float] = 2.0  # between two looks whether the store is away
     # the five- and six-player table lists the other players in one column when tall enough
     # (Textual annotates it `ClassVar[...] | None`, which mypy reads as an instance variable)
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [  # type: ignore[misc]
@@ -199,6 +202,8 @@ class GameScreen(Screen[None]):
         self._modal = False
         self._finished = False
         self._save_line_timer: Timer | None = None
+        # served with a shared store: the server's file that says the store is away
+        self._store_status = StoreStatus.from_env()
         self._reviews: dict[int, dict[int, Reviewed]] = {}  # Hard's estimates, by round
         self._clicked: tuple[int, int] | None = None  # (position, card) a click chose
         self.big_cards = 0  # the level of big cards (0: the small faces)
@@ -284,6 +289,9 @@ class GameScreen(Screen[None]):
         log.hint = log.border_subtitle = "l: in full"
         self._start()
         self.refresh_all()
+        if self._store_status is not None:  # only when served with a store
+            self.set_interval(self.STORE_LOOK_SECONDS, self._look_at_store)
+            self._look_at_store()
 
     def _start(self) -> None:
         """The game begins on screen: the log of the deal, the computers, the first save."""
@@ -947,7 +955,8 @@ class GameScreen(Screen[None]):
         """Tell the player about the table's last autosave, if there is something to say, and
         keep the save line under the messages up to date."""
         notice = self.local.table.take_notice()
-        self._show_save_line(recovered=notice is not None and not notice.error)
+        self._show_save_line(recovered=notice is not None and not notice.error,
+                             store_back=self._store_back())
         if notice is None:
             return
         if notice.error:
@@ -956,26 +965,46 @@ class GameScreen(Screen[None]):
         else:
             self.notify(notice.text, timeout=4, markup=False)
 
-    def _show_save_line(self, *, recovered: bool) -> None:
+    def _store_back(self) -> bool:
+        """Look whether the server's store is away (served with one); True when it just came
+        back."""
+        status = self._store_status
+        return status is not None and status.look() and status.away is None
+
+    def _look_at_store(self) -> None:
+        """Every few seconds (served with a store): the save line follows the store."""
+        status = self._store_status
+        if status is not None and status.look():
+            self._show_save_line(recovered=False, store_back=status.away is None)
+
+    def _show_save_line(self, *, recovered: bool, store_back: bool = False) -> None:
         """While the autosave fails: why, where and what to do, on a line of its own (hidden
-        while all is well); when a save works again, "Saved again" for a few seconds."""
+        while all is well); while the server's store is away, that the game is saved on the
+        server only; when a save works again, "Saved again" for a few seconds."""
         line = self.query_one("#save-line", MessageLine)
         error = self.slot.last_error if self.slot is not None else None
-        if error is None and not recovered:
+        away = self._store_status.away if self._store_status is not None else None
+        if error is None and away is None and not recovered and not store_back:
             return
         if self._save_line_timer is not None:
             self._save_line_timer.stop()
             self._save_line_timer = None
         if error is not None:
             line.set_data(LineData(save_status(error), "error"))
+        elif away is not None:
+            line.set_data(LineData(away, "warning"))
         else:
-            line.set_data(LineData("Saved again: the game is saved after every move", "ok"))
+            again = ("Saved again: the game is saved after every move" if recovered
+                     else STORE_BACK)
+            line.set_data(LineData(again, "ok"))
             self._save_line_timer = self.set_timer(self.SAVED_AGAIN_SECONDS,
                                                    self._hide_save_line)
         line.set_class(True, "-shown")
 
     def _hide_save_line(self) -> None:
         self._save_line_timer = None
+        if self._store_status is not None and self._store_status.away is not None:
+            return
         if self.slot is None or self.slot.last_error is None:
             self.query_one("#save-line", MessageLine).set_class(False, "-shown")
 

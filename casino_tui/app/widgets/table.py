@@ -667,7 +667,7 @@ class ScorePanel(DataWidget[ScoreData]):
 @dataclass(frozen=True)
 class LineData:
     text: str
-    kind: str = "info"  # info, move, error, thinking, ok
+    kind: str = "info"  # info, move, error, thinking, ok, warning
     right: str = ""
 
 
@@ -675,10 +675,11 @@ class StatusLine(DataWidget[LineData]):
     """One line of status: the previewed move, an error, or who is thinking."""
 
     PREFIX: ClassVar[dict[str, str]] = {
-        "info": "  ", "move": "▸ ", "error": "✗ ", "thinking": "… ", "ok": "✓ "}
+        "info": "  ", "move": "▸ ", "error": "✗ ", "thinking": "… ", "ok": "✓ ",
+        "warning": "! "}
     STYLE: ClassVar[dict[str, str]] = {
         "info": "dim", "move": "bold", "error": "bold #ff5f5f", "thinking": "italic",
-        "ok": "bold"}
+        "ok": "bold", "warning": "bold #ffaf00"}
 
     def render(self) -> Text:
         d = self.data
