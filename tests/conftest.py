@@ -8,6 +8,34 @@ from pathlib import Path
 import pytest
 from serve_support import Server, Tmux
 
+# The modules holding the suite's longest tests (a whole game, a server with real clients, a
+# browser: 15 to 45 s each), longest first. They run first, so that the workers (pytest-xdist,
+# `--dist worksteal`) end on short tests together instead of one of them finishing a long one
+# alone at the end. Every other module keeps its place after them; the tests of a module stay
+# together (in their order), so a module-scoped fixture still starts once per worker.
+LONGEST_FIRST = (
+    "test_saves_kill.py", "test_serve_web_e2e.py", "ui/test_literal_text.py",
+    "ui/test_stats_ui.py", "test_movegen.py", "test_conformance.py", "web/test_web_browser.py",
+    "test_serve_tables_e2e.py", "test_serve.py", "test_serve_faults.py", "ui/test_play.py",
+    "test_serve_bounds.py", "test_serve_computers.py", "ui/test_mouse.py",
+    "test_plain_tables.py", "test_serve_fork.py", "test_properties.py",
+    "ui/test_table_features.py", "ui/test_review.py", "test_arena.py",
+)
+TESTS = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+
+    def module_rank(item: pytest.Item) -> int:
+        try:
+            name = item.path.relative_to(TESTS).as_posix()
+        except ValueError:  # a test file given from elsewhere
+            return len(rank)
+        return rank.get(name, len(rank))
+
+    items.sort(key=module_rank)  # stable: the order within a module, and of the rest, stays
+
 
 @pytest.fixture
 def tmux(tmp_path: Path) -> Iterator[Tmux]:
