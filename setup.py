@@ -23,6 +23,11 @@ COMPILED = [f"casino_tui/engine/{name}.py" for name in ("_hot", "scoring", "stat
 class OptionalBuildExt(build_ext):
     """Build the compiled hot path if possible; never fail the install because of it."""
 
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if self.parallel is None:  # the C generator compiles beside mypyc's one big C file
+            self.parallel = os.cpu_count() or 1
+
     def run(self) -> None:
         if self.extensions:
             _tell("casino-tui: compiling the engine to C (about 90 s on two cores; "
