@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,17 @@ LONGEST_FIRST = (
     "ui/test_table_features.py", "ui/test_review.py", "test_arena.py",
 )
 TESTS = Path(__file__).parent
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> Generator[None, int, int]:
+    """``-n auto``: one worker more than the cores. The end-to-end tests spend much of their
+    time waiting on other processes (a server, ssh, tmux, Chromium), which leaves a core idle
+    with one worker per core. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still sets the number."""
+    cores = yield
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return cores
+    return cores + 1
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
