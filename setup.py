@@ -23,6 +23,17 @@ COMPILED = [f"casino_tui/engine/{name}.py" for name in ("_hot", "scoring", "stat
 class OptionalBuildExt(build_ext):
     """Build the compiled hot path if possible; never fail the install because of it."""
 
+    def finalize_options(self) -> None:
+        # mypyc reads the engine and writes its C code (seconds of work) only for a command
+        # that builds: pip runs setup.py three times (the build's requirements, the metadata,
+        # the build), and the first two only list the extensions' sources
+        building = not set(self.distribution.commands) <= {"egg_info", "dist_info", "sdist"}
+        if building and self.distribution.ext_modules == [NATIVE]:
+            self.distribution.ext_modules = extensions()
+        super().finalize_options()
+        if self.parallel is None:  # the C generator compiles beside mypyc's one big C file
+            self.parallel = os.cpu_count() or 1
+
     def run(self) -> None:
         if self.extensions:
             _tell("casino-tui: compiling the engine to C (about 90 s on two cores; "
@@ -57,9 +68,13 @@ NATIVE = Extension("casino_tui.engine._cgen", ["casino_tui/engine/_cgen.c"],
                    extra_compile_args=["-O2"] if os.name == "posix" else [])
 
 
+def compiling() -> bool:
+    return (os.environ.get("CASINO_TUI_PURE") != "1"
+            and platform.python_implementation() == "CPython")
+
+
 def extensions() -> list:
-    if os.environ.get("CASINO_TUI_PURE") == "1" or platform.python_implementation() != "CPython":
-        return []
+    """mypyc's extensions of the engine (generating their C code), and the C generator."""
     try:
         from mypyc.build import mypycify
     except ImportError:
@@ -78,6 +93,6 @@ setup(
     # styles/ (the .tcss files) ships inside the package as casino_tui/styles
     package_dir={"casino_tui.styles": "styles"},
     package_data={"casino_tui.styles": ["*.tcss"]},
-    ext_modules=extensions(),
+    ext_modules=[NATIVE] if compiling() else [],  # with mypyc's, once building (above)
     cmdclass={"build_ext": OptionalBuildExt},
 )

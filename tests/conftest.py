@@ -3,12 +3,52 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 from pg_support import REQUIRE_ENV, PgCluster, PgUnavailable
 from serve_support import Server, Tmux
+
+# The modules holding the suite's longest tests (a whole game, a server with real clients, a
+# browser: 15 to 45 s each), longest first. They run first, so that the workers (pytest-xdist,
+# `--dist worksteal`) end on short tests together instead of one of them finishing a long one
+# alone at the end. Every other module keeps its place after them; the tests of a module stay
+# together (in their order), so a module-scoped fixture still starts once per worker.
+LONGEST_FIRST = (
+    "test_saves_kill.py", "test_serve_web_e2e.py", "test_serve_store_e2e.py",
+    "ui/test_literal_text.py", "test_serve_store.py", "test_store_tables.py",
+    "ui/test_stats_ui.py", "test_movegen.py", "test_conformance.py", "web/test_web_browser.py",
+    "test_serve_tables_e2e.py", "test_serve.py", "test_serve_faults.py", "ui/test_play.py",
+    "test_serve_bounds.py", "test_serve_computers.py", "ui/test_mouse.py",
+    "test_plain_tables.py", "test_serve_fork.py", "test_properties.py",
+    "ui/test_table_features.py", "ui/test_review.py", "test_arena.py",
+)
+TESTS = Path(__file__).parent
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> Generator[None, int, int]:
+    """``-n auto``: one worker more than the cores. The end-to-end tests spend much of their
+    time waiting on other processes (a server, ssh, tmux, Chromium), which leaves a core idle
+    with one worker per core. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still sets the number."""
+    cores = yield
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return cores
+    return cores + 1
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+
+    def module_rank(item: pytest.Item) -> int:
+        try:
+            name = item.path.relative_to(TESTS).as_posix()
+        except ValueError:  # a test file given from elsewhere
+            return len(rank)
+        return rank.get(name, len(rank))
+
+    items.sort(key=module_rank)  # stable: the order within a module, and of the rest, stays
 
 
 @pytest.fixture

@@ -374,6 +374,14 @@ def play_turns(players: list[Player], data: Path, scratch: Path, moves: int) -> 
     return played
 
 
+def wait_summary(player: Player, round_no: int = 1) -> str:
+    """Until the round's summary is drawn whole (its title, its totals and its keys: a screen
+    may arrive in parts): the screen."""
+    found = player.wait_match(rf"Round {round_no} summary(?s:.)*Round total\s+\d+\s+\d+"
+                              r"(?s:.)*Enter: (?:next round|see the result)")
+    return found.string
+
+
 # ====================================================================== the tests
 def test_two_people_play_a_whole_round(tmux: Tmux, tmp_path: Path,
                                        servers: list[Server]) -> None:
@@ -391,8 +399,7 @@ def test_two_people_play_a_whole_round(tmux: Tmux, tmp_path: Path,
     assert played == len(state.history), (played, len(state.history))
     totals = []
     for p in (ann, bob):
-        screen = p.wait_for("Round 1 summary")
-        assert "Enter: next round" in screen or "Enter: see the result" in screen
+        screen = wait_summary(p)
         totals.append(re.search(r"Round total\s+(\d+)\s+(\d+)", screen))
     assert totals[0] and totals[1] and totals[0].groups() == totals[1].groups()
     assert [int(t) for t in totals[0].groups()] == list(state.scores)

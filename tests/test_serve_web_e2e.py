@@ -45,6 +45,7 @@ from test_serve_tables_e2e import (
     saved_state,
     serve,
     start,
+    wait_summary,
     whose_turn,
 )
 from web.web_support import WebClient, open_game, sign_in
@@ -316,7 +317,7 @@ def test_an_ssh_player_takes_their_game_to_a_browser_and_plays_a_round_at_a_tabl
         state = finish_round([ann, bob], server.data_dir, scratch, played)
         totals = []
         for p in (ann, bob):
-            screen = p.wait_for("Round 1 summary")
+            screen = wait_summary(p)
             totals.append(re.search(r"Round total\s+(\d+)\s+(\d+)", screen))
         assert totals[0] and totals[1] and totals[0].groups() == totals[1].groups()
         assert [int(t) for t in totals[0].groups()] == list(state.scores)

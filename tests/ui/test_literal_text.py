@@ -124,27 +124,33 @@ async def test_player_names_and_seeds_are_shown_literally_at_the_table() -> None
     config = config_for(state, humans=2, names=[CLOSE, BAD])
     app = make_app(state, config)
     seen: set[type] = set()
+    read: set[tuple[type, object]] = set()  # (screen, whose turn) whose text was checked
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(400):
             await settle(pilot)
             screen = app.screen
             seen.add(type(screen))
-            text = screen_text(app)
+            # Each kind of screen is read for each person (a screenshot of the whole screen
+            # costs a tenth of a second): the same names on the same screens every turn.
+            game = next(s for s in app.screen_stack if isinstance(s, GameScreen))
+            whose = (type(screen), game.state.current_player)
+            text = "" if whose in read else screen_text(app)
+            read.add(whose)
             if isinstance(screen, GameOverScreen):
                 assert f"seed {CLOSE}" in text
                 assert any(f"{name} won!" in text for name in (CLOSE, BAD)) or \
                     "The game is over" in text
                 break
             if isinstance(screen, PrivacyScreen):
-                assert f"Pass the keyboard to {screen.player}" in text
+                assert not text or f"Pass the keyboard to {screen.player}" in text
                 await pilot.press("space")
             elif isinstance(screen, RoundSummaryScreen):
-                assert CLOSE in text and BAD in text
+                assert not text or (CLOSE in text and BAD in text)
                 await pilot.press("enter")
             else:
                 assert isinstance(screen, GameScreen) and screen.awaiting_human
-                assert f"{screen.session.names[screen.state.current_player or 0]}'s hand" \
-                    in text
+                assert not text or \
+                    f"{screen.session.names[screen.state.current_player or 0]}'s hand" in text
                 if screen.current_move is None:
                     await pilot.press("right")
                     continue
