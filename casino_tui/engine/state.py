@@ -53,17 +53,23 @@ _NO_ITEMS: Final[dict[int, dict[str, int]]] = {}
 _GENERATE: Final = _hotpath.generate_for
 _PLAY_ON_TABLE: Final = _hotpath.play_on_table
 _SHUFFLED: Final = _hotpath.shuffled
+_SHUFFLED_SEEDED: Final = _hotpath.shuffled_seeded
+
+
+def _seed_bytes(text: str) -> bytes:
+    """The integer ``random.seed(text)`` seeds with, as big-endian bytes (version 2: the
+    string's UTF-8 bytes followed by their SHA-512)."""
+    data = text.encode()
+    return data + sha512(data).digest()
 
 
 def _seeded_fast(text: str) -> random.Random:
     """``random.Random(text)`` without its interpreted seeding code (``Random.__init__`` and
     ``Random.seed`` are Python; this module is compiled): the string is made an int as
-    ``random.seed`` makes it (version 2: its UTF-8 bytes followed by their SHA-512, read
-    big-endian) and given to the C seeding. :data:`_seeded` uses it only when it gives
-    exactly ``random.Random``'s state on this Python."""
-    data = text.encode()
+    ``random.seed`` makes it (:func:`_seed_bytes`) and given to the C seeding. :data:`_seeded`
+    uses it only when it gives exactly ``random.Random``'s state on this Python."""
     rng: random.Random = random.Random.__new__(random.Random)
-    _random.Random.seed(rng, int.from_bytes(data + sha512(data).digest(), "big"))
+    _random.Random.seed(rng, int.from_bytes(_seed_bytes(text), "big"))
     rng.gauss_next = None  # type: ignore[attr-defined]  # (Random.__init__ sets it too)
     return rng
 
@@ -83,6 +89,24 @@ def _pick_seeding() -> Callable[[str], random.Random]:
 
 
 _seeded: Final = _pick_seeding()
+
+
+def _pick_shuffle() -> bool:
+    """May a round's deck be shuffled with :data:`_SHUFFLED_SEEDED` (the seeding and the draws
+    in C, in one call: ``_cgen`` has its own copy of CPython's Mersenne Twister)? Only when
+    it deals exactly what ``random.Random(text)`` deals on this Python."""
+    if _seeded is not _seeded_fast:
+        return False
+    deck = tuple(range(52))
+    try:
+        return all(_SHUFFLED_SEEDED(deck, _seed_bytes(t))
+                   == _SHUFFLED(deck, random.Random(t).random)
+                   for t in ("casino-tui/0/round-1", "casino-tui/x\u00e9/round-12", ""))
+    except Exception:  # another Python's random: the plain way
+        return False
+
+
+_SEEDED_SHUFFLE: Final = _pick_shuffle()
 
 
 class MoveEvent:
@@ -247,7 +271,10 @@ class State:
             # deck order; much cheaper than random.shuffle's Python-level loop). Saved
             # games replay from the seed, so this order must never change: the cards sorted by
             # (key, card), the deck being in ascending order.
-            order = _SHUFFLED(self.rules.deck_cards, self._rng(f"round-{self.round_no + 1}").random)
+            # (in one C call when it deals the same: _pick_shuffle)
+            what = f"casino-tui/{self.seed}/round-{self.round_no + 1}"
+            order = _SHUFFLED_SEEDED(self.rules.deck_cards, _seed_bytes(what)) \
+                if _SEEDED_SHUFFLE else _SHUFFLED(self.rules.deck_cards, _seeded(what).random)
         if self.round_no:
             self.dealer = (self.dealer + 1) % self.num_players
         self.round_no += 1
