@@ -109,6 +109,15 @@ def _pick_shuffle() -> bool:
 _SEEDED_SHUFFLE: Final = _pick_shuffle()
 
 
+def _any_cards(hands: list[list[Card]]) -> bool:
+    """Does any hand hold a card? (``any(hands)`` without looking ``any`` up in the builtins
+    at every call, which the compiled module does)"""
+    for h in hands:  # noqa: SIM110 (a loop the compiler keeps in C)
+        if h:
+            return True
+    return False
+
+
 class MoveEvent:
     """What one applied move did (for logs, animations and tests).
 
@@ -197,6 +206,8 @@ class State:
         self._owner_rules_apply = self._penalty2 or self._set_value_owner
         self._draw_or_pluck = self._draw or self._pluck
         self._hot_args = rules.hot_args
+        self._deal_orders = rules.deal_orders
+        self._initial_pairs = rules.initial_pairs_to_first_player
         self.scores = [0] * len(self.sides)
         self.target = rules.target
         self.round_no = 0
@@ -204,7 +215,7 @@ class State:
         self.winner: int | None = None
         self.history: list[Move] = []
         self.round_summaries: list[RoundSummary] = []
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self._reset_round_state()
         if deal:
             self.dealer = self._first_dealer()
@@ -257,9 +268,9 @@ class State:
         ``deck``: the round's cards in order, top card first (reproducible deals, tests and
         replays); by default the deck is shuffled from the seed.
         """
-        if self.phase == Phase.GAME_OVER:
+        if self.phase is _GAME_OVER:
             raise StateError("the game is over")
-        if self.round_no and self.phase != Phase.ROUND_OVER:
+        if self.round_no and self.phase is not _ROUND_OVER:
             raise StateError("the round is still being played")
         if deck is not None:
             order = list(deck)
@@ -280,12 +291,12 @@ class State:
         self.round_no += 1
         self._reset_round_state()
         self.stock = order[::-1]  # order[0] is the top card
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self._deal(first=True)
 
     def deal_order(self, first: bool, hand_size: int) -> list[int | None]:
         """Recipients of the stock's cards in order for one deal (None = the table)."""
-        cache = self.rules.deal_orders
+        cache = self._deal_orders
         key = (self.num_players, self.dealer, first, hand_size)
         order = cache.get(key)
         if order is None:
@@ -307,7 +318,7 @@ class State:
             table.sort()
         self.to_move = (self.dealer + 1) % self.num_players
         self._legal = None
-        if first and self.rules.initial_pairs_to_first_player:
+        if first and self._initial_pairs:
             self._grant_initial_pairs()
         self.deal_start = len(self.history)
         self.deal_table = tuple(self.table)
@@ -605,11 +616,11 @@ class State:
                 ev.drew = self.stock.pop()
                 hand.append(ev.drew)
             if self._pluck and not self.pluck_used[seat] and self._pluckable(card):
-                self.phase = Phase.PLUCK
+                self.phase = _PLUCK
                 self._played_card = card
                 return ev
         # end of turn (inline of _end_turn for the common case)
-        if hand or any(self.hands):
+        if hand or _any_cards(self.hands):
             self.to_move = (seat + 1) % self.num_players
             return ev
         self._end_turn(seat, ev)
@@ -640,7 +651,7 @@ class State:
         return bool(left) and not movegen.keeps_builds(ctx, hi, left)
 
     def _is_final_play(self) -> bool:
-        return not self.stock and not any(self.hands)
+        return not self.stock and not _any_cards(self.hands)
 
     def _award_sweep(self, seat: int, ev: MoveEvent | None = None) -> None:
         self.sweeps[seat] += 1
@@ -663,23 +674,23 @@ class State:
         """Points scored during play; they can end the game at once (D-SD-1)."""
         self._record_immediate(side, items, ev)
         # D-SD-1: reaching the target while strictly highest ends the game at once
-        if self.phase in (Phase.PLAY, Phase.PLUCK):
+        if self.phase is _PLAY or self.phase is _PLUCK:
             s = self.scores[side]
             if s >= self.target and all(s > o for i, o in enumerate(self.scores) if i != side):
                 self._finish_game(side, ev)
 
     def _finish_game(self, side: int | None, ev: MoveEvent | None) -> None:
         self.winner = side
-        self.phase = Phase.GAME_OVER
+        self.phase = _GAME_OVER
         self._legal = None
         if ev is not None:
             ev.game_over = True
 
     def _end_turn(self, seat: int, ev: MoveEvent) -> None:
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self._played_card = None
         n = self.num_players
-        if not any(self.hands):
+        if not _any_cards(self.hands):
             if self.stock:
                 ev.redeal = True
                 self.pluck_used = [False] * n
@@ -747,7 +758,7 @@ class State:
         if winner is not None:
             self._finish_game(winner, ev)
         else:
-            self.phase = Phase.ROUND_OVER
+            self.phase = _ROUND_OVER
         self._legal = None
 
     def _count_out(self, steps: list[list[tuple[str, int]]]) -> int | None:
@@ -828,6 +839,8 @@ class State:
         self._owner_rules_apply = o._owner_rules_apply
         self._draw_or_pluck = o._draw_or_pluck
         self._hot_args = o._hot_args
+        self._deal_orders = o._deal_orders
+        self._initial_pairs = o._initial_pairs
         self.scores = list(o.scores)
         self.target = o.target
         self.round_no = o.round_no
