@@ -1673,27 +1673,36 @@ static PyObject *shuffled(PyObject *self, PyObject *const *args, Py_ssize_t narg
 
 /* MT19937 as CPython's _randommodule.c has it (init_genrand, init_by_array, genrand_uint32,
  * random()), so that a generator seeded here with an integer draws exactly the numbers
- * random.Random(that integer) draws. state.py checks at import that the two agree on this
- * Python before it uses shuffled_seeded (else it shuffles with random.Random itself). */
+ * random.Random(that integer) draws, for the first 227 words (all a shuffle needs): the
+ * starting state is made once, and only the words drawn are twisted. state.py checks at
+ * import that the two agree on this Python before it uses shuffled_seeded (else it shuffles
+ * with random.Random itself). */
 #define MT_N 624
 #define MT_M 397
+/* a shuffle draws two words a card from a fresh seeding: 2 * MAXP words, all of them among
+ * the first MT_N - MT_M (see mt_first) */
+#if 2 * MAXP > MT_N - MT_M
+#error "a deck of MAXP cards draws more words than mt_first gives"
+#endif
 
 typedef struct {
     uint32_t mt[MT_N];
     int index;
 } Twister;
 
-static void mt_init_genrand(Twister *r, uint32_t s) {
-    uint32_t *mt = r->mt;
-    mt[0] = s;
-    for (int i = 1; i < MT_N; i++)
-        mt[i] = 1812433253U * (mt[i - 1] ^ (mt[i - 1] >> 30)) + (uint32_t)i;
-    r->index = MT_N;
-}
+/* init_genrand(19650218), where every seeding starts: the same words each time, made once */
+static uint32_t mt_start[MT_N];
+static int mt_start_made = 0;
 
 static void mt_init_by_array(Twister *r, const uint32_t *key, size_t len) {
     uint32_t *mt = r->mt;
-    mt_init_genrand(r, 19650218U);
+    if (!mt_start_made) {
+        mt_start[0] = 19650218U;
+        for (int i = 1; i < MT_N; i++)
+            mt_start[i] = 1812433253U * (mt_start[i - 1] ^ (mt_start[i - 1] >> 30)) + (uint32_t)i;
+        mt_start_made = 1;
+    }
+    memcpy(mt, mt_start, sizeof mt_start);
     size_t i = 1, j = 0;
     for (size_t k = MT_N > len ? MT_N : len; k; k--) {
         mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
@@ -1715,26 +1724,19 @@ static void mt_init_by_array(Twister *r, const uint32_t *key, size_t len) {
         }
     }
     mt[0] = 0x80000000U;
+    r->index = 0; /* (no word twisted yet: mt_first twists them one at a time) */
 }
 
-static uint32_t mt_next(Twister *r) {
+/* The first MT_N - MT_M words after a seeding (CPython's genrand_uint32 twists all MT_N
+ * words at its first call; word kk < MT_N - MT_M of that twist reads only words kk, kk + 1
+ * and kk + MT_M of the seeded state, none of them twisted yet, so each is twisted when it is
+ * drawn: the same words, without the rest of the twist). */
+static uint32_t mt_first(Twister *r) {
     static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
-    uint32_t *mt = r->mt, y;
-    if (r->index >= MT_N) {
-        int kk;
-        for (kk = 0; kk < MT_N - MT_M; kk++) {
-            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
-            mt[kk] = mt[kk + MT_M] ^ (y >> 1) ^ mag01[y & 0x1U];
-        }
-        for (; kk < MT_N - 1; kk++) {
-            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
-            mt[kk] = mt[kk + (MT_M - MT_N)] ^ (y >> 1) ^ mag01[y & 0x1U];
-        }
-        y = (mt[MT_N - 1] & 0x80000000U) | (mt[0] & 0x7fffffffU);
-        mt[MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ mag01[y & 0x1U];
-        r->index = 0;
-    }
-    y = mt[r->index++];
+    uint32_t *mt = r->mt;
+    int kk = r->index++;
+    uint32_t y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+    y = mt[kk] = mt[kk + MT_M] ^ (y >> 1) ^ mag01[y & 0x1U];
     y ^= (y >> 11);
     y ^= (y << 7) & 0x9d2c5680U;
     y ^= (y << 15) & 0xefc60000U;
@@ -1743,7 +1745,7 @@ static uint32_t mt_next(Twister *r) {
 }
 
 static double mt_random(Twister *r) {
-    uint32_t a = mt_next(r) >> 5, b = mt_next(r) >> 6;
+    uint32_t a = mt_first(r) >> 5, b = mt_first(r) >> 6;
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
 }
 
