@@ -141,8 +141,12 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
         low = min(side_sweeps)
         side_sweeps = [s - low for s in side_sweeps]
     out: list[SideScore] = []
+    big, little = sr.big_casino, sr.little_casino
+    held: list[tuple[bool, bool, int]] = []  # each side's casinos and aces
     for cards in pooled:
         n0 = n1 = n2 = n3 = 0  # cards of each suit (a card's suit is its low two bits)
+        has_big = has_little = False
+        aces = 0
         for c in cards:
             suit = c & 3
             if suit == 0:
@@ -153,7 +157,14 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
                 n2 += 1
             else:
                 n3 += 1
+            if c < 4:  # an ace is rank 0
+                aces += 1
+            if c == big:
+                has_big = True
+            if c == little:
+                has_little = True
         out.append(SideScore({}, len(cards), (n0, n1, n2, n3)))
+        held.append((has_big, has_little, aces))
     n_cards = [s.cards for s in out]
     timing = sr.score_timing if skip_immediate else "end_of_round"
     sweeps_now = timing == "end_of_round"
@@ -200,7 +211,8 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
     for i, cards in enumerate(pooled):
         items = out[i].items
         if cards_now:
-            items.update(_card_points(sr, cards))
+            has_big, has_little, aces = held[i]
+            items.update(_points_of(sr, has_big, has_little, aces, cards))
         if sweeps_now and side_sweeps[i] and sr.sweep_points:
             items["sweeps"] = side_sweeps[i] * sr.sweep_points
     if sr.last_capture_points and last_capturer is not None:
@@ -208,10 +220,10 @@ def score_round(rules: Rules, sides: Sequence[Sequence[int]], captured: Sequence
             if last_capturer in side:
                 out[i].items["last_capture"] = sr.last_capture_points
     # all eleven: one side took every base item (sweeps excluded)
-    for i, cards in enumerate(pooled):
+    for i in range(len(pooled)):
         items = out[i].items
-        if ("cards" in items and "most_S" in items and sr.big_casino in cards
-                and sr.little_casino in cards and count_aces(cards) == 4):
+        has_big, has_little, aces = held[i]
+        if "cards" in items and "most_S" in items and has_big and has_little and aces == 4:
             out[i].all_eleven = True
             if sr.all_eleven_rule == "bonus_point":
                 items["all_eleven"] = 1
@@ -244,6 +256,13 @@ def _card_points(sr: ScoringRules, cards: list[Card]) -> dict[str, int]:
             has_little = True
         if c < 4:  # an ace is rank 0
             aces += 1
+    return _points_of(sr, has_big, has_little, aces, cards)
+
+
+def _points_of(sr: ScoringRules, has_big: bool, has_little: bool, aces: int,
+               cards: list[Card]) -> dict[str, int]:
+    """The points of ``cards``, which hold the big and little casinos or not and ``aces``
+    aces (:func:`score_round` counts them with the suits, in one pass)."""
     items: dict[str, int] = {}
     if has_big and sr.big_casino_points:
         items["big_casino"] = sr.big_casino_points

@@ -722,7 +722,10 @@ class State:
     def _end_round(self, ev: MoveEvent | None) -> None:
         residue: list[Card] = []
         for p in self.table:
-            residue.extend(pile_cards(p))
+            if isinstance(p, int):  # a loose card (compiled: no call for it)
+                residue.append(p)
+            else:
+                residue.extend(pile_cards(p))
         self.table = []
         residue_to = self.last_capturer
         if residue:
