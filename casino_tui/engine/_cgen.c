@@ -1703,21 +1703,27 @@ static void mt_init_by_array(Twister *r, const uint32_t *key, size_t len) {
         mt_start_made = 1;
     }
     memcpy(mt, mt_start, sizeof mt_start);
+    /* (CPython's two loops, each in runs up to the end of the state, where it wraps) */
     size_t i = 1, j = 0;
-    for (size_t k = MT_N > len ? MT_N : len; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
-        i++;
-        j++;
+    for (size_t k = MT_N > len ? MT_N : len; k;) {
+        size_t run = MT_N - i < k ? MT_N - i : k;
+        k -= run;
+        for (; run; run--, i++) {
+            mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j]
+                    + (uint32_t)j;
+            if (++j >= len)
+                j = 0;
+        }
         if (i >= MT_N) {
             mt[0] = mt[MT_N - 1];
             i = 1;
         }
-        if (j >= len)
-            j = 0;
     }
-    for (size_t k = MT_N - 1; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
-        i++;
+    for (size_t k = MT_N - 1; k;) {
+        size_t run = MT_N - i < k ? MT_N - i : k;
+        k -= run;
+        for (; run; run--, i++)
+            mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
         if (i >= MT_N) {
             mt[0] = mt[MT_N - 1];
             i = 1;
@@ -1782,18 +1788,30 @@ static PyObject *shuffled_seeded(PyObject *self, PyObject *const *args, Py_ssize
     if (key != small)
         PyMem_Free(key);
     Py_ssize_t n = PyTuple_GET_SIZE(deck);
+    /* the cards ordered by their keys, equal keys in deck order (as order_by_keys): first by
+     * the key's 64th of [0, 1) in deck order (a counting sort, stable), then an insertion sort,
+     * which moves a card only past greater keys of its own 64th (so few moves) */
     double kv[MAXP];
-    int idx[MAXP];
+    int idx[MAXP], start[65] = {0};
+    unsigned char bucket[MAXP];
     for (Py_ssize_t i = 0; i < n; i++) {
-        double x = mt_random(&r);
-        Py_ssize_t j = i; /* (an insertion sort, as order_by_keys) */
-        while (j > 0 && x < kv[j - 1]) {
-            kv[j] = kv[j - 1];
+        kv[i] = mt_random(&r); /* (in [0, 1): its 64th is 0 to 63) */
+        bucket[i] = (unsigned char)(kv[i] * 64.0);
+        start[bucket[i] + 1]++;
+    }
+    for (int b = 1; b < 65; b++)
+        start[b] += start[b - 1];
+    for (Py_ssize_t i = 0; i < n; i++)
+        idx[start[bucket[i]]++] = (int)i;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        int v = idx[i];
+        double x = kv[v];
+        Py_ssize_t j = i;
+        while (j > 0 && x < kv[idx[j - 1]]) {
             idx[j] = idx[j - 1];
             j--;
         }
-        kv[j] = x;
-        idx[j] = (int)i;
+        idx[j] = v;
     }
     PyObject *out = PyList_New(n);
     if (out == NULL)
