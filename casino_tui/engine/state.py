@@ -8,11 +8,12 @@ a reason). A :class:`State` is mutable; :meth:`State.clone` gives an independent
 from __future__ import annotations
 
 import _random
+import importlib
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from hashlib import sha512
+from hashlib import sha512 as _hashlib_sha512
 from typing import Any, Final
 
 from . import _hotpath, fastgen, movegen
@@ -56,11 +57,26 @@ _SHUFFLED: Final = _hotpath.shuffled
 _SHUFFLED_SEEDED: Final = _hotpath.shuffled_seeded
 
 
+def _pick_sha512() -> Callable[[bytes], Any]:
+    """CPython's own SHA-512 where it has one (no OpenSSL context to set up for a few bytes:
+    cheaper), else hashlib's; the same digest either way."""
+    try:
+        own = importlib.import_module("_sha512").sha512
+        return own if own(b"casino-tui").digest() == \
+            _hashlib_sha512(b"casino-tui").digest() else _hashlib_sha512
+    except (ImportError, AttributeError):  # another Python
+        return _hashlib_sha512
+
+
+sha512: Final = _pick_sha512()
+
+
 def _seed_bytes(text: str) -> bytes:
     """The integer ``random.seed(text)`` seeds with, as big-endian bytes (version 2: the
     string's UTF-8 bytes followed by their SHA-512)."""
     data = text.encode()
-    return data + sha512(data).digest()
+    digest: bytes = sha512(data).digest()
+    return data + digest
 
 
 def _seeded_fast(text: str) -> random.Random:
@@ -207,6 +223,7 @@ class State:
         self._draw_or_pluck = self._draw or self._pluck
         self._hot_args = rules.hot_args
         self._deal_orders = rules.deal_orders
+        self._deal_cache: dict[int, list[int | None]] = {}
         self._initial_pairs = rules.initial_pairs_to_first_player
         self.scores = [0] * len(self.sides)
         self.target = rules.target
@@ -296,12 +313,17 @@ class State:
 
     def deal_order(self, first: bool, hand_size: int) -> list[int | None]:
         """Recipients of the stock's cards in order for one deal (None = the table)."""
-        cache = self._deal_orders
-        key = (self.num_players, self.dealer, first, hand_size)
-        order = cache.get(key)
+        # this game's orders by one int (its player count is fixed), then the rules' cache
+        mine = ((self.dealer << 8 | hand_size) << 1) | (1 if first else 0)
+        order = self._deal_cache.get(mine)
         if order is None:
-            order = cache[key] = deal_order(self.rules, self.num_players, self.dealer, first,
-                                            hand_size)
+            cache = self._deal_orders
+            key = (self.num_players, self.dealer, first, hand_size)
+            order = cache.get(key)
+            if order is None:
+                order = cache[key] = deal_order(self.rules, self.num_players, self.dealer,
+                                                first, hand_size)
+            self._deal_cache[mine] = order
         return order
 
     def _deal(self, first: bool) -> None:
@@ -843,6 +865,7 @@ class State:
         self._draw_or_pluck = o._draw_or_pluck
         self._hot_args = o._hot_args
         self._deal_orders = o._deal_orders
+        self._deal_cache = o._deal_cache  # (the same orders: the same rules and players)
         self._initial_pairs = o._initial_pairs
         self.scores = list(o.scores)
         self.target = o.target
