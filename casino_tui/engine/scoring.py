@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .cards import ACE, DIAMONDS, JACK, SPADES, SUITS, Card, make_card, rank_of, suit_of
 from .rules import KNOWN_ITEMS as KNOWN_ITEMS  # the item names live with the options naming them
@@ -31,6 +32,19 @@ class SideScore:
     cards: int = 0
     suit_counts: tuple[int, int, int, int] = (0, 0, 0, 0)
     all_eleven: bool = False
+
+    def __init__(self, items: dict[str, int] | None = None, cards: int = 0,
+                 suit_counts: tuple[int, int, int, int] = (0, 0, 0, 0),
+                 all_eleven: bool = False) -> None:
+        # the dataclass's own __init__, written out: compiled, where the generated one runs
+        # as Python (the dataclass keeps an __init__ the class defines)
+        self.items = {} if items is None else items
+        self.cards = cards
+        self.suit_counts = suit_counts
+        self.all_eleven = all_eleven
+
+    def __reduce__(self) -> tuple[Any, ...]:  # (pickled by its fields, as RoundSummary)
+        return (SideScore, (self.items, self.cards, self.suit_counts, self.all_eleven))
 
     @property
     def total(self) -> int:

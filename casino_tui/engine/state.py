@@ -179,6 +179,27 @@ class RoundSummary:
     immediate: list[int]  # points each side scored during the round (immediate scoring)
     count_out_steps: list[list[tuple[str, int]]] | None = None
 
+    def __init__(self, round_no: int, scores: list[SideScore], residue: list[Card],
+                 residue_to: int | None, game_scores: list[int], winner: int | None,
+                 sweeps: list[int], immediate: list[int],
+                 count_out_steps: list[list[tuple[str, int]]] | None = None) -> None:
+        # the dataclass's own __init__, written out: compiled, where the generated one runs
+        # as Python (the dataclass keeps an __init__ the class defines)
+        self.round_no = round_no
+        self.scores = scores
+        self.residue = residue
+        self.residue_to = residue_to
+        self.game_scores = game_scores
+        self.winner = winner
+        self.sweeps = sweeps
+        self.immediate = immediate
+        self.count_out_steps = count_out_steps
+
+    def __reduce__(self) -> tuple[Any, ...]:  # (pickled by its fields: views go to workers)
+        return (RoundSummary, (self.round_no, self.scores, self.residue, self.residue_to,
+                               self.game_scores, self.winner, self.sweeps, self.immediate,
+                               self.count_out_steps))
+
     @property
     def totals(self) -> list[int]:
         return [s.total for s in self.scores]
