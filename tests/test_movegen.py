@@ -658,3 +658,30 @@ def test_the_seeding_gives_random_random_s_state() -> None:
         assert fast.getstate() == plain.getstate()
         assert [fast.random() for _ in range(5)] == [plain.random() for _ in range(5)]
         assert fast.gauss(0, 1) == plain.gauss(0, 1)
+
+
+@needs_native
+def test_the_c_seeded_shuffle_matches_the_hot_path() -> None:
+    """``_cgen.shuffled_seeded`` (CPython's Mersenne Twister seeded in C) deals exactly what
+    ``_hot.shuffled_seeded`` (``random.Random`` of the same integer) deals: seeds of every
+    length, with leading zero bytes (not part of the integer), zero, and word boundaries; the
+    game uses it (the check at import passed on this Python)."""
+    assert native is not None
+    from casino_tui.engine import state as state_module
+
+    rng = random.Random(11)
+    deck = tuple(range(64))  # (at most 64 cards: 128 draws, all among the first 227 words)
+    seeds = [b"", b"\0", b"\0\0\x01", b"\x01", b"\xff" * 4, b"\x01" + b"\0" * 4, b"\xff" * 300]
+    seeds += [rng.randbytes(rng.randrange(1, 120)) for _ in range(200)]
+    seeds += [b"\0" * rng.randrange(1, 9) + rng.randbytes(rng.randrange(0, 40)) for _ in range(50)]
+    for seed in seeds:
+        n = (52, 40, 64, 1)[seed[-1] % 4 if seed else 0]
+        assert native.shuffled_seeded(deck[:n], seed) == hot.shuffled_seeded(deck[:n], seed), seed
+    text = "casino-tui/7/round-3"
+    assert native.shuffled_seeded(deck[:52], state_module._seed_bytes(text)) == \
+        hot.shuffled(deck[:52], random.Random(text).random)
+    assert state_module._SEEDED_SHUFFLE
+    with pytest.raises(TypeError):
+        native.shuffled_seeded(list(deck), b"\x01")
+    with pytest.raises(TypeError):
+        native.shuffled_seeded(deck, "text")

@@ -1,5 +1,5 @@
 /* The engine's hot path in C: casino_tui.engine._cgen (generate_for, play_on_table,
- * order_by_keys, shuffled).
+ * order_by_keys, shuffled, shuffled_seeded).
  *
  * Each is the function of the same name in casino_tui/engine/_hot.py (same arguments, the same
  * result: the same list of moves in the same order, None in the same cases), for the input it
@@ -1669,6 +1669,158 @@ static PyObject *shuffled(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return out;
 }
 
+/* ---- a seeded shuffle: CPython's Mersenne Twister here ---- */
+
+/* MT19937 as CPython's _randommodule.c has it (init_genrand, init_by_array, genrand_uint32,
+ * random()), so that a generator seeded here with an integer draws exactly the numbers
+ * random.Random(that integer) draws, for the first 227 words (all a shuffle needs): the
+ * starting state is made once, and only the words drawn are twisted. state.py checks at
+ * import that the two agree on this Python before it uses shuffled_seeded (else it shuffles
+ * with random.Random itself). */
+#define MT_N 624
+#define MT_M 397
+/* a shuffle draws two words a card from a fresh seeding: 2 * MAXP words, all of them among
+ * the first MT_N - MT_M (see mt_first) */
+#if 2 * MAXP > MT_N - MT_M
+#error "a deck of MAXP cards draws more words than mt_first gives"
+#endif
+
+typedef struct {
+    uint32_t mt[MT_N];
+    int index;
+} Twister;
+
+/* init_genrand(19650218), where every seeding starts: the same words each time, made once */
+static uint32_t mt_start[MT_N];
+static int mt_start_made = 0;
+
+static void mt_init_by_array(Twister *r, const uint32_t *key, size_t len) {
+    uint32_t *mt = r->mt;
+    if (!mt_start_made) {
+        mt_start[0] = 19650218U;
+        for (int i = 1; i < MT_N; i++)
+            mt_start[i] = 1812433253U * (mt_start[i - 1] ^ (mt_start[i - 1] >> 30)) + (uint32_t)i;
+        mt_start_made = 1;
+    }
+    memcpy(mt, mt_start, sizeof mt_start);
+    /* (CPython's two loops, each in runs up to the end of the state, where it wraps) */
+    size_t i = 1, j = 0;
+    for (size_t k = MT_N > len ? MT_N : len; k;) {
+        size_t run = MT_N - i < k ? MT_N - i : k;
+        k -= run;
+        for (; run; run--, i++) {
+            mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j]
+                    + (uint32_t)j;
+            if (++j >= len)
+                j = 0;
+        }
+        if (i >= MT_N) {
+            mt[0] = mt[MT_N - 1];
+            i = 1;
+        }
+    }
+    for (size_t k = MT_N - 1; k;) {
+        size_t run = MT_N - i < k ? MT_N - i : k;
+        k -= run;
+        for (; run; run--, i++)
+            mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+        if (i >= MT_N) {
+            mt[0] = mt[MT_N - 1];
+            i = 1;
+        }
+    }
+    mt[0] = 0x80000000U;
+    r->index = 0; /* (no word twisted yet: mt_first twists them one at a time) */
+}
+
+/* The first MT_N - MT_M words after a seeding (CPython's genrand_uint32 twists all MT_N
+ * words at its first call; word kk < MT_N - MT_M of that twist reads only words kk, kk + 1
+ * and kk + MT_M of the seeded state, none of them twisted yet, so each is twisted when it is
+ * drawn: the same words, without the rest of the twist). */
+static uint32_t mt_first(Twister *r) {
+    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    uint32_t *mt = r->mt;
+    int kk = r->index++;
+    uint32_t y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+    y = mt[kk] = mt[kk + MT_M] ^ (y >> 1) ^ mag01[y & 0x1U];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+static double mt_random(Twister *r) {
+    uint32_t a = mt_first(r) >> 5, b = mt_first(r) >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
+/* _hot.shuffled_seeded(deck, seed): _hot.shuffled(deck, random.Random(n).random) for n the
+ * integer whose big-endian bytes are seed (as random.seed(n) makes its key: n's 32-bit words,
+ * least significant first, at least one) */
+static PyObject *shuffled_seeded(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyTuple_CheckExact(args[0]) || PyTuple_GET_SIZE(args[0]) > MAXP
+            || !PyBytes_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "shuffled_seeded(deck, seed): a tuple of at most 64 "
+                                         "cards and bytes");
+        return NULL;
+    }
+    PyObject *deck = args[0];
+    const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(args[1]);
+    Py_ssize_t len = PyBytes_GET_SIZE(args[1]), s = 0;
+    while (s < len && b[s] == 0) /* leading zero bytes: not part of the integer */
+        s++;
+    /* the integer's 32-bit words (its top byte is not zero: as many as its bit length needs) */
+    size_t words = len - s == 0 ? 1 : (size_t)(len - s + 3) / 4;
+    uint32_t small[64], *key = small;
+    if (words > 64) {
+        key = PyMem_Calloc(words, sizeof(uint32_t));
+        if (key == NULL)
+            return PyErr_NoMemory();
+    }
+    else
+        memset(small, 0, sizeof small);
+    for (Py_ssize_t k = 0; k < len - s; k++) /* byte k from the least significant end */
+        key[k / 4] |= (uint32_t)b[len - 1 - k] << (8 * (k % 4));
+    Twister r;
+    mt_init_by_array(&r, key, words);
+    if (key != small)
+        PyMem_Free(key);
+    Py_ssize_t n = PyTuple_GET_SIZE(deck);
+    /* the cards ordered by their keys, equal keys in deck order (as order_by_keys): first by
+     * the key's 64th of [0, 1) in deck order (a counting sort, stable), then an insertion sort,
+     * which moves a card only past greater keys of its own 64th (so few moves) */
+    double kv[MAXP];
+    int idx[MAXP], start[65] = {0};
+    unsigned char bucket[MAXP];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        kv[i] = mt_random(&r); /* (in [0, 1): its 64th is 0 to 63) */
+        bucket[i] = (unsigned char)(kv[i] * 64.0);
+        start[bucket[i] + 1]++;
+    }
+    for (int b = 1; b < 65; b++)
+        start[b] += start[b - 1];
+    for (Py_ssize_t i = 0; i < n; i++)
+        idx[start[bucket[i]]++] = (int)i;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        int v = idx[i];
+        double x = kv[v];
+        Py_ssize_t j = i;
+        while (j > 0 && x < kv[idx[j - 1]]) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = v;
+    }
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyList_SET_ITEM(out, i, Py_NewRef(PyTuple_GET_ITEM(deck, idx[i])));
+    return out;
+}
+
 static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 6 || !PyType_Check(args[3])
@@ -1722,6 +1874,8 @@ static PyMethodDef methods[] = {
      "order_by_keys(deck, keys): exactly as casino_tui.engine._hot.order_by_keys."},
     {"shuffled", (PyCFunction)(void (*)(void))shuffled, METH_FASTCALL,
      "shuffled(deck, random): exactly as casino_tui.engine._hot.shuffled."},
+    {"shuffled_seeded", (PyCFunction)(void (*)(void))shuffled_seeded, METH_FASTCALL,
+     "shuffled_seeded(deck, seed): exactly as casino_tui.engine._hot.shuffled_seeded."},
     {"play_on_table", (PyCFunction)(void (*)(void))play_on_table, METH_FASTCALL,
      "play_on_table(table, move, owner, taken): exactly as "
      "casino_tui.engine._hot.play_on_table."},

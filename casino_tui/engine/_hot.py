@@ -13,6 +13,7 @@ enumeration only runs for sums that exist.
 
 from __future__ import annotations
 
+import random as _random_module
 from collections.abc import Callable
 from typing import Final, Literal, cast
 
@@ -446,6 +447,12 @@ def shuffled(deck: tuple[int, ...], random: Callable[[], float]) -> list[int]:
     """The cards of ``deck`` ordered by a key from ``random()`` each, drawn in deck order
     (:func:`order_by_keys`)."""
     return order_by_keys(deck, [random() for _ in deck])
+
+
+def shuffled_seeded(deck: tuple[int, ...], seed: bytes) -> list[int]:
+    """:func:`shuffled` with the ``random()`` of ``random.Random(n)``, ``n`` the integer whose
+    big-endian bytes are ``seed`` (``_cgen`` seeds its own copy of the same generator)."""
+    return shuffled(deck, _random_module.Random(int.from_bytes(seed, "big")).random)
 
 
 def play_on_table(table: list[Pile], move: Move, owner: int,

@@ -120,6 +120,7 @@ play_on_table: Callable[[list[Pile], Move, int, list[int]], tuple[list[Pile], Bu
     _impl.play_on_table
 order_by_keys: Callable[[tuple[int, ...], list[float]], list[int]] = _impl.order_by_keys
 shuffled: Callable[[tuple[int, ...], Callable[[], float]], list[int]] = _impl.shuffled
+shuffled_seeded: Callable[[tuple[int, ...], bytes], list[int]] = _impl.shuffled_seeded
 
 
 def is_compiled() -> bool:

@@ -8,11 +8,12 @@ a reason). A :class:`State` is mutable; :meth:`State.clone` gives an independent
 from __future__ import annotations
 
 import _random
+import importlib
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from hashlib import sha512
+from hashlib import sha512 as _hashlib_sha512
 from typing import Any, Final
 
 from . import _hotpath, fastgen, movegen
@@ -53,17 +54,38 @@ _NO_ITEMS: Final[dict[int, dict[str, int]]] = {}
 _GENERATE: Final = _hotpath.generate_for
 _PLAY_ON_TABLE: Final = _hotpath.play_on_table
 _SHUFFLED: Final = _hotpath.shuffled
+_SHUFFLED_SEEDED: Final = _hotpath.shuffled_seeded
+
+
+def _pick_sha512() -> Callable[[bytes], Any]:
+    """CPython's own SHA-512 where it has one (no OpenSSL context to set up for a few bytes:
+    cheaper), else hashlib's; the same digest either way."""
+    try:
+        own = importlib.import_module("_sha512").sha512
+        return own if own(b"casino-tui").digest() == \
+            _hashlib_sha512(b"casino-tui").digest() else _hashlib_sha512
+    except (ImportError, AttributeError):  # another Python
+        return _hashlib_sha512
+
+
+sha512: Final = _pick_sha512()
+
+
+def _seed_bytes(text: str) -> bytes:
+    """The integer ``random.seed(text)`` seeds with, as big-endian bytes (version 2: the
+    string's UTF-8 bytes followed by their SHA-512)."""
+    data = text.encode()
+    digest: bytes = sha512(data).digest()
+    return data + digest
 
 
 def _seeded_fast(text: str) -> random.Random:
     """``random.Random(text)`` without its interpreted seeding code (``Random.__init__`` and
     ``Random.seed`` are Python; this module is compiled): the string is made an int as
-    ``random.seed`` makes it (version 2: its UTF-8 bytes followed by their SHA-512, read
-    big-endian) and given to the C seeding. :data:`_seeded` uses it only when it gives
-    exactly ``random.Random``'s state on this Python."""
-    data = text.encode()
+    ``random.seed`` makes it (:func:`_seed_bytes`) and given to the C seeding. :data:`_seeded`
+    uses it only when it gives exactly ``random.Random``'s state on this Python."""
     rng: random.Random = random.Random.__new__(random.Random)
-    _random.Random.seed(rng, int.from_bytes(data + sha512(data).digest(), "big"))
+    _random.Random.seed(rng, int.from_bytes(_seed_bytes(text), "big"))
     rng.gauss_next = None  # type: ignore[attr-defined]  # (Random.__init__ sets it too)
     return rng
 
@@ -83,6 +105,33 @@ def _pick_seeding() -> Callable[[str], random.Random]:
 
 
 _seeded: Final = _pick_seeding()
+
+
+def _pick_shuffle() -> bool:
+    """May a round's deck be shuffled with :data:`_SHUFFLED_SEEDED` (the seeding and the draws
+    in C, in one call: ``_cgen`` has its own copy of CPython's Mersenne Twister)? Only when
+    it deals exactly what ``random.Random(text)`` deals on this Python."""
+    if _seeded is not _seeded_fast:
+        return False
+    deck = tuple(range(52))
+    try:
+        return all(_SHUFFLED_SEEDED(deck, _seed_bytes(t))
+                   == _SHUFFLED(deck, random.Random(t).random)
+                   for t in ("casino-tui/0/round-1", "casino-tui/x\u00e9/round-12", ""))
+    except Exception:  # another Python's random: the plain way
+        return False
+
+
+_SEEDED_SHUFFLE: Final = _pick_shuffle()
+
+
+def _any_cards(hands: list[list[Card]]) -> bool:
+    """Does any hand hold a card? (``any(hands)`` without looking ``any`` up in the builtins
+    at every call, which the compiled module does)"""
+    for h in hands:  # noqa: SIM110 (a loop the compiler keeps in C)
+        if h:
+            return True
+    return False
 
 
 class MoveEvent:
@@ -130,6 +179,27 @@ class RoundSummary:
     immediate: list[int]  # points each side scored during the round (immediate scoring)
     count_out_steps: list[list[tuple[str, int]]] | None = None
 
+    def __init__(self, round_no: int, scores: list[SideScore], residue: list[Card],
+                 residue_to: int | None, game_scores: list[int], winner: int | None,
+                 sweeps: list[int], immediate: list[int],
+                 count_out_steps: list[list[tuple[str, int]]] | None = None) -> None:
+        # the dataclass's own __init__, written out: compiled, where the generated one runs
+        # as Python (the dataclass keeps an __init__ the class defines)
+        self.round_no = round_no
+        self.scores = scores
+        self.residue = residue
+        self.residue_to = residue_to
+        self.game_scores = game_scores
+        self.winner = winner
+        self.sweeps = sweeps
+        self.immediate = immediate
+        self.count_out_steps = count_out_steps
+
+    def __reduce__(self) -> tuple[Any, ...]:  # (pickled by its fields: views go to workers)
+        return (RoundSummary, (self.round_no, self.scores, self.residue, self.residue_to,
+                               self.game_scores, self.winner, self.sweeps, self.immediate,
+                               self.count_out_steps))
+
     @property
     def totals(self) -> list[int]:
         return [s.total for s in self.scores]
@@ -173,6 +243,9 @@ class State:
         self._owner_rules_apply = self._penalty2 or self._set_value_owner
         self._draw_or_pluck = self._draw or self._pluck
         self._hot_args = rules.hot_args
+        self._deal_orders = rules.deal_orders
+        self._deal_cache: dict[int, list[int | None]] = {}
+        self._initial_pairs = rules.initial_pairs_to_first_player
         self.scores = [0] * len(self.sides)
         self.target = rules.target
         self.round_no = 0
@@ -180,7 +253,7 @@ class State:
         self.winner: int | None = None
         self.history: list[Move] = []
         self.round_summaries: list[RoundSummary] = []
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self._reset_round_state()
         if deal:
             self.dealer = self._first_dealer()
@@ -233,9 +306,9 @@ class State:
         ``deck``: the round's cards in order, top card first (reproducible deals, tests and
         replays); by default the deck is shuffled from the seed.
         """
-        if self.phase == Phase.GAME_OVER:
+        if self.phase is _GAME_OVER:
             raise StateError("the game is over")
-        if self.round_no and self.phase != Phase.ROUND_OVER:
+        if self.round_no and self.phase is not _ROUND_OVER:
             raise StateError("the round is still being played")
         if deck is not None:
             order = list(deck)
@@ -247,23 +320,31 @@ class State:
             # deck order; much cheaper than random.shuffle's Python-level loop). Saved
             # games replay from the seed, so this order must never change: the cards sorted by
             # (key, card), the deck being in ascending order.
-            order = _SHUFFLED(self.rules.deck_cards, self._rng(f"round-{self.round_no + 1}").random)
+            # (in one C call when it deals the same: _pick_shuffle)
+            what = f"casino-tui/{self.seed}/round-{self.round_no + 1}"
+            order = _SHUFFLED_SEEDED(self.rules.deck_cards, _seed_bytes(what)) \
+                if _SEEDED_SHUFFLE else _SHUFFLED(self.rules.deck_cards, _seeded(what).random)
         if self.round_no:
             self.dealer = (self.dealer + 1) % self.num_players
         self.round_no += 1
         self._reset_round_state()
         self.stock = order[::-1]  # order[0] is the top card
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self._deal(first=True)
 
     def deal_order(self, first: bool, hand_size: int) -> list[int | None]:
         """Recipients of the stock's cards in order for one deal (None = the table)."""
-        cache = self.rules.deal_orders
-        key = (self.num_players, self.dealer, first, hand_size)
-        order = cache.get(key)
+        # this game's orders by one int (its player count is fixed), then the rules' cache
+        mine = ((self.dealer << 8 | hand_size) << 1) | (1 if first else 0)
+        order = self._deal_cache.get(mine)
         if order is None:
-            order = cache[key] = deal_order(self.rules, self.num_players, self.dealer, first,
-                                            hand_size)
+            cache = self._deal_orders
+            key = (self.num_players, self.dealer, first, hand_size)
+            order = cache.get(key)
+            if order is None:
+                order = cache[key] = deal_order(self.rules, self.num_players, self.dealer,
+                                                first, hand_size)
+            self._deal_cache[mine] = order
         return order
 
     def _deal(self, first: bool) -> None:
@@ -280,7 +361,7 @@ class State:
             table.sort()
         self.to_move = (self.dealer + 1) % self.num_players
         self._legal = None
-        if first and self.rules.initial_pairs_to_first_player:
+        if first and self._initial_pairs:
             self._grant_initial_pairs()
         self.deal_start = len(self.history)
         self.deal_table = tuple(self.table)
@@ -578,11 +659,11 @@ class State:
                 ev.drew = self.stock.pop()
                 hand.append(ev.drew)
             if self._pluck and not self.pluck_used[seat] and self._pluckable(card):
-                self.phase = Phase.PLUCK
+                self.phase = _PLUCK
                 self._played_card = card
                 return ev
         # end of turn (inline of _end_turn for the common case)
-        if hand or any(self.hands):
+        if hand or _any_cards(self.hands):
             self.to_move = (seat + 1) % self.num_players
             return ev
         self._end_turn(seat, ev)
@@ -613,7 +694,7 @@ class State:
         return bool(left) and not movegen.keeps_builds(ctx, hi, left)
 
     def _is_final_play(self) -> bool:
-        return not self.stock and not any(self.hands)
+        return not self.stock and not _any_cards(self.hands)
 
     def _award_sweep(self, seat: int, ev: MoveEvent | None = None) -> None:
         self.sweeps[seat] += 1
@@ -636,23 +717,23 @@ class State:
         """Points scored during play; they can end the game at once (D-SD-1)."""
         self._record_immediate(side, items, ev)
         # D-SD-1: reaching the target while strictly highest ends the game at once
-        if self.phase in (Phase.PLAY, Phase.PLUCK):
+        if self.phase is _PLAY or self.phase is _PLUCK:
             s = self.scores[side]
             if s >= self.target and all(s > o for i, o in enumerate(self.scores) if i != side):
                 self._finish_game(side, ev)
 
     def _finish_game(self, side: int | None, ev: MoveEvent | None) -> None:
         self.winner = side
-        self.phase = Phase.GAME_OVER
+        self.phase = _GAME_OVER
         self._legal = None
         if ev is not None:
             ev.game_over = True
 
     def _end_turn(self, seat: int, ev: MoveEvent) -> None:
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self._played_card = None
         n = self.num_players
-        if not any(self.hands):
+        if not _any_cards(self.hands):
             if self.stock:
                 ev.redeal = True
                 self.pluck_used = [False] * n
@@ -684,7 +765,10 @@ class State:
     def _end_round(self, ev: MoveEvent | None) -> None:
         residue: list[Card] = []
         for p in self.table:
-            residue.extend(pile_cards(p))
+            if isinstance(p, int):  # a loose card (compiled: no call for it)
+                residue.append(p)
+            else:
+                residue.extend(pile_cards(p))
         self.table = []
         residue_to = self.last_capturer
         if residue:
@@ -720,7 +804,7 @@ class State:
         if winner is not None:
             self._finish_game(winner, ev)
         else:
-            self.phase = Phase.ROUND_OVER
+            self.phase = _ROUND_OVER
         self._legal = None
 
     def _count_out(self, steps: list[list[tuple[str, int]]]) -> int | None:
@@ -801,6 +885,9 @@ class State:
         self._owner_rules_apply = o._owner_rules_apply
         self._draw_or_pluck = o._draw_or_pluck
         self._hot_args = o._hot_args
+        self._deal_orders = o._deal_orders
+        self._deal_cache = o._deal_cache  # (the same orders: the same rules and players)
+        self._initial_pairs = o._initial_pairs
         self.scores = list(o.scores)
         self.target = o.target
         self.round_no = o.round_no
