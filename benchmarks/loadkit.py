@@ -415,8 +415,10 @@ class LoopbackServer:
     :meth:`stop`; its games' memory is sampled every second in between (:attr:`peak`).
     ``work`` gets the data directory (``data``) and the server's log (``server.log``)."""
 
-    def __init__(self, work: Path, max_sessions: int, fork_server: bool = True) -> None:
+    def __init__(self, work: Path, max_sessions: int, fork_server: bool = True,
+                 session_nice: int | None = None) -> None:
         self.work = work
+        self.session_nice = session_nice  # --session-nice (None: the server's default)
         self.data_dir = work / "data"
         self.log_path = work / "server.log"
         self.max_sessions = max(max_sessions, 1)
@@ -441,6 +443,7 @@ class LoopbackServer:
             "--data-dir", str(self.data_dir), "--max-sessions", str(self.max_sessions),
             "--rate-limit", "0", "--idle-timeout", "0", "--metrics-port", "0",
             *(() if self.fork_server else ("--no-fork-server",)),
+            *(() if self.session_nice is None else ("--session-nice", str(self.session_nice))),
             stdin=asyncio.subprocess.DEVNULL, stdout=self._log_file, stderr=self._log_file)
         port = await _wait_port(self.log_path, self._process, 30)
         metrics = re.search(r"metrics: (\S+)", self.log_path.read_text(errors="replace"))

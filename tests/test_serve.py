@@ -44,7 +44,7 @@ from serve_support import (
     wait_until,
 )
 
-from casino_tui.serve import build_parser, main
+from casino_tui.serve import build_parser, config_from_args, main
 from casino_tui.serve.players import (
     HOST_KEY_FILE,
     AuthorizedKeys,
@@ -95,8 +95,11 @@ def test_serve_arguments() -> None:
     args = build_parser().parse_args([])
     assert (args.host, args.port, args.max_sessions, args.idle_timeout, args.rate_limit) == (
         "127.0.0.1", 2222, 32, 30.0, 10)
+    # Games run 10 nice steps below the server and its computers, unless told otherwise.
+    assert config_from_args(args).session_nice == args.session_nice == 10
+    assert config_from_args(build_parser().parse_args(["--session-nice", "0"])).session_nice == 0
     for bad in (["--port", "70000"], ["--max-sessions", "-1"], ["--idle-timeout", "soon"],
-                ["--max-sessions", "0"]):
+                ["--max-sessions", "0"], ["--session-nice", "20"], ["--session-nice", "-1"]):
         with pytest.raises(SystemExit) as exc:
             main(bad)
         assert exc.value.code == 2

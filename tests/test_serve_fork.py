@@ -41,6 +41,13 @@ PROBE = textwrap.dedent('''
     import json, os, random, signal, sys, time
     from casino_tui.serve.forkserver import serve_forks
 
+    def autogroup():
+        try:
+            with open("/proc/self/autogroup") as f:
+                return int(f.read().split()[-1])
+        except OSError:
+            return None
+
     def main(args):
         if args[0] == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
@@ -59,7 +66,8 @@ PROBE = textwrap.dedent('''
                   "pid": os.getpid(), "sid": os.getsid(0), "pgid": os.getpgid(0),
                   "foreground": os.tcgetpgrp(0), "tty": os.ttyname(0), "argv": sys.argv[1:],
                   "random": random.random(), "stdout_tty": sys.stdout.isatty(),
-                  "stdout_encoding": sys.stdout.encoding}
+                  "stdout_encoding": sys.stdout.encoding,
+                  "nice": os.getpriority(os.PRIO_PROCESS, 0), "autogroup": autogroup()}
         with open(args[0], "w") as out:
             json.dump(report, out)
         return int(args[1])
@@ -90,13 +98,13 @@ async def started(warm: bool = False) -> ForkServer:
 
 
 async def fork(forker: ForkServer, args: list[str], env: dict[str, str],
-               cwd: Path) -> tuple[ForkedGame, int, str]:
+               cwd: Path, nice: int = 0) -> tuple[ForkedGame, int, str]:
     """A child on a new PTY: the child, the PTY's master (the caller closes it) and the
     terminal's name."""
     master, slave = os.openpty()
     try:
         name = os.ttyname(slave)
-        child = await forker.spawn(slave, args, env, cwd)
+        child = await forker.spawn(slave, args, env, cwd, nice)
     finally:
         os.close(slave)
     return child, master, name
@@ -145,6 +153,48 @@ def test_children_get_their_own_environment_directory_terminal_and_status(probe:
         # Nothing else is open: no control socket, no pipe, no other terminal.
         assert set(fds) == {"0", "1", "2"}, fds
     assert reports[0][0]["random"] != reports[1][0]["random"]  # reseeded in each child
+
+
+def process_nice(pid: int) -> int:
+    return os.getpriority(os.PRIO_PROCESS, pid)
+
+
+def autogroup_nice(pid: int) -> int | None:
+    """The nice value of a process's scheduler autogroup (None: the kernel has none)."""
+    try:
+        return int(Path(f"/proc/{pid}/autogroup").read_text().split()[-1])
+    except OSError:
+        return None
+
+
+def test_children_run_below_the_servers_priority_when_asked(probe: Path) -> None:
+    """A game forked with ``nice=N`` runs N nice steps below the fork server (and the server),
+    and so does its scheduler autogroup (each game is a session, so a group of its own: its
+    process's nice value alone would not put it below the server's group)."""
+    async def scenario() -> list[dict[str, object]]:
+        forker = await started()
+        try:
+            out = []
+            for n, nice in enumerate((0, 4)):
+                child, master, _ = await fork(forker, [str(probe / f"{n}.json"), "0"], {},
+                                              probe, nice)
+                try:
+                    assert await asyncio.wait_for(child.wait(), 30) == 0
+                finally:
+                    os.close(master)
+                out.append(json.loads((probe / f"{n}.json").read_text()))
+            return out
+        finally:
+            await forker.close()
+
+    same, lower = asyncio.run(scenario())
+    mine = process_nice(0)
+    assert same["nice"] == mine
+    assert lower["nice"] == min(19, mine + 4)
+    group = autogroup_nice(os.getpid())
+    if group is not None:  # a kernel with autogroups: the group is lowered too
+        assert same["autogroup"] == 0  # a new session's group starts at 0
+        assert lower["autogroup"] == min(19, group + 4)
 
 
 def test_a_crash_touches_no_other_child_nor_the_fork_server(probe: Path) -> None:
@@ -289,6 +339,12 @@ def test_sessions_are_forked_apart_and_survive_crashes_and_a_fork_server_restart
             assert [t for fd, t in files.items() if fd > 2 and "/dev/pt" in t] == []
             assert not sockets(pid) & server_sockets
         assert ttys["alice"] != ttys["bob"]
+        # The games draw below the server's priority (--session-nice, 10 by default).
+        for pid in pids.values():
+            assert process_nice(pid) == min(19, process_nice(server.proc.pid) + 10)
+            group = autogroup_nice(server.proc.pid)
+            if group is not None:
+                assert autogroup_nice(pid) == min(19, group + 10)
 
         # A crash of Alice's game: Bob plays on, the fork server too.
         os.kill(pids["alice"], signal.SIGSEGV)
@@ -337,6 +393,11 @@ def test_without_the_fork_server_a_session_is_a_fresh_process(tmp_path: Path,
         pid = server.session_pid(key)
         assert parent(pid) == server.proc.pid
         assert re.search(r"session 1 start: .* pid \d+ fresh ", server.log())
+        # A fresh game runs below the server's priority too (the start shim lowers it).
+        assert process_nice(pid) == min(19, process_nice(server.proc.pid) + 10)
+        group = autogroup_nice(server.proc.pid)
+        if group is not None:
+            assert autogroup_nice(pid) == min(19, group + 10)
         tmux.send("a", "q")
         assert tmux.wait_exit("a") == 0
         server.wait_log(r"session 1 end: .* reason quit status 0")

@@ -14,6 +14,10 @@ DEFAULT_PORT = 2222
 DEFAULT_MAX_SESSIONS = 32
 DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_RATE_LIMIT = 10
+# Nice steps a session's game runs below the server and its pool of computer players: the
+# server's own work (logins, relaying keys and screens, tables) and the computers' moves come
+# before any game's drawing (casino_tui.serve.forkserver.lower_priority).
+DEFAULT_SESSION_NICE = 10
 # A logged-in connection without a game is closed after this many seconds (or --idle-timeout).
 NO_GAME_SECONDS = 20.0
 
@@ -46,3 +50,5 @@ class ServeConfig:
     # Sessions are forked from a warm fork server (casino_tui.serve.forkserver); False: each
     # starts a fresh Python (``--no-fork-server``).
     fork_server: bool = True
+    # CPU priority of each session's game, in nice steps below the server's (0: the same).
+    session_nice: int = DEFAULT_SESSION_NICE

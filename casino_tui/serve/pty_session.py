@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .forkserver import ForkedGame, ForkServer, ForkServerError
+from .forkserver import ForkedGame, ForkServer, ForkServerError, autogroup_nice
 
 if TYPE_CHECKING:  # pragma: no cover
     import asyncssh
@@ -55,12 +55,21 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("casino_tui.serve")
 
 # Run in the child between fork and the game: make the PTY (fd 0) the controlling terminal of
-# the new session, then become ``python -m casino_tui``. (A preexec_fn would do the same but
-# is unsafe in a process with threads, which the server has.)
+# the new session, lower its priority (the first two arguments: steps, and the nice value of
+# the server's scheduler autogroup or ""; forkserver.lower_priority does the same for a forked
+# game), then become ``python -m casino_tui``. (A preexec_fn would do the same but is unsafe in
+# a process with threads, which the server has.)
 _CHILD_SHIM = (
-    "import fcntl,os,sys,termios;"
-    "fcntl.ioctl(0,termios.TIOCSCTTY,0);"
-    "os.execv(sys.executable,[sys.executable,'-m','casino_tui',*sys.argv[1:]])"
+    "import fcntl,os,sys,termios\n"
+    "fcntl.ioctl(0,termios.TIOCSCTTY,0)\n"
+    "n,g=int(sys.argv[1]),sys.argv[2]\n"
+    "if n>0:\n"
+    " try:os.nice(n)\n"
+    " except OSError:pass\n"
+    " if g:\n"
+    "  try:open('/proc/self/autogroup','w').write(str(min(19,int(g)+n)))\n"
+    "  except OSError:pass\n"
+    "os.execv(sys.executable,[sys.executable,'-m','casino_tui',*sys.argv[3:]])"
 )
 
 # Undo the terminal modes a full-screen app turns on, for when it could not do so itself
@@ -218,6 +227,8 @@ class PtyGame:
     # Where the game is forked from (a warm process: casino_tui.serve.forkserver); None, or
     # when it cannot fork now: a fresh ``python -m casino_tui``.
     forker: ForkServer | None = None
+    # Steps of CPU priority below the server's (the server's --session-nice; 0: the same).
+    nice: int = 0
     forked: bool = False  # the game was forked from the fork server
     pid: int | None = None
     hanging_up: bool = False  # the game is being hung up (disconnect, idle, shutdown, ...)
@@ -296,15 +307,18 @@ class PtyGame:
         one, else (or if that fails) a fresh Python."""
         if self.forker is not None:
             try:
-                game = await self.forker.spawn(slave, self.args, self.env, self.cwd)
+                game = await self.forker.spawn(slave, self.args, self.env, self.cwd,
+                                               self.nice)
             except ForkServerError as err:
                 log.warning("player %s: a fresh process starts their game (%s)", self.player,
                             err)
             else:
                 self.forked = True
                 return game
+        group = autogroup_nice()  # the server's, for the game's new group below it
         return await asyncio.create_subprocess_exec(
-            sys.executable, "-I", "-S", "-c", _CHILD_SHIM, *self.args,
+            sys.executable, "-I", "-S", "-c", _CHILD_SHIM, str(self.nice),
+            "" if group is None else str(group), *self.args,
             stdin=slave, stdout=slave, stderr=slave, env=self.env, cwd=self.cwd,
             start_new_session=True)
 

@@ -357,7 +357,9 @@ class GameServer:
         idle = (f"{cfg.idle_timeout / 60:g} min" if cfg.idle_timeout else "off")
         rate = f"{cfg.rate_limit}/min per address" if cfg.rate_limit > 0 else "off"
         log.info("limits: %d players connected, idle timeout %s (without a game %gs), new "
-                 "connections %s", cfg.max_sessions, idle, self.no_game_timeout, rate)
+                 "connections %s; games run %s", cfg.max_sessions, idle, self.no_game_timeout,
+                 rate, f"{cfg.session_nice} nice steps below the server" if cfg.session_nice
+                 else "at the server's priority")
         if not self.continue_supported:
             log.info("the game has no %s flag yet: players resume from the title screen",
                      CONTINUE_FLAG)
@@ -681,7 +683,8 @@ class GameServer:
                 cwd=next((d for d in (dirs.root, cfg.data_dir) if d.is_dir()), Path("/")),
                 idle_timeout=cfg.idle_timeout,
                 hangup_grace=cfg.hangup_grace, player=owner.fingerprint,
-                on_key_latency=self.metrics.key_answered, forker=self.forker)
+                on_key_latency=self.metrics.key_answered, forker=self.forker,
+                nice=cfg.session_nice)
             self.sessions[number] = game
 
         def started(pid: int) -> None:
