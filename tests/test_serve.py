@@ -45,6 +45,12 @@ from serve_support import (
 )
 
 from casino_tui.serve import build_parser, config_from_args, main
+from casino_tui.serve.config import (
+    DEFAULT_MAX_SESSIONS,
+    FILES_BASE,
+    FILES_PER_SESSION,
+    ServeConfig,
+)
 from casino_tui.serve.players import (
     HOST_KEY_FILE,
     AuthorizedKeys,
@@ -94,7 +100,8 @@ def test_serve_help_names_open_mode_and_options(capsys: pytest.CaptureFixture[st
 def test_serve_arguments() -> None:
     args = build_parser().parse_args([])
     assert (args.host, args.port, args.max_sessions, args.idle_timeout, args.rate_limit) == (
-        "127.0.0.1", 2222, 32, 30.0, 10)
+        "127.0.0.1", 2222, 200, 30.0, 10)
+    assert config_from_args(args).max_sessions == ServeConfig(Path("x")).max_sessions == 200
     # Games run 10 nice steps below the server and its computers, unless told otherwise.
     assert config_from_args(args).session_nice == args.session_nice == 10
     assert config_from_args(build_parser().parse_args(["--session-nice", "0"])).session_nice == 0
@@ -103,6 +110,37 @@ def test_serve_arguments() -> None:
         with pytest.raises(SystemExit) as exc:
             main(bad)
         assert exc.value.code == 2
+
+
+def test_the_documented_max_sessions_default_is_the_servers() -> None:
+    """docs/SERVE.md's table of options and the README say the default of --max-sessions."""
+    root = Path(__file__).resolve().parents[1]
+    docs = (root / "docs" / "SERVE.md").read_text()
+    assert f"| `--max-sessions` | {DEFAULT_MAX_SESSIONS} |" in docs
+    readme = " ".join((root / "README.md").read_text().split())
+    assert f"`--max-sessions` players connected ({DEFAULT_MAX_SESSIONS};" in readme
+    assert f"(default {DEFAULT_MAX_SESSIONS})" in " ".join(build_parser().format_help().split())
+
+
+def test_the_server_raises_its_open_files_limit_for_its_players(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    import resource
+
+    from casino_tui.serve.server import raise_open_files_limit
+
+    limits = {"soft": 1024, "hard": 4096}
+    monkeypatch.setattr(resource, "getrlimit", lambda _which: (limits["soft"], limits["hard"]))
+
+    def setrlimit(_which: int, value: tuple[int, int]) -> None:
+        limits["soft"], limits["hard"] = value
+
+    monkeypatch.setattr(resource, "setrlimit", setrlimit)
+    need = FILES_BASE + FILES_PER_SESSION * 200
+    assert raise_open_files_limit(200) == (1024, need) and limits["soft"] == need
+    assert raise_open_files_limit(10) == (need, need)  # enough already: unchanged
+    with caplog.at_level("WARNING", logger="casino_tui.serve"):
+        assert raise_open_files_limit(1000) == (need, 4096)  # the hard limit is the most
+    assert "open files are limited to 4096" in caplog.text and "lower --max-sessions" in caplog.text
 
 
 def test_player_id_is_a_safe_file_name() -> None:

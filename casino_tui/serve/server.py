@@ -18,7 +18,7 @@ import asyncssh
 
 from casino_tui.table.wire import Identity, new_secret, session_environment, socket_path
 
-from .config import NO_GAME_SECONDS, ServeConfig
+from .config import FILES_BASE, FILES_PER_SESSION, NO_GAME_SECONDS, ServeConfig
 from .forkserver import ForkServer
 from .metrics import MetricsEndpoint, ServerMetrics
 from .players import (
@@ -55,6 +55,32 @@ if TYPE_CHECKING:  # pragma: no cover
     from casino_tui.table.service import HubService
 
 log = logging.getLogger("casino_tui.serve")
+
+
+def raise_open_files_limit(sessions: int) -> tuple[int, int]:
+    """Raise this process's soft limit of open files (often 1,024) to what ``sessions``
+    players need (:data:`FILES_PER_SESSION` each, and :data:`FILES_BASE`), as far as the hard
+    limit allows; the soft limit before and after (a warning in the log when it stays short:
+    the logins past it would fail)."""
+    import resource
+
+    need = FILES_BASE + FILES_PER_SESSION * sessions
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= need:
+        return soft, soft
+    target = need if hard == resource.RLIM_INFINITY else min(need, hard)
+    if target > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError) as err:
+            log.warning("cannot raise the limit of open files from %d to %d: %s", soft,
+                        target, err)
+            target = soft
+    if target < need:
+        log.warning("open files are limited to %d (hard limit %s): %d players need about "
+                    "%d; raise the limit (ulimit -n, LimitNOFILE= in a systemd unit) or "
+                    "lower --max-sessions", target, hard, sessions, need)
+    return soft, target
 
 LOGIN_TIMEOUT = 30.0  # seconds to finish authentication
 KEEPALIVE_INTERVAL = 15.0  # a silent client is asked every 15 s; 3 unanswered: gone
@@ -308,6 +334,7 @@ class GameServer:
         be used), then listen (OSError if the address or port cannot be used)."""
         cfg = self.config
         check_data_dir(cfg.data_dir)
+        raise_open_files_limit(cfg.max_sessions * (2 if cfg.web_port is not None else 1))
         try:
             host_key = load_or_create_host_key(cfg.data_dir)
         except (OSError, asyncssh.KeyImportError) as err:
