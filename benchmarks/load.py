@@ -199,6 +199,7 @@ class LoadRun:
     load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)
     load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
     redraw_timeout: float = 5.0
+    client_cpu: float = 0.0  # this process's CPU seconds (the scripted players, SSH clients)
 
     @property
     def ok(self) -> bool:
@@ -228,6 +229,7 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
                             session_nice=session_nice)
     load_before = os.getloadavg()
     started = time.monotonic()
+    cpu_before = time.process_time()
     results: list[Result] = []
     rng = random.Random(seed)
     try:
@@ -253,7 +255,8 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
         await server.stop()
     elapsed = time.monotonic() - started
     return LoadRun(sessions, size, results, server.peak, elapsed, server.cpu,
-                   server.leftovers, work, pace, load_before, os.getloadavg(), redraw_timeout)
+                   server.leftovers, work, pace, load_before, os.getloadavg(), redraw_timeout,
+                   time.process_time() - cpu_before)
 
 
 # ---------------------------------------------------------------------- tables
@@ -475,6 +478,10 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
         "round_s_median": _round(statistics.median(rounds) if rounds else None, 2),
         "elapsed_s": _round(done.elapsed, 1),
         "server_cpu_s": _round(done.server_cpu),
+        # every game's process group, as last sampled (a game shorter than the sampling's
+        # second may be missed), and this process (the scripted players and SSH clients)
+        "games_cpu_s": _round(sum(done.peak.cpu.values())),
+        "load_tool_cpu_s": _round(done.client_cpu),
         "load_average_before": list(done.load_before),
         "load_average_after": list(done.load_after),
         "leftover_games": done.leftovers,

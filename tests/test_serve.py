@@ -680,8 +680,11 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     assert f["pss_mib_per_player"] > 5 and f["processes_per_player"] >= 1
     assert f["tree_processes"] >= 2 and f["tree_pss_mib"] >= f["pss_mib_per_player"]
     assert f["errors"] == [] and f["leftover_games"] == 0
+    assert f["games_cpu_s"] > 0 and f["load_tool_cpu_s"] > 0  # where the CPU went
     log = (tmp_path / "server.log").read_text()
     assert len(re.findall(r"session \d+ end: .* reason quit status 0", log)) == 2
+    # the pool's last word, for the JSON: its 2 games' computers answered
+    assert re.match(r"\d+ answered \(waited", load.pool_summary(tmp_path) or "")
 
 
 def test_load_tool_command_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -690,8 +693,10 @@ def test_load_tool_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     args = load.build_parser().parse_args(["--tables", "10", "--players", "2", "--json"])
     assert (args.tables, args.players, args.json, args.moves) == (10, 2, True, 0)
     assert load.build_parser().parse_args(["--pace", "2"]).pace == 2.0
+    assert load.build_parser().parse_args([]).session_nice is None  # the server's default
+    assert load.build_parser().parse_args(["--session-nice", "0"]).session_nice == 0
     for bad in (["--tables", "2", "--players", "5"], ["--tables", "-1"], ["--moves", "-2"],
-                ["--pace", "-1"], ["--redraw-timeout", "0"]):
+                ["--pace", "-1"], ["--redraw-timeout", "0"], ["--session-nice", "20"]):
         with pytest.raises(SystemExit) as exit_:
             load.main(bad)
         assert exit_.value.code == 2
