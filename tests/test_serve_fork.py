@@ -404,3 +404,65 @@ def test_without_the_fork_server_a_session_is_a_fresh_process(tmp_path: Path,
     finally:
         assert server.stop() == 0
 
+
+
+def test_a_fork_that_times_out_leaves_its_terminal_and_the_game_starts_fresh_on_another(
+        probe: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fork server too busy to answer in time may still fork the game late on the terminal
+    it was given (a crowd of 200 logging in at once: 23 games ended at their start, two games
+    on one terminal): the fork is reported as sent, its late child is killed, and the fresh
+    game the server starts instead gets a terminal of its own."""
+    from casino_tui.serve.pty_session import PtyGame, get_winsize, set_winsize
+
+    monkeypatch.setattr(forkserver, "SPAWN_TIMEOUT", 0.0)
+
+    async def scenario() -> None:
+        forker = await started()
+        try:
+            master, slave = os.openpty()
+            try:
+                with pytest.raises(forkserver.ForkServerError) as err:
+                    await forker.spawn(slave, ["sleep", "60"], {}, probe)
+            finally:
+                os.close(slave)
+            os.close(master)
+            assert err.value.sent
+            # the late child is killed when the fork server's answer comes
+            def children() -> list[int]:
+                found = []
+                for d in os.listdir("/proc"):
+                    with contextlib.suppress(OSError):  # (a process gone meanwhile)
+                        if d.isdigit() and parent(int(d)) == forker.pid:
+                            found.append(int(d))
+                return found
+
+            for _ in range(200):  # the late child (it would sleep a minute) is killed
+                if not children():
+                    break
+                await asyncio.sleep(0.05)
+            assert not children() and forker.pid is not None and process_alive(forker.pid)
+
+            game = PtyGame(process=None, term="xterm", size=(90, 20, 0, 0),  # type: ignore[arg-type]
+                           env={"PATH": os.environ["PATH"], **({"PYTHONPATH": os.environ[
+                               "PYTHONPATH"]} if "PYTHONPATH" in os.environ else {})},
+                           args=["--version"], cwd=probe, forker=forker)
+            old, slave = os.openpty()
+            game._master = old
+            os.set_blocking(old, False)
+            set_winsize(old, 90, 20)
+            try:
+                proc = await game._start(slave)
+            finally:
+                os.close(slave)
+            assert not game.forked and game._master != old
+            with pytest.raises(OSError):
+                os.fstat(old)  # the terminal the fork server was given is closed
+            assert get_winsize(game._master) == (90, 20)
+            assert await asyncio.wait_for(proc.wait(), 30) == 0  # on a terminal of its own
+            os.set_blocking(game._master, True)
+            assert b"casino-tui" in os.read(game._master, 4096)
+            os.close(game._master)
+        finally:
+            await forker.close()
+
+    asyncio.run(scenario())

@@ -58,7 +58,11 @@ log = logging.getLogger("casino_tui.serve")
 FORK_SERVER_COMMAND = "_fork-server"
 MAX_MESSAGE = 1 << 16  # bytes of one request or answer
 START_TIMEOUT = 60.0  # seconds for a fork server to import and warm up before it is given up
-SPAWN_TIMEOUT = 10.0  # seconds for one fork to be answered
+# Seconds for one fork to be answered. The fork server forks in the order asked, each in a few
+# milliseconds of its own CPU: a crowd logging in at once on a busy machine (200 at once, the
+# games of the first ones drawing their titles) waited over 10 s for some of them. Past this
+# the fork server is taken as hung, and the game starts as a fresh process.
+SPAWN_TIMEOUT = 60.0
 RESTART_PAUSE = 5.0  # seconds between two starts of a fork server that keeps dying
 MAX_RESTART_PAUSE = 300.0  # ... doubled after each start that fails, up to this
 # The fork server's own environment: what every session's environment has that is not the
@@ -69,7 +73,15 @@ _FORK_SERVER_ENV = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUTF8": "1"}
 
 
 class ForkServerError(Exception):
-    """A session could not be forked (the fork server is not running, or failed the fork)."""
+    """A session could not be forked (the fork server is not running, or failed the fork).
+
+    ``sent``: the request had reached the fork server, which did not answer in time; it may
+    still fork a game on the terminal it was given (that game is killed when its late answer
+    comes), so a fresh game must not use that terminal."""
+
+    def __init__(self, message: str, *, sent: bool = False) -> None:
+        super().__init__(message)
+        self.sent = sent
 
 
 def fork_server_environment(server_env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -212,14 +224,20 @@ class ForkServer:
         self._pending[number] = answer
         message = json.dumps({"id": number, "args": list(args), "env": dict(env),
                               "cwd": str(cwd), "nice": nice}).encode()
+        sent = False
         try:
             if len(message) > MAX_MESSAGE:
                 raise ForkServerError("the session's request is too long")
             async with self._send_lock:
                 await _send_fd(loop, sock, message, slave)
+            sent = True
             return await asyncio.wait_for(asyncio.shield(answer), SPAWN_TIMEOUT)
-        except (OSError, TimeoutError) as err:
-            raise ForkServerError(f"the fork server did not answer: {err!r}") from err
+        except TimeoutError as err:
+            raise ForkServerError(f"the fork server did not answer within {SPAWN_TIMEOUT:g}s",
+                                  sent=sent) from err
+        except OSError as err:
+            raise ForkServerError(f"the fork server did not answer: {err!r}",
+                                  sent=sent) from err
         finally:
             self._pending.pop(number, None)
 

@@ -270,7 +270,7 @@ class PtyGame:
             set_winsize(master, cols, rows, pw, ph)
             self._proc = await self._start(slave)
         except BaseException:
-            os.close(master)
+            os.close(self._master)
             raise
         finally:
             os.close(slave)
@@ -298,7 +298,7 @@ class PtyGame:
             if not pump_out.done():
                 pump_out.cancel()
             with contextlib.suppress(OSError):
-                os.close(master)
+                os.close(self._master)  # (_start may have given the game a new terminal)
             self._master = -1  # (a later window change finds no terminal to size)
         return end
 
@@ -312,15 +312,42 @@ class PtyGame:
             except ForkServerError as err:
                 log.warning("player %s: a fresh process starts their game (%s)", self.player,
                             err)
+                if err.sent:
+                    # The fork server may still fork a game on this terminal (killed when
+                    # its late answer comes): two games on one terminal fight over it (the
+                    # second cannot make it its controlling terminal and exits). The fresh
+                    # game gets a terminal of its own.
+                    return await self._fresh_on_new_terminal()
             else:
                 self.forked = True
                 return game
+        return await self._fresh(slave)
+
+    async def _fresh(self, slave: int) -> asyncio.subprocess.Process:
+        """A fresh ``python -m casino_tui`` on the PTY ``slave``."""
         group = autogroup_nice()  # the server's, for the game's new group below it
         return await asyncio.create_subprocess_exec(
             sys.executable, "-I", "-S", "-c", _CHILD_SHIM, str(self.nice),
             "" if group is None else str(group), *self.args,
             stdin=slave, stdout=slave, stderr=slave, env=self.env, cwd=self.cwd,
             start_new_session=True)
+
+    async def _fresh_on_new_terminal(self) -> asyncio.subprocess.Process:
+        """A fresh game on a new PTY of the size of the one it replaces (closed: a game the
+        fork server forks on it late gets a hang-up)."""
+        master, slave = os.openpty()
+        try:
+            os.set_blocking(master, False)
+            set_winsize(master, *get_winsize(self._master))
+            proc = await self._fresh(slave)
+        except BaseException:
+            os.close(master)
+            raise
+        finally:
+            os.close(slave)
+        old, self._master = self._master, master
+        os.close(old)
+        return proc
 
     def stop(self, end: SessionEnd) -> None:
         """End the session from outside (server shutdown, the player connected again); the
