@@ -102,8 +102,8 @@ def test_serve_arguments() -> None:
     assert (args.host, args.port, args.max_sessions, args.idle_timeout, args.rate_limit) == (
         "127.0.0.1", 2222, 200, 30.0, 10)
     assert config_from_args(args).max_sessions == ServeConfig(Path("x")).max_sessions == 200
-    # Games run 10 nice steps below the server and its computers, unless told otherwise.
-    assert config_from_args(args).session_nice == args.session_nice == 10
+    # Games run 19 nice steps below the server and its computers, unless told otherwise.
+    assert config_from_args(args).session_nice == args.session_nice == 19
     assert config_from_args(build_parser().parse_args(["--session-nice", "0"])).session_nice == 0
     for bad in (["--port", "70000"], ["--max-sessions", "-1"], ["--idle-timeout", "soon"],
                 ["--max-sessions", "0"], ["--session-nice", "20"], ["--session-nice", "-1"]):

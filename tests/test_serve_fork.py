@@ -306,7 +306,7 @@ def test_sessions_are_forked_apart_and_survive_crashes_and_a_fork_server_restart
     monkeypatch.setenv("FORK_TEST_SERVER_ONLY", "the server's own")
     keys = {name: make_key(tmp_path, name) for name in ("alice", "bob", "carol")}
     data = tmp_path / "data"
-    server = Server(data)
+    server = Server(data, "--session-nice", "5")
     try:
         forker_pid = int(server.wait_log(r"fork server pid (\d+) ready").group(1))
         assert parent(forker_pid) == server.proc.pid
@@ -339,12 +339,12 @@ def test_sessions_are_forked_apart_and_survive_crashes_and_a_fork_server_restart
             assert [t for fd, t in files.items() if fd > 2 and "/dev/pt" in t] == []
             assert not sockets(pid) & server_sockets
         assert ttys["alice"] != ttys["bob"]
-        # The games draw below the server's priority (--session-nice, 10 by default).
+        # The games draw below the server's priority (--session-nice, here 5).
         for pid in pids.values():
-            assert process_nice(pid) == min(19, process_nice(server.proc.pid) + 10)
+            assert process_nice(pid) == min(19, process_nice(server.proc.pid) + 5)
             group = autogroup_nice(server.proc.pid)
             if group is not None:
-                assert autogroup_nice(pid) == min(19, group + 10)
+                assert autogroup_nice(pid) == min(19, group + 5)
 
         # A crash of Alice's game: Bob plays on, the fork server too.
         os.kill(pids["alice"], signal.SIGSEGV)
@@ -384,7 +384,7 @@ def test_sessions_are_forked_apart_and_survive_crashes_and_a_fork_server_restart
 def test_without_the_fork_server_a_session_is_a_fresh_process(tmp_path: Path,
                                                               tmux: Tmux) -> None:
     key = make_key(tmp_path, "alice")
-    server = Server(tmp_path / "data", "--no-fork-server")
+    server = Server(tmp_path / "data", "--no-fork-server", "--session-nice", "5")
     try:
         assert "no fork server: every session starts a fresh process" in server.log()
         assert "fork server pid" not in server.log()
@@ -394,10 +394,10 @@ def test_without_the_fork_server_a_session_is_a_fresh_process(tmp_path: Path,
         assert parent(pid) == server.proc.pid
         assert re.search(r"session 1 start: .* pid \d+ fresh ", server.log())
         # A fresh game runs below the server's priority too (the start shim lowers it).
-        assert process_nice(pid) == min(19, process_nice(server.proc.pid) + 10)
+        assert process_nice(pid) == min(19, process_nice(server.proc.pid) + 5)
         group = autogroup_nice(server.proc.pid)
         if group is not None:
-            assert autogroup_nice(pid) == min(19, group + 10)
+            assert autogroup_nice(pid) == min(19, group + 5)
         tmux.send("a", "q")
         assert tmux.wait_exit("a") == 0
         server.wait_log(r"session 1 end: .* reason quit status 0")

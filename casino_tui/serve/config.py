@@ -25,7 +25,7 @@ DEFAULT_RATE_LIMIT = 10
 # Nice steps a session's game runs below the server and its pool of computer players: the
 # server's own work (logins, relaying keys and screens, tables) and the computers' moves come
 # before any game's drawing (casino_tui.serve.forkserver.lower_priority).
-DEFAULT_SESSION_NICE = 10
+DEFAULT_SESSION_NICE = 19
 # A logged-in connection without a game is closed after this many seconds (or --idle-timeout).
 NO_GAME_SECONDS = 20.0
 
