@@ -32,6 +32,8 @@ creator presses ``t`` only once the title shows its Tables entry.
 ``--title-only``: each player quits as soon as the title screen is shown (logins alone: the time
 from connecting to the title, its median and p95). ``--no-fork-server``: the server starts every
 session as a fresh Python instead of forking it from its warm fork server (to compare the two).
+``--session-nice N`` starts the server with its ``--session-nice N`` (how many nice steps its
+games run below it; 0 to compare with games at the server's priority).
 
 ``--moves N`` stops after each player's first N moves instead of the whole round (a quick check;
 the tests use it through :func:`play_sessions` and :func:`play_tables`); ``--json`` prints the
@@ -47,6 +49,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import statistics
 import sys
@@ -196,6 +199,7 @@ class LoadRun:
     load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)
     load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
     redraw_timeout: float = 5.0
+    client_cpu: float = 0.0  # this process's CPU seconds (the scripted players, SSH clients)
 
     @property
     def ok(self) -> bool:
@@ -210,20 +214,23 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
                         stagger: float = 0.0, moves: int = 0, pace: float = 0.0,
                         seed: int = 1, redraw_timeout: float = 5.0,
                         work: Path | None = None, title_only: bool = False,
-                        fork_server: bool = True, store: str | None = None) -> LoadRun:
+                        fork_server: bool = True, store: str | None = None,
+                        session_nice: int | None = None) -> LoadRun:
     """Start a server on 127.0.0.1 and ``sessions`` scripted players (a key every ``pace``
     seconds at most; ``seed``: when each starts within its first pace; ``title_only``: each
-    quits at the title; ``fork_server``: False starts every session as a fresh Python); stop
-    it; measure.
+    quits at the title; ``fork_server``: False starts every session as a fresh Python;
+    ``session_nice``: the server's ``--session-nice``); stop it; measure.
 
     ``work`` (default: a new temporary directory) gets the server's data and log."""
     import asyncssh
 
     if work is None:
         work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
-    server = LoopbackServer(work, sessions, fork_server=fork_server, store=store)
+    server = LoopbackServer(work, sessions, fork_server=fork_server, store=store,
+                            session_nice=session_nice)
     load_before = os.getloadavg()
     started = time.monotonic()
+    cpu_before = time.process_time()
     results: list[Result] = []
     rng = random.Random(seed)
     try:
@@ -249,7 +256,8 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
         await server.stop()
     elapsed = time.monotonic() - started
     return LoadRun(sessions, size, results, server.peak, elapsed, server.cpu,
-                   server.leftovers, work, pace, load_before, os.getloadavg(), redraw_timeout)
+                   server.leftovers, work, pace, load_before, os.getloadavg(), redraw_timeout,
+                   time.process_time() - cpu_before)
 
 
 # ---------------------------------------------------------------------- tables
@@ -342,7 +350,8 @@ def _round(value: float | None, digits: int = 1) -> float | None:
 async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
                       size: tuple[int, int] = (100, 30), step_timeout: float = 60.0,
                       moves: int = 0, pace: float = 0.0, seed: int = 1,
-                      work: Path | None = None) -> TablesRun:
+                      work: Path | None = None,
+                      session_nice: int | None = None) -> TablesRun:
     """Start a server on 127.0.0.1; at ``tables`` tables at once, ``players`` scripted people
     each play a round (or their first ``moves`` moves) against each other; stop it; measure.
 
@@ -351,7 +360,7 @@ async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
 
     if work is None:
         work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
-    server = LoopbackServer(work, tables * players)
+    server = LoopbackServer(work, tables * players, session_nice=session_nice)
     load_before = os.getloadavg()
     started = time.monotonic()
     cpu_before = time.process_time()
@@ -470,6 +479,10 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
         "round_s_median": _round(statistics.median(rounds) if rounds else None, 2),
         "elapsed_s": _round(done.elapsed, 1),
         "server_cpu_s": _round(done.server_cpu),
+        # every game's process group, as last sampled (a game shorter than the sampling's
+        # second may be missed), and this process (the scripted players and SSH clients)
+        "games_cpu_s": _round(sum(done.peak.cpu.values())),
+        "load_tool_cpu_s": _round(done.client_cpu),
         "load_average_before": list(done.load_before),
         "load_average_after": list(done.load_after),
         "leftover_games": done.leftovers,
@@ -483,10 +496,12 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
     if args.tables:
         tables = await play_tables(args.tables, args.players, timeout=args.timeout, size=size,
                                    step_timeout=args.step_timeout, moves=args.moves,
-                                   pace=args.pace, seed=args.seed)
+                                   pace=args.pace, seed=args.seed,
+                                   session_nice=args.session_nice)
         work, ok = tables.work, tables.ok
         if args.json:
-            print(json.dumps(tables.figures(), indent=2))
+            print(json.dumps({**tables.figures(), "session_nice": args.session_nice,
+                              "computer_players": pool_summary(work)}, indent=2))
         else:
             report_tables(tables)
             _cpu_line(tables.server_cpu, tables.elapsed, tables.leftovers)
@@ -496,10 +511,12 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
                                    moves=args.moves, pace=args.pace, seed=args.seed,
                                    redraw_timeout=args.redraw_timeout,
                                    title_only=args.title_only, fork_server=args.fork_server,
-                                   store=args.store)
+                                   store=args.store, session_nice=args.session_nice)
         work, ok = done.work, done.ok
         if args.json:
-            print(json.dumps(session_figures(done, args.moves), indent=2))
+            print(json.dumps({**session_figures(done, args.moves),
+                              "session_nice": args.session_nice,
+                              "computer_players": pool_summary(work)}, indent=2))
         else:
             report(done, args.moves)
             _cpu_line(done.server_cpu, done.elapsed, done.leftovers)
@@ -508,6 +525,17 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
     else:
         shutil.rmtree(work, ignore_errors=True)
     return 0 if ok else 1
+
+
+def pool_summary(work: Path) -> str | None:
+    """The server's last word on its pool of computer players (requests answered, their wait,
+    late answers, moves out of time), from its log when it stopped."""
+    try:
+        text = (work / "server.log").read_text(errors="replace")
+    except OSError:
+        return None
+    lines = re.findall(r"computer players: (\d+ answered .*)", text)
+    return lines[-1] if lines else None
 
 
 def _cpu_line(cpu: float | None, elapsed: float, leftovers: int) -> None:
@@ -609,6 +637,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--store", metavar="URL",
                         help="the server keeps its players in this PostgreSQL store too "
                              "(serve --store URL; with --sessions)")
+    parser.add_argument("--session-nice", type=int, choices=range(20), metavar="N",
+                        help="the server's --session-nice: its games run N nice steps below "
+                             "it (default: the server's own default; 0: the same priority)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")

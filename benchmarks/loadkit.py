@@ -416,9 +416,10 @@ class LoopbackServer:
     ``work`` gets the data directory (``data``) and the server's log (``server.log``)."""
 
     def __init__(self, work: Path, max_sessions: int, fork_server: bool = True,
-                 store: str | None = None) -> None:
+                 store: str | None = None, session_nice: int | None = None) -> None:
         self.work = work
         self.store = store  # serve --store URL (the shared store), or None
+        self.session_nice = session_nice  # --session-nice (None: the server's default)
         self.data_dir = work / "data"
         self.log_path = work / "server.log"
         self.max_sessions = max(max_sessions, 1)
@@ -444,6 +445,7 @@ class LoopbackServer:
             "--rate-limit", "0", "--idle-timeout", "0", "--metrics-port", "0",
             *(() if self.fork_server else ("--no-fork-server",)),
             *(("--store", self.store) if self.store else ()),
+            *(() if self.session_nice is None else ("--session-nice", str(self.session_nice))),
             stdin=asyncio.subprocess.DEVNULL, stdout=self._log_file, stderr=self._log_file)
         port = await _wait_port(self.log_path, self._process, 30)
         metrics = re.search(r"metrics: (\S+)", self.log_path.read_text(errors="replace"))

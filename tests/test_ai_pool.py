@@ -175,3 +175,23 @@ def test_dropping_a_client_refuses_its_waiting_requests_only() -> None:
             pool.shutdown()
 
     asyncio.run(run())
+
+
+def test_each_process_of_the_pool_is_a_scheduler_group_of_its_own() -> None:
+    """The server's games run below its priority, each a session (a scheduler autogroup) of
+    its own; the pool's processes are sessions of their own too, so that the computers' moves,
+    which every game waits for, do not share one group's CPU with the server."""
+    async def run() -> None:
+        pool = ComputerPool(workers=1, fast_workers=1)
+        await pool.start()
+        try:
+            assert await pool.choose(quick_view(), "easy", 1, client="a") in \
+                quick_view().legal_moves()
+            pids = pool.pids()
+            assert len(pids) == 2
+            for pid in pids:
+                assert os.getsid(pid) == pid != os.getsid(0)
+        finally:
+            pool.shutdown()
+
+    asyncio.run(run())

@@ -44,7 +44,13 @@ from serve_support import (
     wait_until,
 )
 
-from casino_tui.serve import build_parser, main
+from casino_tui.serve import build_parser, config_from_args, main
+from casino_tui.serve.config import (
+    DEFAULT_MAX_SESSIONS,
+    FILES_BASE,
+    FILES_PER_SESSION,
+    ServeConfig,
+)
 from casino_tui.serve.players import (
     HOST_KEY_FILE,
     AuthorizedKeys,
@@ -94,12 +100,47 @@ def test_serve_help_names_open_mode_and_options(capsys: pytest.CaptureFixture[st
 def test_serve_arguments() -> None:
     args = build_parser().parse_args([])
     assert (args.host, args.port, args.max_sessions, args.idle_timeout, args.rate_limit) == (
-        "127.0.0.1", 2222, 32, 30.0, 10)
+        "127.0.0.1", 2222, 200, 30.0, 10)
+    assert config_from_args(args).max_sessions == ServeConfig(Path("x")).max_sessions == 200
+    # Games run 19 nice steps below the server and its computers, unless told otherwise.
+    assert config_from_args(args).session_nice == args.session_nice == 19
+    assert config_from_args(build_parser().parse_args(["--session-nice", "0"])).session_nice == 0
     for bad in (["--port", "70000"], ["--max-sessions", "-1"], ["--idle-timeout", "soon"],
-                ["--max-sessions", "0"]):
+                ["--max-sessions", "0"], ["--session-nice", "20"], ["--session-nice", "-1"]):
         with pytest.raises(SystemExit) as exc:
             main(bad)
         assert exc.value.code == 2
+
+
+def test_the_documented_max_sessions_default_is_the_servers() -> None:
+    """docs/SERVE.md's table of options and the README say the default of --max-sessions."""
+    root = Path(__file__).resolve().parents[1]
+    docs = (root / "docs" / "SERVE.md").read_text()
+    assert f"| `--max-sessions` | {DEFAULT_MAX_SESSIONS} |" in docs
+    readme = " ".join((root / "README.md").read_text().split())
+    assert f"`--max-sessions` players connected ({DEFAULT_MAX_SESSIONS};" in readme
+    assert f"(default {DEFAULT_MAX_SESSIONS})" in " ".join(build_parser().format_help().split())
+
+
+def test_the_server_raises_its_open_files_limit_for_its_players(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    import resource
+
+    from casino_tui.serve.server import raise_open_files_limit
+
+    limits = {"soft": 1024, "hard": 4096}
+    monkeypatch.setattr(resource, "getrlimit", lambda _which: (limits["soft"], limits["hard"]))
+
+    def setrlimit(_which: int, value: tuple[int, int]) -> None:
+        limits["soft"], limits["hard"] = value
+
+    monkeypatch.setattr(resource, "setrlimit", setrlimit)
+    need = FILES_BASE + FILES_PER_SESSION * 200
+    assert raise_open_files_limit(200) == (1024, need) and limits["soft"] == need
+    assert raise_open_files_limit(10) == (need, need)  # enough already: unchanged
+    with caplog.at_level("WARNING", logger="casino_tui.serve"):
+        assert raise_open_files_limit(1000) == (need, 4096)  # the hard limit is the most
+    assert "open files are limited to 4096" in caplog.text and "lower --max-sessions" in caplog.text
 
 
 def test_player_id_is_a_safe_file_name() -> None:
@@ -638,8 +679,9 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
 
     from benchmarks import load
 
+    # (the games at the server's priority: the suite beside them must not starve them)
     done = asyncio.run(load.play_sessions(2, moves=2, timeout=60, step_timeout=20, pace=0.4,
-                                          work=tmp_path))
+                                          work=tmp_path, session_nice=0))
     assert done.ok, done.results
     for r in done.results:
         assert (r.finished, r.exit_status, r.turns, r.saved, r.error) == (True, 0, 2, True, "")
@@ -666,8 +708,11 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     assert f["pss_mib_per_player"] > 5 and f["processes_per_player"] >= 1
     assert f["tree_processes"] >= 2 and f["tree_pss_mib"] >= f["pss_mib_per_player"]
     assert f["errors"] == [] and f["leftover_games"] == 0
+    assert f["games_cpu_s"] > 0 and f["load_tool_cpu_s"] > 0  # where the CPU went
     log = (tmp_path / "server.log").read_text()
     assert len(re.findall(r"session \d+ end: .* reason quit status 0", log)) == 2
+    # the pool's last word, for the JSON: its 2 games' computers answered
+    assert re.match(r"\d+ answered \(waited", load.pool_summary(tmp_path) or "")
 
 
 def test_load_tool_command_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -676,8 +721,10 @@ def test_load_tool_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     args = load.build_parser().parse_args(["--tables", "10", "--players", "2", "--json"])
     assert (args.tables, args.players, args.json, args.moves) == (10, 2, True, 0)
     assert load.build_parser().parse_args(["--pace", "2"]).pace == 2.0
+    assert load.build_parser().parse_args([]).session_nice is None  # the server's default
+    assert load.build_parser().parse_args(["--session-nice", "0"]).session_nice == 0
     for bad in (["--tables", "2", "--players", "5"], ["--tables", "-1"], ["--moves", "-2"],
-                ["--pace", "-1"], ["--redraw-timeout", "0"]):
+                ["--pace", "-1"], ["--redraw-timeout", "0"], ["--session-nice", "20"]):
         with pytest.raises(SystemExit) as exit_:
             load.main(bad)
         assert exit_.value.code == 2
@@ -693,7 +740,7 @@ def test_load_tool_tables_people_play_each_other(tmp_path: Path) -> None:
     from benchmarks import load
 
     done = asyncio.run(load.play_tables(1, 2, moves=2, timeout=90, step_timeout=30, pace=0.2,
-                                        work=tmp_path))
+                                        work=tmp_path, session_nice=0))
     assert done.ok, done.results
     table = done.results[0]
     assert re.fullmatch(r"[BDFGKMNPRSTVZ][AEIOU]" * 3, table.code)

@@ -122,6 +122,8 @@ async def the_game(server: GameServer) -> PtyGame:
 
 
 def serving(tmp_path: Path, **config: Any) -> GameServer:
+    # (its games at its own priority: the suite beside them must not starve them)
+    config.setdefault("session_nice", 0)
     return GameServer(ServeConfig(data_dir=tmp_path / "data", port=0, rate_limit=0,
                                   hangup_grace=0.5, **config))
 

@@ -41,6 +41,13 @@ PROBE = textwrap.dedent('''
     import json, os, random, signal, sys, time
     from casino_tui.serve.forkserver import serve_forks
 
+    def autogroup():
+        try:
+            with open("/proc/self/autogroup") as f:
+                return int(f.read().split()[-1])
+        except OSError:
+            return None
+
     def main(args):
         if args[0] == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
@@ -59,7 +66,8 @@ PROBE = textwrap.dedent('''
                   "pid": os.getpid(), "sid": os.getsid(0), "pgid": os.getpgid(0),
                   "foreground": os.tcgetpgrp(0), "tty": os.ttyname(0), "argv": sys.argv[1:],
                   "random": random.random(), "stdout_tty": sys.stdout.isatty(),
-                  "stdout_encoding": sys.stdout.encoding}
+                  "stdout_encoding": sys.stdout.encoding,
+                  "nice": os.getpriority(os.PRIO_PROCESS, 0), "autogroup": autogroup()}
         with open(args[0], "w") as out:
             json.dump(report, out)
         return int(args[1])
@@ -90,13 +98,13 @@ async def started(warm: bool = False) -> ForkServer:
 
 
 async def fork(forker: ForkServer, args: list[str], env: dict[str, str],
-               cwd: Path) -> tuple[ForkedGame, int, str]:
+               cwd: Path, nice: int = 0) -> tuple[ForkedGame, int, str]:
     """A child on a new PTY: the child, the PTY's master (the caller closes it) and the
     terminal's name."""
     master, slave = os.openpty()
     try:
         name = os.ttyname(slave)
-        child = await forker.spawn(slave, args, env, cwd)
+        child = await forker.spawn(slave, args, env, cwd, nice)
     finally:
         os.close(slave)
     return child, master, name
@@ -145,6 +153,48 @@ def test_children_get_their_own_environment_directory_terminal_and_status(probe:
         # Nothing else is open: no control socket, no pipe, no other terminal.
         assert set(fds) == {"0", "1", "2"}, fds
     assert reports[0][0]["random"] != reports[1][0]["random"]  # reseeded in each child
+
+
+def process_nice(pid: int) -> int:
+    return os.getpriority(os.PRIO_PROCESS, pid)
+
+
+def autogroup_nice(pid: int) -> int | None:
+    """The nice value of a process's scheduler autogroup (None: the kernel has none)."""
+    try:
+        return int(Path(f"/proc/{pid}/autogroup").read_text().split()[-1])
+    except OSError:
+        return None
+
+
+def test_children_run_below_the_servers_priority_when_asked(probe: Path) -> None:
+    """A game forked with ``nice=N`` runs N nice steps below the fork server (and the server),
+    and so does its scheduler autogroup (each game is a session, so a group of its own: its
+    process's nice value alone would not put it below the server's group)."""
+    async def scenario() -> list[dict[str, object]]:
+        forker = await started()
+        try:
+            out = []
+            for n, nice in enumerate((0, 4)):
+                child, master, _ = await fork(forker, [str(probe / f"{n}.json"), "0"], {},
+                                              probe, nice)
+                try:
+                    assert await asyncio.wait_for(child.wait(), 30) == 0
+                finally:
+                    os.close(master)
+                out.append(json.loads((probe / f"{n}.json").read_text()))
+            return out
+        finally:
+            await forker.close()
+
+    same, lower = asyncio.run(scenario())
+    mine = process_nice(0)
+    assert same["nice"] == mine
+    assert lower["nice"] == min(19, mine + 4)
+    group = autogroup_nice(os.getpid())
+    if group is not None:  # a kernel with autogroups: the group is lowered too
+        assert same["autogroup"] == 0  # a new session's group starts at 0
+        assert lower["autogroup"] == min(19, group + 4)
 
 
 def test_a_crash_touches_no_other_child_nor_the_fork_server(probe: Path) -> None:
@@ -256,7 +306,7 @@ def test_sessions_are_forked_apart_and_survive_crashes_and_a_fork_server_restart
     monkeypatch.setenv("FORK_TEST_SERVER_ONLY", "the server's own")
     keys = {name: make_key(tmp_path, name) for name in ("alice", "bob", "carol")}
     data = tmp_path / "data"
-    server = Server(data)
+    server = Server(data, "--session-nice", "5")
     try:
         forker_pid = int(server.wait_log(r"fork server pid (\d+) ready").group(1))
         assert parent(forker_pid) == server.proc.pid
@@ -289,6 +339,12 @@ def test_sessions_are_forked_apart_and_survive_crashes_and_a_fork_server_restart
             assert [t for fd, t in files.items() if fd > 2 and "/dev/pt" in t] == []
             assert not sockets(pid) & server_sockets
         assert ttys["alice"] != ttys["bob"]
+        # The games draw below the server's priority (--session-nice, here 5).
+        for pid in pids.values():
+            assert process_nice(pid) == min(19, process_nice(server.proc.pid) + 5)
+            group = autogroup_nice(server.proc.pid)
+            if group is not None:
+                assert autogroup_nice(pid) == min(19, group + 5)
 
         # A crash of Alice's game: Bob plays on, the fork server too.
         os.kill(pids["alice"], signal.SIGSEGV)
@@ -328,7 +384,7 @@ def test_sessions_are_forked_apart_and_survive_crashes_and_a_fork_server_restart
 def test_without_the_fork_server_a_session_is_a_fresh_process(tmp_path: Path,
                                                               tmux: Tmux) -> None:
     key = make_key(tmp_path, "alice")
-    server = Server(tmp_path / "data", "--no-fork-server")
+    server = Server(tmp_path / "data", "--no-fork-server", "--session-nice", "5")
     try:
         assert "no fork server: every session starts a fresh process" in server.log()
         assert "fork server pid" not in server.log()
@@ -337,9 +393,76 @@ def test_without_the_fork_server_a_session_is_a_fresh_process(tmp_path: Path,
         pid = server.session_pid(key)
         assert parent(pid) == server.proc.pid
         assert re.search(r"session 1 start: .* pid \d+ fresh ", server.log())
+        # A fresh game runs below the server's priority too (the start shim lowers it).
+        assert process_nice(pid) == min(19, process_nice(server.proc.pid) + 5)
+        group = autogroup_nice(server.proc.pid)
+        if group is not None:
+            assert autogroup_nice(pid) == min(19, group + 5)
         tmux.send("a", "q")
         assert tmux.wait_exit("a") == 0
         server.wait_log(r"session 1 end: .* reason quit status 0")
     finally:
         assert server.stop() == 0
 
+
+
+def test_a_fork_that_times_out_leaves_its_terminal_and_the_game_starts_fresh_on_another(
+        probe: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fork server too busy to answer in time may still fork the game late on the terminal
+    it was given (a crowd of 200 logging in at once: 23 games ended at their start, two games
+    on one terminal): the fork is reported as sent, its late child is killed, and the fresh
+    game the server starts instead gets a terminal of its own."""
+    from casino_tui.serve.pty_session import PtyGame, get_winsize, set_winsize
+
+    monkeypatch.setattr(forkserver, "SPAWN_TIMEOUT", 0.0)
+
+    async def scenario() -> None:
+        forker = await started()
+        try:
+            master, slave = os.openpty()
+            try:
+                with pytest.raises(forkserver.ForkServerError) as err:
+                    await forker.spawn(slave, ["sleep", "60"], {}, probe)
+            finally:
+                os.close(slave)
+            os.close(master)
+            assert err.value.sent
+            # the late child is killed when the fork server's answer comes
+            def children() -> list[int]:
+                found = []
+                for d in os.listdir("/proc"):
+                    with contextlib.suppress(OSError):  # (a process gone meanwhile)
+                        if d.isdigit() and parent(int(d)) == forker.pid:
+                            found.append(int(d))
+                return found
+
+            for _ in range(200):  # the late child (it would sleep a minute) is killed
+                if not children():
+                    break
+                await asyncio.sleep(0.05)
+            assert not children() and forker.pid is not None and process_alive(forker.pid)
+
+            game = PtyGame(process=None, term="xterm", size=(90, 20, 0, 0),  # type: ignore[arg-type]
+                           env={"PATH": os.environ["PATH"], **({"PYTHONPATH": os.environ[
+                               "PYTHONPATH"]} if "PYTHONPATH" in os.environ else {})},
+                           args=["--version"], cwd=probe, forker=forker)
+            old, slave = os.openpty()
+            game._master = old
+            os.set_blocking(old, False)
+            set_winsize(old, 90, 20)
+            try:
+                proc = await game._start(slave)
+            finally:
+                os.close(slave)
+            assert not game.forked and game._master != old
+            with pytest.raises(OSError):
+                os.fstat(old)  # the terminal the fork server was given is closed
+            assert get_winsize(game._master) == (90, 20)
+            assert await asyncio.wait_for(proc.wait(), 30) == 0  # on a terminal of its own
+            os.set_blocking(game._master, True)
+            assert b"casino-tui" in os.read(game._master, 4096)
+            os.close(game._master)
+        finally:
+            await forker.close()
+
+    asyncio.run(scenario())

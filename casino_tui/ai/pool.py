@@ -212,8 +212,13 @@ class ComputerPool:
                  context: str = "spawn",
                  clock: Callable[[], float] = time.monotonic) -> None:
         count = workers if workers is not None else (os.cpu_count() or 1)
-        self._slots = ([_Slot(AIWorker(context), False) for _ in range(max(1, count))]
-                       + [_Slot(AIWorker(context), True) for _ in range(max(0, fast_workers))])
+        # Each process a scheduler group of its own (serve/forkserver.py, "autogroup"): the
+        # games run below the server's priority, and the computers' moves, which every game
+        # waits for, must not share one group's CPU with the server.
+        self._slots = ([_Slot(AIWorker(context, own_group=True), False)
+                        for _ in range(max(1, count))]
+                       + [_Slot(AIWorker(context, own_group=True), True)
+                          for _ in range(max(0, fast_workers))])
         self._clock = clock
         self._search: list[tuple[float, int, _Request]] = []  # a heap: earliest deadline first
         self._fast: list[tuple[float, int, _Request]] = []

@@ -38,8 +38,14 @@ if TYPE_CHECKING:  # pragma: no cover
 PARENT_POLL = 0.25  # seconds between two looks at the worker's parent
 
 
-def _end_with_parent(parent: int) -> None:
-    """Run first in the worker process: end it when ``parent`` (the app) dies."""
+def _end_with_parent(parent: int, own_group: bool = False) -> None:
+    """Run first in the worker process: end it when ``parent`` (the app) dies; with
+    ``own_group``, a session of its own (``setsid``): where the kernel groups each session's
+    processes for the scheduler (autogroup), it then weighs as much as any one game, instead of
+    sharing one group with the server that started it (the server's pool of computers)."""
+    if own_group:
+        with contextlib.suppress(OSError):
+            os.setsid()
     set_signal = parent_death_signal()
     if set_signal is not None:
         # Delivered when the thread that started the worker ends: the event loop's thread,
@@ -91,17 +97,18 @@ class AIWorker:
     and the call is tried once more. Use :meth:`shutdown` (or ``async with``) when done.
     """
 
-    def __init__(self, context: str = "spawn") -> None:
+    def __init__(self, context: str = "spawn", *, own_group: bool = False) -> None:
         if context not in ("spawn", "forkserver"):
             raise ValueError("the worker process must be started with spawn or forkserver")
         self._context = multiprocessing.get_context(context)
+        self._own_group = own_group  # a session (a scheduler group) of its own
         self._pool: ProcessPoolExecutor | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=self._context,
                                              initializer=_end_with_parent,
-                                             initargs=(os.getpid(),))
+                                             initargs=(os.getpid(), self._own_group))
         return self._pool
 
     async def _run(self, fn: Any, *args: Any) -> Any:

@@ -25,6 +25,7 @@ from .config import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_PORT,
     DEFAULT_RATE_LIMIT,
+    DEFAULT_SESSION_NICE,
     NO_GAME_SECONDS,
     STORE_ENV,
     ServeConfig,
@@ -42,6 +43,14 @@ def default_data_dir() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("casino-tui", appauthor=False)) / "server"
+
+
+def _nice_steps(text: str) -> int:
+    """An argument type: steps of nice value, 0-19 (--session-nice)."""
+    n = whole_number(text)
+    if n > 19:
+        raise argparse.ArgumentTypeError(f"{text} is more than 19 (the lowest priority)")
+    return n
 
 
 def _public_url(text: str) -> str:
@@ -118,6 +127,13 @@ def build_parser() -> argparse.ArgumentParser:
                              "think (default: one per core of this machine, plus one for the "
                              "quick levels); 0: no pool, each game starts its own computer "
                              "player (two more processes a game)")
+    parser.add_argument("--session-nice", type=_nice_steps, default=DEFAULT_SESSION_NICE,
+                        metavar="N",
+                        help="run each player's game N steps of CPU priority (nice) below the "
+                             "server and its computer players, so that logins, every key's "
+                             "relay and the computers' moves never wait behind the games' "
+                             f"drawing (default {DEFAULT_SESSION_NICE}; 0 to 19; 0: the "
+                             "same priority)")
     parser.add_argument("--no-fork-server", dest="fork_server", action="store_false",
                         help="start every session as a fresh Python process instead of "
                              "forking it from a warm fork server (slower logins, more memory; "
@@ -244,7 +260,7 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
         web_port=args.web_port, web_host=args.web_host or DEFAULT_HOST,
         web_public_url=args.web_public_url,
         metrics_port=args.metrics_port, metrics_host=args.metrics_host or DEFAULT_HOST,
-        fork_server=args.fork_server,
+        fork_server=args.fork_server, session_nice=args.session_nice,
         store=getattr(args, "store", None), host_name=getattr(args, "host_name", None),
         host_key=args.host_key.expanduser().resolve() if args.host_key else None,
     )

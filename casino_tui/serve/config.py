@@ -11,11 +11,23 @@ from pathlib import Path
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 2222
-DEFAULT_MAX_SESSIONS = 32
+# Players connected at once. What the project's 2-core host holds (README, "A server for a
+# crowd"): a player in a game takes 16-23 MiB (PSS, one process forked from the fork server),
+# so 200 take 3.2-4.6 GiB; the CPU their drawing needs at a brisk pace is the tighter bound
+# (measured in the README), not their memory.
+DEFAULT_MAX_SESSIONS = 200
+# File descriptors the server holds per connected player, at most: the SSH connection, the
+# game's PTY, its connections to the tables and the computers, a browser game's pipes.
+FILES_PER_SESSION = 8
+FILES_BASE = 256  # the server's own: listeners, the pool's and the fork server's sockets, logs
 DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_RATE_LIMIT = 10
 # The shared store's URL, when --store is not given (casino_tui.store.db.STORE_ENV, the same).
 STORE_ENV = "CASINO_TUI_STORE"
+# Nice steps a session's game runs below the server and its pool of computer players: the
+# server's own work (logins, relaying keys and screens, tables) and the computers' moves come
+# before any game's drawing (casino_tui.serve.forkserver.lower_priority).
+DEFAULT_SESSION_NICE = 19
 # A logged-in connection without a game is closed after this many seconds (or --idle-timeout).
 NO_GAME_SECONDS = 20.0
 
@@ -28,7 +40,7 @@ class ServeConfig:
     host: str = "127.0.0.1"
     port: int = 2222
     authorized_keys: Path | None = None
-    max_sessions: int = 32  # players connected (logged in) at once, with a game or not
+    max_sessions: int = DEFAULT_MAX_SESSIONS  # players connected (logged in) at once
     idle_timeout: float | None = 30 * 60.0  # seconds; None: never
     rate_limit: int = 10  # new connections per address per minute; 0: no limit
     hangup_grace: float = 2.0  # seconds a hung-up game has to exit before SIGTERM
@@ -57,6 +69,8 @@ class ServeConfig:
     # a store, so players' ssh knows them all as one server); None: DATA/ssh_host_ed25519_key,
     # made on the first start.
     host_key: Path | None = None
+    # CPU priority of each session's game, in nice steps below the server's (0: the same).
+    session_nice: int = DEFAULT_SESSION_NICE
 
 
 class StoreStartError(Exception):

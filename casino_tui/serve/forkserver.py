@@ -19,6 +19,11 @@ The fork server answers with the child's pid, reaps it when it ends and reports 
 status on the same socket. The server signals the session's process group, forwards resizes
 and reads its output as for a fresh process (:mod:`casino_tui.serve.pty_session`).
 
+A session's game runs at a lower CPU priority than the server and the computer players' pool
+(:func:`lower_priority`, ``--session-nice``): with 200 games drawing at once the server's own
+work (logins, relaying every key and screen, the tables) and the pool come first, so none of it
+waits behind the games it serves.
+
 The random module reseeds itself in a forked child; ``secrets`` reads the kernel. The string
 hash seed is the fork server's (Python fixes it at start), random per fork server.
 
@@ -53,7 +58,11 @@ log = logging.getLogger("casino_tui.serve")
 FORK_SERVER_COMMAND = "_fork-server"
 MAX_MESSAGE = 1 << 16  # bytes of one request or answer
 START_TIMEOUT = 60.0  # seconds for a fork server to import and warm up before it is given up
-SPAWN_TIMEOUT = 10.0  # seconds for one fork to be answered
+# Seconds for one fork to be answered. The fork server forks in the order asked, each in a few
+# milliseconds of its own CPU: a crowd logging in at once on a busy machine (200 at once, the
+# games of the first ones drawing their titles) waited over 10 s for some of them. Past this
+# the fork server is taken as hung, and the game starts as a fresh process.
+SPAWN_TIMEOUT = 60.0
 RESTART_PAUSE = 5.0  # seconds between two starts of a fork server that keeps dying
 MAX_RESTART_PAUSE = 300.0  # ... doubled after each start that fails, up to this
 # The fork server's own environment: what every session's environment has that is not the
@@ -64,7 +73,15 @@ _FORK_SERVER_ENV = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUTF8": "1"}
 
 
 class ForkServerError(Exception):
-    """A session could not be forked (the fork server is not running, or failed the fork)."""
+    """A session could not be forked (the fork server is not running, or failed the fork).
+
+    ``sent``: the request had reached the fork server, which did not answer in time; it may
+    still fork a game on the terminal it was given (that game is killed when its late answer
+    comes), so a fresh game must not use that terminal."""
+
+    def __init__(self, message: str, *, sent: bool = False) -> None:
+        super().__init__(message)
+        self.sent = sent
 
 
 def fork_server_environment(server_env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -193,9 +210,10 @@ class ForkServer:
                  "" if self.starts == 1 else f" (started again: {self.starts} starts)")
 
     async def spawn(self, slave: int, args: Sequence[str], env: Mapping[str, str],
-                    cwd: Path) -> ForkedGame:
-        """Fork a session's game on the PTY ``slave`` (:class:`ForkServerError` if it cannot
-        be done now: then start a fresh process)."""
+                    cwd: Path, nice: int = 0) -> ForkedGame:
+        """Fork a session's game on the PTY ``slave``, ``nice`` steps below the server's
+        priority (:class:`ForkServerError` if it cannot be done now: then start a fresh
+        process)."""
         sock = self._sock
         if not self.ready or sock is None:
             raise ForkServerError("the fork server is not running")
@@ -205,15 +223,21 @@ class ForkServer:
         answer: asyncio.Future[ForkedGame] = loop.create_future()
         self._pending[number] = answer
         message = json.dumps({"id": number, "args": list(args), "env": dict(env),
-                              "cwd": str(cwd)}).encode()
+                              "cwd": str(cwd), "nice": nice}).encode()
+        sent = False
         try:
             if len(message) > MAX_MESSAGE:
                 raise ForkServerError("the session's request is too long")
             async with self._send_lock:
                 await _send_fd(loop, sock, message, slave)
+            sent = True
             return await asyncio.wait_for(asyncio.shield(answer), SPAWN_TIMEOUT)
-        except (OSError, TimeoutError) as err:
-            raise ForkServerError(f"the fork server did not answer: {err!r}") from err
+        except TimeoutError as err:
+            raise ForkServerError(f"the fork server did not answer within {SPAWN_TIMEOUT:g}s",
+                                  sent=sent) from err
+        except OSError as err:
+            raise ForkServerError(f"the fork server did not answer: {err!r}",
+                                  sent=sent) from err
         finally:
             self._pending.pop(number, None)
 
@@ -424,8 +448,9 @@ def _warm_up() -> None:
 
 
 class _Request:
-    def __init__(self, fd: int, args: list[str], env: dict[str, str], cwd: str) -> None:
-        self.fd, self.args, self.env, self.cwd = fd, args, env, cwd
+    def __init__(self, fd: int, args: list[str], env: dict[str, str], cwd: str,
+                 nice: int = 0) -> None:
+        self.fd, self.args, self.env, self.cwd, self.nice = fd, args, env, cwd, nice
 
 
 class _Loop:
@@ -497,7 +522,7 @@ class _Loop:
         try:
             request = _Request(fds[0], [str(a) for a in message["args"]],
                                {str(k): str(v) for k, v in message["env"].items()},
-                               str(message["cwd"]))
+                               str(message["cwd"]), int(message.get("nice", 0)))
             pid = os.fork()
         except Exception as err:
             os.close(fds[0])
@@ -528,7 +553,9 @@ def _child(request: _Request, main: Callable[[Sequence[str]], int]) -> int:
     environment and directory, no other descriptor), then run it."""
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        group_nice = autogroup_nice()
         os.setsid()
+        lower_priority(request.nice, group_nice)
         for fd in (0, 1, 2):
             os.dup2(request.fd, fd)
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
@@ -543,6 +570,37 @@ def _child(request: _Request, main: Callable[[Sequence[str]], int]) -> int:
             os.write(2, f"casino-tui: the game could not start: {err!r}\r\n".encode())
         os._exit(1)
     return main(request.args)
+
+
+# The kernel's scheduler groups the processes of each session (``setsid``) when "autogroup" is on
+# (most desktop and many server kernels): CPU time is shared between the groups first, then
+# within one. Every game is a session of its own, so without more each game's group weighs as
+# much as the server's whole group (the server, the fork server, the pool of computer players):
+# 200 games would leave the server and the pool 1/201 of the CPU. A process's nice value alone
+# only counts within its group; the group's own nice value (``/proc/self/autogroup``) counts
+# between groups. Both are set. Raising them needs no privilege; neither can be lowered again.
+_AUTOGROUP = Path("/proc/self/autogroup")
+
+
+def autogroup_nice() -> int | None:
+    """The nice value of this process's scheduler autogroup, or None (no autogroups here)."""
+    try:
+        return int(_AUTOGROUP.read_text().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def lower_priority(steps: int, group_nice: int | None) -> None:
+    """Run this process (and what it starts) ``steps`` nice values below its priority, and,
+    after ``setsid``, its new autogroup ``steps`` below ``group_nice`` (that of the group it
+    left: the server's). Best effort: a system that refuses keeps the priority as it is."""
+    if steps <= 0:
+        return
+    with contextlib.suppress(OSError):
+        os.nice(steps)
+    if group_nice is not None:
+        with contextlib.suppress(OSError):
+            _AUTOGROUP.write_text(str(min(19, group_nice + steps)))
 
 
 def _max_fd() -> int:
@@ -572,6 +630,8 @@ __all__ = [
     "ForkServer",
     "ForkServerError",
     "ForkedGame",
+    "autogroup_nice",
     "fork_server_environment",
+    "lower_priority",
     "serve_forks",
 ]

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .forkserver import ForkedGame, ForkServer, ForkServerError
+from .forkserver import ForkedGame, ForkServer, ForkServerError, autogroup_nice
 
 if TYPE_CHECKING:  # pragma: no cover
     import asyncssh
@@ -55,12 +55,21 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("casino_tui.serve")
 
 # Run in the child between fork and the game: make the PTY (fd 0) the controlling terminal of
-# the new session, then become ``python -m casino_tui``. (A preexec_fn would do the same but
-# is unsafe in a process with threads, which the server has.)
+# the new session, lower its priority (the first two arguments: steps, and the nice value of
+# the server's scheduler autogroup or ""; forkserver.lower_priority does the same for a forked
+# game), then become ``python -m casino_tui``. (A preexec_fn would do the same but is unsafe in
+# a process with threads, which the server has.)
 _CHILD_SHIM = (
-    "import fcntl,os,sys,termios;"
-    "fcntl.ioctl(0,termios.TIOCSCTTY,0);"
-    "os.execv(sys.executable,[sys.executable,'-m','casino_tui',*sys.argv[1:]])"
+    "import fcntl,os,sys,termios\n"
+    "fcntl.ioctl(0,termios.TIOCSCTTY,0)\n"
+    "n,g=int(sys.argv[1]),sys.argv[2]\n"
+    "if n>0:\n"
+    " try:os.nice(n)\n"
+    " except OSError:pass\n"
+    " if g:\n"
+    "  try:open('/proc/self/autogroup','w').write(str(min(19,int(g)+n)))\n"
+    "  except OSError:pass\n"
+    "os.execv(sys.executable,[sys.executable,'-m','casino_tui',*sys.argv[3:]])"
 )
 
 # Undo the terminal modes a full-screen app turns on, for when it could not do so itself
@@ -218,6 +227,8 @@ class PtyGame:
     # Where the game is forked from (a warm process: casino_tui.serve.forkserver); None, or
     # when it cannot fork now: a fresh ``python -m casino_tui``.
     forker: ForkServer | None = None
+    # Steps of CPU priority below the server's (the server's --session-nice; 0: the same).
+    nice: int = 0
     forked: bool = False  # the game was forked from the fork server
     pid: int | None = None
     hanging_up: bool = False  # the game is being hung up (disconnect, idle, shutdown, ...)
@@ -259,7 +270,7 @@ class PtyGame:
             set_winsize(master, cols, rows, pw, ph)
             self._proc = await self._start(slave)
         except BaseException:
-            os.close(master)
+            os.close(self._master)
             raise
         finally:
             os.close(slave)
@@ -287,7 +298,7 @@ class PtyGame:
             if not pump_out.done():
                 pump_out.cancel()
             with contextlib.suppress(OSError):
-                os.close(master)
+                os.close(self._master)  # (_start may have given the game a new terminal)
             self._master = -1  # (a later window change finds no terminal to size)
         return end
 
@@ -296,17 +307,47 @@ class PtyGame:
         one, else (or if that fails) a fresh Python."""
         if self.forker is not None:
             try:
-                game = await self.forker.spawn(slave, self.args, self.env, self.cwd)
+                game = await self.forker.spawn(slave, self.args, self.env, self.cwd,
+                                               self.nice)
             except ForkServerError as err:
                 log.warning("player %s: a fresh process starts their game (%s)", self.player,
                             err)
+                if err.sent:
+                    # The fork server may still fork a game on this terminal (killed when
+                    # its late answer comes): two games on one terminal fight over it (the
+                    # second cannot make it its controlling terminal and exits). The fresh
+                    # game gets a terminal of its own.
+                    return await self._fresh_on_new_terminal()
             else:
                 self.forked = True
                 return game
+        return await self._fresh(slave)
+
+    async def _fresh(self, slave: int) -> asyncio.subprocess.Process:
+        """A fresh ``python -m casino_tui`` on the PTY ``slave``."""
+        group = autogroup_nice()  # the server's, for the game's new group below it
         return await asyncio.create_subprocess_exec(
-            sys.executable, "-I", "-S", "-c", _CHILD_SHIM, *self.args,
+            sys.executable, "-I", "-S", "-c", _CHILD_SHIM, str(self.nice),
+            "" if group is None else str(group), *self.args,
             stdin=slave, stdout=slave, stderr=slave, env=self.env, cwd=self.cwd,
             start_new_session=True)
+
+    async def _fresh_on_new_terminal(self) -> asyncio.subprocess.Process:
+        """A fresh game on a new PTY of the size of the one it replaces (closed: a game the
+        fork server forks on it late gets a hang-up)."""
+        master, slave = os.openpty()
+        try:
+            os.set_blocking(master, False)
+            set_winsize(master, *get_winsize(self._master))
+            proc = await self._fresh(slave)
+        except BaseException:
+            os.close(master)
+            raise
+        finally:
+            os.close(slave)
+        old, self._master = self._master, master
+        os.close(old)
+        return proc
 
     def stop(self, end: SessionEnd) -> None:
         """End the session from outside (server shutdown, the player connected again); the

@@ -19,7 +19,14 @@ import asyncssh
 from casino_tui.saves.storestatus import STORE_STATUS_ENV
 from casino_tui.table.wire import Identity, new_secret, session_environment, socket_path
 
-from .config import NO_GAME_SECONDS, ServeConfig, StoreAway, StoreStartError
+from .config import (
+    FILES_BASE,
+    FILES_PER_SESSION,
+    NO_GAME_SECONDS,
+    ServeConfig,
+    StoreAway,
+    StoreStartError,
+)
 from .forkserver import ForkServer
 from .metrics import MetricsEndpoint, ServerMetrics
 from .players import (
@@ -60,6 +67,32 @@ if TYPE_CHECKING:  # pragma: no cover
     from .shared import SharedPlayers
 
 log = logging.getLogger("casino_tui.serve")
+
+
+def raise_open_files_limit(sessions: int) -> tuple[int, int]:
+    """Raise this process's soft limit of open files (often 1,024) to what ``sessions``
+    players need (:data:`FILES_PER_SESSION` each, and :data:`FILES_BASE`), as far as the hard
+    limit allows; the soft limit before and after (a warning in the log when it stays short:
+    the logins past it would fail)."""
+    import resource
+
+    need = FILES_BASE + FILES_PER_SESSION * sessions
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= need:
+        return soft, soft
+    target = need if hard == resource.RLIM_INFINITY else min(need, hard)
+    if target > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError) as err:
+            log.warning("cannot raise the limit of open files from %d to %d: %s", soft,
+                        target, err)
+            target = soft
+    if target < need:
+        log.warning("open files are limited to %d (hard limit %s): %d players need about "
+                    "%d; raise the limit (ulimit -n, LimitNOFILE= in a systemd unit) or "
+                    "lower --max-sessions", target, hard, sessions, need)
+    return soft, target
 
 LOGIN_TIMEOUT = 30.0  # seconds to finish authentication
 KEEPALIVE_INTERVAL = 15.0  # a silent client is asked every 15 s; 3 unanswered: gone
@@ -315,6 +348,7 @@ class GameServer:
         be used), then listen (OSError if the address or port cannot be used)."""
         cfg = self.config
         check_data_dir(cfg.data_dir)
+        raise_open_files_limit(cfg.max_sessions * (2 if cfg.web_port is not None else 1))
         if cfg.host_key is not None:
             host_key = read_host_key_file(cfg.host_key)
         else:
@@ -369,7 +403,9 @@ class GameServer:
         idle = (f"{cfg.idle_timeout / 60:g} min" if cfg.idle_timeout else "off")
         rate = f"{cfg.rate_limit}/min per address" if cfg.rate_limit > 0 else "off"
         log.info("limits: %d players connected, idle timeout %s (without a game %gs), new "
-                 "connections %s", cfg.max_sessions, idle, self.no_game_timeout, rate)
+                 "connections %s; games run %s", cfg.max_sessions, idle, self.no_game_timeout,
+                 rate, f"{cfg.session_nice} nice steps below the server" if cfg.session_nice
+                 else "at the server's priority")
         if not self.continue_supported:
             log.info("the game has no %s flag yet: players resume from the title screen",
                      CONTINUE_FLAG)
@@ -767,7 +803,8 @@ class GameServer:
                 cwd=next((d for d in (dirs.root, cfg.data_dir) if d.is_dir()), Path("/")),
                 idle_timeout=cfg.idle_timeout,
                 hangup_grace=cfg.hangup_grace, player=owner.fingerprint,
-                on_key_latency=self.metrics.key_answered, forker=self.forker)
+                on_key_latency=self.metrics.key_answered, forker=self.forker,
+                nice=cfg.session_nice)
             self.sessions[number] = game
 
         def started(pid: int) -> None:

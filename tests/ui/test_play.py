@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from textual.pilot import Pilot
 
@@ -91,3 +93,34 @@ async def test_title_enter_enter_starts_classic_against_one_computer() -> None:
         assert session.rules.preset_name == "classic"
         assert session.num_players == 2
         assert [s.human for s in session.config.seats] == [True, False]
+
+
+@asynctest
+async def test_a_computers_move_and_the_players_turn_after_it_are_drawn_in_one_frame() -> None:
+    """Every frame costs the game CPU (at 200 players on a server, what the cores are spent
+    on): the player's turn begins in the same call that shows the computer's move, not in a
+    callback after it (which a computer thinking in its worker process let a frame come
+    between), so the two are drawn together."""
+    from .positions import table_2p
+
+    app = make_app(table_2p())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GameScreen) and screen.awaiting_human
+        later: list[str] = []
+        call_later = screen.call_later
+
+        def recorded(callback: Any, *args: Any, **kwargs: Any) -> bool:
+            later.append(getattr(callback, "__name__", ""))
+            return call_later(callback, *args, **kwargs)
+
+        screen.call_later = recorded  # type: ignore[method-assign]
+        played = len(screen.session.log)
+        await pilot.press("enter")  # South plays; North (the computer) answers
+        await settle(pilot)
+        assert screen.awaiting_human and len(screen.session.log) > played + 1
+        # South's move: the computer's turn after it is a callback; North's: no callback,
+        # South's turn began at once
+        assert later.count("_advance") == 1 and later.index("_advance") < later.index(
+            "_computer_done"), later

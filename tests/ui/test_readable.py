@@ -14,7 +14,7 @@ from casino_tui.app.app import CasinoApp
 from casino_tui.app.players import InProcessChooser
 from casino_tui.app.screens.fulllog import FullLogScreen
 from casino_tui.app.screens.game import GameScreen
-from casino_tui.app.widgets.table import LogView, MessageLine, RecentPlays
+from casino_tui.app.widgets.table import LogView, MessageLine, RecentData, RecentPlays
 from casino_tui.saves import open_store
 from casino_tui.table.replay import open_replay
 
@@ -98,6 +98,35 @@ async def test_the_others_plays_wrap_on_the_table_and_the_log_is_a_line_an_entry
         assert all(len(line) <= log.size.width for line in lines)
         assert any(line.endswith("…") for line in lines)  # the long ones cut, at the end
         assert log.border_subtitle == "l: in full"
+
+
+@asynctest
+async def test_the_recent_plays_ask_for_a_new_layout_only_when_their_height_changes() -> None:
+    """A new layout places every widget again and draws the whole screen again (several times
+    what drawing the plays alone costs): the plays' line count changing within their
+    min-height (one line per other player) must not ask for one, a real change of height must."""
+    app = make_app(table_2p())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        recent = game(app).query_one("#recent", RecentPlays)
+        assert recent.size.height == 1  # one other player: at least one line
+        layouts: list[bool] = []
+        refresh = recent.refresh
+
+        def counted(*regions: object, **options: bool) -> object:
+            layouts.append(options.get("layout", False))
+            return refresh(*regions, **options)  # type: ignore[arg-type]
+
+        recent.refresh = counted  # type: ignore[method-assign, assignment]
+        one = (False, "North trailed 6♣")
+        for lines in ((), (one,), ((True, "New deal"),), (one, (False, "North took 6♣"))):
+            recent.set_data(RecentData(lines))
+        assert layouts.count(True) == 1 and layouts[-1] is True  # only 1 -> 2 lines
+        await settle(pilot)
+        assert recent.size.height == 2
+        recent.set_data(RecentData((one,)))
+        await settle(pilot)
+        assert layouts[-1] is True and recent.size.height == 1
 
 
 @asynctest

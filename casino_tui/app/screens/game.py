@@ -509,8 +509,25 @@ class GameScreen(Screen[None]):
         self._moves_cache = None
         self._selection.clear()
         self._cursor = None
+        if self._players_turn_next():
+            # The move and the player's turn after it in one frame: drawing them apart cost a
+            # second frame of the hand, the key bar and both message lines after each
+            # computer's move (benchmarks/keycpu.py).
+            self._advance()
+            if not self._awaiting:  # the turn did not begin after all: the move alone
+                self.refresh_all()
+            return
         self.refresh_all()
-        self.call_later(self._advance)
+        self.call_later(self._advance)  # a computer's turn (a chain of them stays flat)
+
+    def _players_turn_next(self) -> bool:
+        """The next turn is a person's at this screen, with nothing to show before it (no
+        summary, no hand to hide on a shared screen): :meth:`_advance` may begin it now."""
+        st = self.state
+        seat = st.current_player
+        return (seat is not None and not st.is_round_over and not st.is_game_over
+                and not self.session.hot_seat and self.is_active and not self._modal
+                and not self.local.table.computer_plays(seat))
 
     # ------------------------------------------------------------------ summaries and end
     def _push(self, screen: Screen[ResultT], callback: Callable[[ResultT | None], object],

@@ -248,6 +248,9 @@ class TableGameScreen(GameScreen):
         return seat is not None and seen.to_move == seat and not self.net.stand_in(seat) \
             and seen.phase in (Phase.PLAY, Phase.PLUCK)
 
+    def _players_turn_next(self) -> bool:
+        return False  # the server says whose turn it is: _advance follows its events
+
     def _advance(self) -> None:
         if self._finished or self._modal or self._gone or not self.is_active \
                 or self.casino.too_small:

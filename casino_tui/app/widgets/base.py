@@ -9,9 +9,11 @@ few milliseconds, twenty cost four times as much).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from textual.content import Content
+from textual.css.scalar import Unit
 from textual.widget import Widget
 
 D = TypeVar("D")
@@ -36,6 +38,32 @@ class DataWidget(Widget, Generic[D]):
         self._data = data
         self.refresh()
         return True
+
+    def box_height(self, content_lines: int) -> int:
+        """The height this widget takes with ``content_lines`` lines of content (``height:
+        auto``): its gutter added, its stylesheet's ``min-height`` and ``max-height`` (in
+        cells) applied."""
+        styles = self.styles
+        height = content_lines + styles.gutter.height
+        low, high = styles.min_height, styles.max_height
+        if low is not None and low.unit == Unit.CELLS:
+            height = max(height, int(low.value))
+        if high is not None and high.unit == Unit.CELLS:
+            height = min(height, int(high.value))
+        return height
+
+    def set_data_sized(self, data: D, content_lines: Callable[[int], int]) -> bool:
+        """:meth:`set_data` for a widget whose height follows its content: a new layout (every
+        widget placed again, the whole screen drawn again: several times the cost of drawing
+        this one widget) only when its height really changes, not when only the number of its
+        content lines does within its ``min-height`` and ``max-height``.
+        ``content_lines(width)``: the lines its content takes at ``width``."""
+        width = self.size.width
+        before = self.box_height(content_lines(width))
+        changed = DataWidget.set_data(self, data)  # (subclasses call this from set_data)
+        if changed and self.box_height(content_lines(width)) != before:
+            self.refresh(layout=True)
+        return changed
 
     def set_title(self, title: str) -> bool:
         """Set the border title to ``title`` (plain text, never markup) if it differs: setting

@@ -273,12 +273,7 @@ class RecentPlays(DataWidget[RecentData]):
         return sum(len(lines) for lines in self._entries(width))
 
     def set_data(self, data: RecentData) -> bool:
-        width = self.size.width
-        before = self.get_content_height(None, None, width)
-        changed = super().set_data(data)
-        if changed and self.get_content_height(None, None, width) != before:
-            self.refresh(layout=True)
-        return changed
+        return self.set_data_sized(data, lambda width: sum(map(len, self._entries(width))))
 
     def render(self) -> Text:
         height = max(1, self.size.height)
@@ -739,12 +734,7 @@ class MessageLine(StatusLine):
         return len(self._lines(width))
 
     def set_data(self, data: LineData) -> bool:
-        width = self.size.width
-        before = len(self._lines(width))
-        changed = super().set_data(data)
-        if changed and len(self._lines(width)) != before:
-            self.refresh(layout=True)
-        return changed
+        return self.set_data_sized(data, lambda width: len(self._lines(width)))
 
     def render(self) -> Text:
         width = self.size.width

@@ -1,0 +1,204 @@
+"""The CPU a key costs the game: ``python -m benchmarks.keycpu [--turns 12] [--runs 3]``.
+
+At 200 players on two cores, drawing is what the cores are spent on, so what one key costs the
+game's process is the figure that decides how many players a host holds. This starts the game
+as a player's terminal runs it (``python -m casino_tui`` on a pseudo-terminal, 100x30 like the
+load tool, TERM=xterm-256color, a throwaway data directory), starts a game (``n``, Enter), and
+at each of the player's turns presses what a person does: Right to look at the next card (the
+game previews its move), Left back, Right again, then Enter to play it (Right again while the
+card has no move). After each key it waits until the screen has been quiet for a moment, and
+reads the CPU time of the game's process (every thread, from ``/proc/PID/task/*/schedstat``,
+in nanoseconds) and the bytes it wrote. A play's figure runs until the player's next turn is on
+the screen, so it includes drawing the computer's answer (the computer itself thinks in a
+process of its own, not counted).
+
+It prints, per kind of key, the median and mean CPU milliseconds and bytes written, over
+``--runs`` games of ``--turns`` turns each (the same seed each time). ``--profile FILE``
+records the first game's turns (from its first turn on) with py-spy, if installed, into FILE as
+collapsed stacks. A measuring tool, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from collections.abc import Sequence
+from fcntl import ioctl
+from pathlib import Path
+
+from .loadkit import ESCAPES, KEY_ENTER, KEY_QUIT, KEY_RIGHT, NO_MOVE, ROUND_OVER, TITLE, YOUR_TURN
+
+KEY_LEFT = b"\x1b[D"
+QUIET = 0.25  # seconds without output after which a key's effect is taken as drawn
+
+
+def cpu_ns(pid: int) -> int:
+    """CPU time of every thread of ``pid`` so far (nanoseconds)."""
+    total = 0
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                total += int(Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()[0])
+    return total
+
+
+class Game:
+    """The game on a pseudo-terminal: :meth:`key` presses a key and waits for quiet."""
+
+    def __init__(self, size: tuple[int, int], seed: int) -> None:
+        self.home = tempfile.mkdtemp(prefix="casino-keycpu-")
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": self.home,
+               "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "PYTHONUTF8": "1", "CASINO_TUI_DATA_DIR": f"{self.home}/data",
+               "CASINO_TUI_CONFIG_DIR": f"{self.home}/config"}
+        if "PYTHONPATH" in os.environ:
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        argv = [sys.executable, "-m", "casino_tui", "--seed", str(seed)]
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execvpe(argv[0], argv, env)
+        ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+        self.pid, self.fd = pid, fd
+        self.text = ""
+        self.written = 0
+        self.spy: subprocess.Popen[bytes] | None = None
+
+    def profile(self, output: str) -> None:
+        """Record the game's stacks from now on with py-spy (collapsed stacks in ``output``)."""
+        spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+        self.spy = subprocess.Popen([spy, "record", "--pid", str(self.pid), "--format", "raw",
+                                     "--rate", "1000", "--nonblocking", "--output", output],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)  # py-spy attaches
+
+    def read(self, quiet: float = QUIET, timeout: float = 10.0,
+             until: str | re.Pattern[str] | None = None) -> str:
+        """Output until ``quiet`` seconds pass without any (and ``until`` was seen, if
+        given), at most ``timeout`` seconds; the new text, escapes removed."""
+        start = len(self.text)
+        deadline = time.monotonic() + timeout
+        last = time.monotonic()
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.fd], [], [], 0.02)
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                self.written += len(chunk)
+                self.text += ESCAPES.sub("", chunk.decode("utf-8", "replace"))
+                last = time.monotonic()
+                continue
+            seen = until is None or re.search(until, self.text[start:]) is not None
+            if seen and time.monotonic() - last >= quiet:
+                break
+        return self.text[start:]
+
+    def key(self, data: bytes, until: str | re.Pattern[str] | None = None) -> tuple[float, int,
+                                                                                     str]:
+        """Press ``data``; its CPU milliseconds, bytes written and new text."""
+        cpu, written = cpu_ns(self.pid), self.written
+        os.write(self.fd, data)
+        text = self.read(until=until)
+        return (cpu_ns(self.pid) - cpu) / 1e6, self.written - written, text
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self.fd, KEY_QUIT)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError):
+                select.select([self.fd], [], [], 0.05)
+                os.read(self.fd, 65536)
+            if os.waitpid(self.pid, os.WNOHANG)[0]:
+                break
+        else:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        if self.spy is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.spy.wait(10)
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+def play(turns: int, size: tuple[int, int], seed: int,
+         profile: str | None) -> dict[str, list[tuple[float, int]]]:
+    costs: dict[str, list[tuple[float, int]]] = {"right": [], "left": [], "play": []}
+    game = Game(size, seed)
+    try:
+        game.read(until=TITLE, timeout=30)
+        game.key(b"n", until="Preset")
+        game.key(KEY_ENTER, until=YOUR_TURN)
+        if profile:
+            game.profile(profile)
+        for _ in range(turns):
+            last = ""
+            for name, data in (("right", KEY_RIGHT), ("left", KEY_LEFT),
+                               ("right", KEY_RIGHT)):
+                ms, nbytes, last = game.key(data)
+                costs[name].append((ms, nbytes))
+            for _ in range(8):  # a card with no move: the next one
+                if not NO_MOVE.search(last):
+                    break
+                ms, nbytes, last = game.key(KEY_RIGHT)
+                costs["right"].append((ms, nbytes))
+            ms, nbytes, last = game.key(KEY_ENTER, until=re.compile(
+                f"{YOUR_TURN}|{ROUND_OVER.pattern}"))
+            costs["play"].append((ms, nbytes))
+            if ROUND_OVER.search(last):
+                break
+    finally:
+        game.close()
+    return costs
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.keycpu",
+                                     description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--turns", type=int, default=12, help="the player's turns a game")
+    parser.add_argument("--runs", type=int, default=3, help="games (default 3)")
+    parser.add_argument("--seed", type=int, default=7, help="the deal (default 7)")
+    parser.add_argument("--size", default="100x30", metavar="WxH")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="record the first game with py-spy into FILE (collapsed stacks)")
+    args = parser.parse_args(argv)
+    w, h = (int(x) for x in args.size.lower().split("x"))
+    load = os.getloadavg()
+    totals: dict[str, list[tuple[float, int]]] = {}
+    for run in range(args.runs):
+        costs = play(args.turns, (w, h), args.seed, args.profile if run == 0 else None)
+        for name, values in costs.items():
+            totals.setdefault(name, []).extend(values)
+    print(f"CPU of the game's process per key ({args.runs} games of {args.turns} turns, "
+          f"{w}x{h}; load average {load[0]:.2f} before, {os.getloadavg()[0]:.2f} after):")
+    for name, values in totals.items():
+        if not values:
+            continue
+        ms = [v[0] for v in values]
+        nbytes = [v[1] for v in values]
+        what = {"right": "Right (next card, its move previewed)", "left": "Left (back)",
+                "play": "Enter (play, then the computer's answer, to the next turn)"}[name]
+        print(f"  {what:60} median {statistics.median(ms):6.1f} ms  mean "
+              f"{statistics.mean(ms):6.1f} ms  bytes median {statistics.median(nbytes):6.0f}"
+              f"  (n={len(ms)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
