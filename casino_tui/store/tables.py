@@ -55,7 +55,7 @@ from casino_tui.table.events import TableEvent, TableView
 from casino_tui.table.hub import (
     AWAY_GRACE,
     DAY,
-    QUEUE_MAX,
+    EventFeed,
     HubError,
     LocalHub,
     Person,
@@ -195,7 +195,7 @@ class Fenced(HubError):
         super().__init__(MOVED)
 
 
-class PgSubscription:
+class PgSubscription(EventFeed):
     """A :class:`~casino_tui.table.hub.Subscription` that reads a table's event rows for one
     audience (a seat, or :data:`SPECTATORS`) in one numbering (``events_epoch``). It is lost
     when the table is numbered anew (taken over by another host), closes, or too many events
@@ -203,54 +203,15 @@ class PgSubscription:
 
     def __init__(self, hub: PgHub, table_id: str, person: Person, audience: int,
                  events_epoch: str, after: int) -> None:
+        super().__init__(after)
         self._hub = hub
         self.table_id = table_id
         self.person = person
         self.audience = audience
         self.events_epoch = events_epoch
-        self.last = after
-        self.lost = False
-        self.closed = False
-        self.reason = ""
-        self.view: TableView | None = None
-        self._queue: asyncio.Queue[TableEvent | None] = asyncio.Queue()
 
-    def deliver(self, event: TableEvent) -> None:
-        if self.closed or self.lost or event.number <= self.last:
-            return
-        if event.number != self.last + 1 or self._queue.qsize() >= QUEUE_MAX:
-            self.stop("events were missed: take a fresh snapshot and subscribe again")
-            return
-        self.last = event.number
-        self._queue.put_nowait(event)
-
-    def stop(self, reason: str) -> None:
-        if not self.lost:
-            self.lost = True
-            self.reason = reason
-            self._queue.put_nowait(None)
-
-    async def next(self) -> TableEvent:
-        event = await self._queue.get()
-        if event is None:
-            self._queue.put_nowait(None)
-            raise HubError(self.reason or "the subscription was lost")
-        return event
-
-    def ready(self) -> list[TableEvent]:
-        out: list[TableEvent] = []
-        while not self._queue.empty():
-            event = self._queue.get_nowait()
-            if event is None:
-                self._queue.put_nowait(None)
-                break
-            out.append(event)
-        return out
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self._hub._forget(self)
+    def _release(self) -> None:
+        self._hub._forget(self)
 
 
 class PgHub:

@@ -282,6 +282,66 @@ class TableHub(Protocol):
 
 
 # ---------------------------------------------------------------------------- LocalHub
+class EventFeed:
+    """A subscription fed from elsewhere (the server's pushed frames, the store's event rows):
+    the events in order after ``after``, each at most once. A gap, or more than
+    :data:`QUEUE_MAX` events unread, loses it (:meth:`stop`): :meth:`next` raises
+    :class:`HubError` once no event waits (take a fresh snapshot and subscribe again).
+    ``view``: the seat's view that came with the latest events, if any. A subclass releases
+    what feeds it in :meth:`_release` (called once, by :meth:`close`)."""
+
+    def __init__(self, after: int) -> None:
+        self.last = after
+        self.lost = False
+        self.closed = False
+        self.reason = ""
+        self.view: TableView | None = None
+        self._queue: asyncio.Queue[TableEvent | None] = asyncio.Queue()
+
+    def deliver(self, event: TableEvent, view: TableView | None = None) -> None:
+        if self.closed or self.lost or event.number <= self.last:
+            return  # a repeat (a subscription again after a drop) is dropped
+        if event.number != self.last + 1 or self._queue.qsize() >= QUEUE_MAX:
+            self.stop("events were missed: take a fresh snapshot and subscribe again")
+            return
+        self.last = event.number
+        if view is not None:
+            self.view = view
+        self._queue.put_nowait(event)
+
+    def stop(self, reason: str) -> None:
+        """Lost: wake a reader waiting in :meth:`next`."""
+        if not self.lost:
+            self.lost = True
+            self.reason = reason
+            self._queue.put_nowait(None)
+
+    async def next(self) -> TableEvent:
+        event = await self._queue.get()
+        if event is None:
+            self._queue.put_nowait(None)  # every later call says so too
+            raise HubError(self.reason or "the subscription was lost")
+        return event
+
+    def ready(self) -> list[TableEvent]:
+        out: list[TableEvent] = []
+        while not self._queue.empty():
+            event = self._queue.get_nowait()
+            if event is None:
+                self._queue.put_nowait(None)
+                break
+            out.append(event)
+        return out
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._release()
+
+    def _release(self) -> None:
+        raise NotImplementedError
+
+
 class _Queue:
     """A :class:`Subscription` of :class:`LocalHub`."""
 

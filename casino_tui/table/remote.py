@@ -40,7 +40,7 @@ from .codec import JSON, move_to_json
 from .config import DEFAULT_LEVEL, GameConfig, config_to_json
 from .controller import MoveRefused
 from .events import TableEvent, TableView
-from .hub import QUEUE_MAX, HubError, Person, TableInfo
+from .hub import EventFeed, HubError, Person, TableInfo
 from .weblink import WebLink
 from .wire import FrameError, Message, Refused, WireClient, WireError, link_from_environment
 
@@ -68,7 +68,7 @@ class _Pending:
     on_result: Callable[[JSON], None] | None = None  # run by the reader, before anything else
 
 
-class RemoteSubscription:
+class RemoteSubscription(EventFeed):
     """A :class:`~casino_tui.table.hub.Subscription` fed by the server's pushed events.
 
     ``last``: the number of the last event received (the next subscription after a drop
@@ -78,57 +78,15 @@ class RemoteSubscription:
 
     def __init__(self, hub: RemoteHub, table_id: str, name: str, after: int,
                  epoch: str) -> None:
+        super().__init__(after)
         self._hub = hub
         self.table_id = table_id
         self.name = name
-        self.last = after
         self.epoch = epoch
-        self.lost = False
-        self.closed = False
-        self.reason = ""
         self.number: int | None = None  # the server's number of the subscription
-        self._queue: asyncio.Queue[TableEvent | None] = asyncio.Queue()
-        self.view: TableView | None = None  # the view that came with the latest events
 
-    def deliver(self, event: TableEvent, view: TableView | None = None) -> None:
-        if self.closed or self.lost or event.number <= self.last:
-            return  # a repeat (a subscription again after a drop) is dropped
-        if event.number != self.last + 1 or self._queue.qsize() >= QUEUE_MAX:
-            self.stop("events were missed: take a fresh snapshot and subscribe again")
-            return
-        self.last = event.number
-        if view is not None:
-            self.view = view
-        self._queue.put_nowait(event)
-
-    def stop(self, reason: str) -> None:
-        """Lost: wake a reader waiting in :meth:`next`."""
-        if not self.lost:
-            self.lost = True
-            self.reason = reason
-            self._queue.put_nowait(None)
-
-    async def next(self) -> TableEvent:
-        event = await self._queue.get()
-        if event is None:
-            self._queue.put_nowait(None)  # every later call says so too
-            raise HubError(self.reason or "the subscription was lost")
-        return event
-
-    def ready(self) -> list[TableEvent]:
-        out: list[TableEvent] = []
-        while not self._queue.empty():
-            event = self._queue.get_nowait()
-            if event is None:
-                self._queue.put_nowait(None)
-                break
-            out.append(event)
-        return out
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self._hub._unsubscribe(self)
+    def _release(self) -> None:
+        self._hub._unsubscribe(self)
 
 
 class RemoteHub:
