@@ -603,3 +603,25 @@ def test_a_table_nobody_came_back_to_closes_for_every_host(pg_url: str) -> None:
             await closing([a, b])
 
     asyncio.run(main())
+
+
+def test_a_call_waiting_when_its_host_closes_is_told_not_cancelled(pg_url: str) -> None:
+    """A host that closes while one of its calls waits for another host's answer tells the
+    caller (HubError: the table channel refuses it and marks nobody away) rather than
+    cancelling it (which the channel's connection task could not take as an answer)."""
+
+    async def main() -> None:
+        a, b = await hosts(pg_url, 2, lease=30.0)
+        try:
+            info = await a.create_table(two_people(seed=4), ANN)
+            a.abandon()  # the owner is gone: nobody answers B's call
+            call = asyncio.create_task(b.snapshot(info.table_id, ANN))
+            await asyncio.sleep(0.5)  # the intent is left and waited for
+            assert not call.done()
+            await b.aclose()
+            with pytest.raises(HubError, match="store is closed"):
+                await call
+        finally:
+            await closing([b])
+
+    asyncio.run(main())

@@ -314,8 +314,8 @@ class PgHub:
         for task in [*self._spawned, *self._feeding.values()]:
             task.cancel()
         for fut in self._waiting.values():
-            if not fut.done():
-                fut.cancel()
+            if not fut.done():  # the caller is told (a HubError), not cancelled
+                fut.set_exception(HubError("the tables' store is closed"))
         await self._stop_connections()
 
     def abandon(self) -> None:
@@ -331,8 +331,8 @@ class PgHub:
         self.local.shutdown()
         self._owned.clear()
         for fut in self._waiting.values():
-            if not fut.done():
-                fut.cancel()
+            if not fut.done():  # the caller is told (a HubError), not cancelled
+                fut.set_exception(HubError("the tables' store is closed"))
         self._spawn(self._stop_connections())
 
     async def _stop_connections(self) -> None:
