@@ -660,26 +660,18 @@ class CasinoApp(App[None]):
 
     async def _record_table_game(self, client: SeatClient, view: TableView) -> None:
         from casino_tui.engine import Phase
-        from casino_tui.saves import Seat
         from casino_tui.stats import record_from_play
         from casino_tui.stats.daily import utc_now
-        from casino_tui.table.codec import summary_from_json
-        from casino_tui.table.config import DEFAULT_LEVEL
         from casino_tui.table.hub import HubError
 
         if view.seat is None or view.phase != Phase.GAME_OVER or not view.game:
             return
         try:
-            events = await client.game_events(upto=view.number)
+            seats, summaries = await client.played_game(view)
         except HubError as err:
             self.notify(f"This game could not be added to your statistics: {err.reason}",
                         severity="warning", timeout=10, markup=False)
             return
-        summaries = [summary_from_json(e.data["summary"]) for e in events
-                     if e.kind == "round_over" and "summary" in e.data]
-        seats = [Seat(f"Seat {i + 1}", "human") if s.human
-                 else Seat(f"Seat {i + 1}", "computer", s.level or DEFAULT_LEVEL)
-                 for i, s in enumerate(view.seats)]
         record = record_from_play(
             preset=view.rules.preset_name, players=view.num_players, sides=view.sides,
             seats=seats, summaries=summaries, round_no=view.round_no, scores=view.scores,

@@ -228,23 +228,16 @@ class PlainTables:
     async def _record(self, client: SeatClient, view: TableView) -> None:
         """A game finished at the player's seat: into their statistics, built from their view
         of its end and the game's events (which hold no hidden card)."""
-        from casino_tui.saves import Seat
         from casino_tui.stats import record_from_play
         from casino_tui.stats.daily import utc_now
-        from casino_tui.table.config import DEFAULT_LEVEL
 
         if self.add_record is None or view.seat is None:
             return
         try:
-            events = await client.game_events(upto=view.number)
+            seats, summaries = await client.played_game(view)
         except HUB_ERRORS as err:
             self.say(f"This game could not be added to your statistics: {_why(err)}")
             return
-        summaries = [summary_from_json(e.data["summary"]) for e in events
-                     if e.kind == "round_over" and "summary" in e.data]
-        seats = [Seat(f"Seat {i + 1}", "human") if s.human
-                 else Seat(f"Seat {i + 1}", "computer", s.level or DEFAULT_LEVEL)
-                 for i, s in enumerate(view.seats)]
         record = record_from_play(
             preset=view.rules.preset_name, players=view.num_players, sides=view.sides,
             seats=seats, summaries=summaries, round_no=view.round_no, scores=view.scores,

@@ -24,8 +24,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from casino_tui.engine import Move
+from casino_tui.engine import Move, RoundSummary
+from casino_tui.saves import Seat
 
+from .codec import summary_from_json
 from .config import DEFAULT_LEVEL
 from .events import QUIET_KINDS, TableEvent, TableView
 from .hub import HubError, Person, Subscription, TableHub
@@ -205,6 +207,18 @@ class SeatClient:
         starts = [i for i, e in enumerate(events)
                   if e.kind == "note" and e.data.get("new_game") is not None]
         return events[starts[-1]:] if starts else events
+
+    async def played_game(self, view: TableView) -> tuple[list[Seat], list[RoundSummary]]:
+        """The game that ended at ``view`` as a player's statistics take it: its seats (people
+        and computers, by number) and each round's summary, from the game's events (which
+        hold no hidden card). ``HubError`` when the events cannot be had."""
+        events = await self.game_events(upto=view.number)
+        summaries = [summary_from_json(e.data["summary"]) for e in events
+                     if e.kind == "round_over" and "summary" in e.data]
+        seats = [Seat(f"Seat {i + 1}", "human") if s.human
+                 else Seat(f"Seat {i + 1}", "computer", s.level or DEFAULT_LEVEL)
+                 for i, s in enumerate(view.seats)]
+        return seats, summaries
 
     async def leave(self) -> None:
         """Leave the table: the seat waits for its person (a spectator stops watching)."""
