@@ -121,6 +121,7 @@ class ForkServer:
         self.warm = warm
         self.pid: int | None = None
         self.starts = 0
+        self.late_forks = 0  # games forked after their session had given up waiting (ended)
         self._proc: asyncio.subprocess.Process | None = None
         self._sock: socket.socket | None = None
         self._ready = asyncio.Event()
@@ -262,7 +263,12 @@ class ForkServer:
                     exit_future: asyncio.Future[int] = loop.create_future()
                     self._exits[pid] = exit_future
                     if answer is None or answer.done():  # given up on: a game nobody plays
-                        _kill_group(pid)
+                        _kill_group(pid)  # its group, once the child has called setsid
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(pid, signal.SIGKILL)  # and the child, if not yet
+                        self.late_forks += 1
+                        log.warning("the fork server forked a game (pid %d) after the session "
+                                    "had given up waiting for it: ended", pid)
                     else:
                         answer.set_result(ForkedGame(pid, exit_future))
                 elif answer is not None and not answer.done():
@@ -582,10 +588,12 @@ def _child(request: _Request, main: Callable[[Sequence[str]], int]) -> int:
 _AUTOGROUP = Path("/proc/self/autogroup")
 
 
-def autogroup_nice() -> int | None:
-    """The nice value of this process's scheduler autogroup, or None (no autogroups here)."""
+def autogroup_nice(pid: int | None = None) -> int | None:
+    """The nice value of the scheduler autogroup of process ``pid`` (this one by default), or
+    None: no autogroups here (no such file, or, on some kernels, an empty one)."""
+    path = _AUTOGROUP if pid is None else Path(f"/proc/{pid}/autogroup")
     try:
-        return int(_AUTOGROUP.read_text().split()[-1])
+        return int(path.read_text().split()[-1])
     except (OSError, ValueError, IndexError):
         return None
 
