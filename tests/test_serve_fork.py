@@ -34,6 +34,7 @@ from serve_support import (
     wait_until,
 )
 
+from casino_tui import procs
 from casino_tui.serve import forkserver
 from casino_tui.serve.forkserver import ForkedGame, ForkServer, autogroup_nice
 
@@ -466,6 +467,6 @@ def test_the_autogroup_nice_value_is_read_or_none_on_kernels_without_one(
     not an error (the fork server and the tests read it alike)."""
     fake = tmp_path / "autogroup"
     fake.write_text(text)
-    monkeypatch.setattr(forkserver, "_AUTOGROUP", fake)
+    monkeypatch.setattr(procs, "_AUTOGROUP", fake)
     assert autogroup_nice() == expected
     assert autogroup_nice(2 ** 22 + 1) is None  # no such process

@@ -192,18 +192,20 @@ def test_a_browser_session_gets_what_an_ssh_session_of_that_key_gets(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The player's directories, the players' directory, --continue with a saved game, a
     table channel secret for the player (forgotten at the end), the notice when the player's
-    files cannot be written; nothing else of the server's environment."""
+    files cannot be written, the server's --session-nice; nothing else of the server's
+    environment."""
     monkeypatch.setenv("SERVER_SECRET_TOKEN", "must-not-leak")
     data = tmp_path / "data"
 
     async def main() -> None:
-        server = web_server(data)
+        server = web_server(data, session_nice=7)
         await server.start()
         try:
             front = server.web_front
             assert front is not None
             dirs = PlayerDirs.for_fingerprint(data, ANN)
             launch = await front.launch(player_id(ANN), 100, 30)
+            assert launch.nice == 7  # below the server's priority, as over SSH
             env = launch.env
             assert "SERVER_SECRET_TOKEN" not in env
             assert env["CASINO_TUI_DATA_DIR"] == str(dirs.data)

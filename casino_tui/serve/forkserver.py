@@ -51,6 +51,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..procs import autogroup_nice, lower_priority
+
 log = logging.getLogger("casino_tui.serve")
 
 # The game's command line starts the fork server with this first argument (casino_tui.__main__):
@@ -576,39 +578,6 @@ def _child(request: _Request, main: Callable[[Sequence[str]], int]) -> int:
             os.write(2, f"casino-tui: the game could not start: {err!r}\r\n".encode())
         os._exit(1)
     return main(request.args)
-
-
-# The kernel's scheduler groups the processes of each session (``setsid``) when "autogroup" is on
-# (most desktop and many server kernels): CPU time is shared between the groups first, then
-# within one. Every game is a session of its own, so without more each game's group weighs as
-# much as the server's whole group (the server, the fork server, the pool of computer players):
-# 200 games would leave the server and the pool 1/201 of the CPU. A process's nice value alone
-# only counts within its group; the group's own nice value (``/proc/self/autogroup``) counts
-# between groups. Both are set. Raising them needs no privilege; neither can be lowered again.
-_AUTOGROUP = Path("/proc/self/autogroup")
-
-
-def autogroup_nice(pid: int | None = None) -> int | None:
-    """The nice value of the scheduler autogroup of process ``pid`` (this one by default), or
-    None: no autogroups here (no such file, or, on some kernels, an empty one)."""
-    path = _AUTOGROUP if pid is None else Path(f"/proc/{pid}/autogroup")
-    try:
-        return int(path.read_text().split()[-1])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def lower_priority(steps: int, group_nice: int | None) -> None:
-    """Run this process (and what it starts) ``steps`` nice values below its priority, and,
-    after ``setsid``, its new autogroup ``steps`` below ``group_nice`` (that of the group it
-    left: the server's). Best effort: a system that refuses keeps the priority as it is."""
-    if steps <= 0:
-        return
-    with contextlib.suppress(OSError):
-        os.nice(steps)
-    if group_nice is not None:
-        with contextlib.suppress(OSError):
-            _AUTOGROUP.write_text(str(min(19, group_nice + steps)))
 
 
 def _max_fd() -> int:

@@ -171,4 +171,4 @@ class BrowserFront:
 
         cwd = next((d for d in (dirs.root, cfg.data_dir) if d.is_dir()), Path("/"))
         return Launch(argv=[sys.executable, "-m", "casino_tui", *args], env=env, cwd=cwd,
-                      on_end=ended)
+                      on_end=ended, nice=cfg.session_nice)

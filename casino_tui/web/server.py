@@ -45,7 +45,7 @@ from aiohttp import WSCloseCode, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from ..procs import parent_death_signal
+from ..procs import autogroup_nice, lower_priority, parent_death_signal
 from .listen import listen
 from .tokens import CookieSigner, LinkIssuer
 
@@ -120,13 +120,15 @@ DEFAULT_HINT = ("For a new link, press Enter in the terminal where 'casino-tui w
 class Launch:
     """How to start one player's app: the command (``argv[0]`` is the program: no shell), the
     environment to add to the few variables kept of the server's (see
-    :data:`SERVER_ENV_KEEP`), the working directory, and ``on_end``, awaited once when the app
-    process has ended (e.g. to forget the session's hub secret)."""
+    :data:`SERVER_ENV_KEEP`), the working directory, ``on_end``, awaited once when the app
+    process has ended (e.g. to forget the session's hub secret), and ``nice``: how many steps
+    of priority below the server's the app runs (``serve --session-nice``, as its SSH games)."""
 
     argv: list[str]
     env: dict[str, str]
     cwd: Path
     on_end: Callable[[], Awaitable[None]] | None = None
+    nice: int = 0  # steps of CPU priority below the server's (and its scheduler group's)
 
 
 Launcher = Callable[[str, int, int], Awaitable[Launch]]
@@ -202,7 +204,7 @@ class GameService(AppService):
             env=environment,
             cwd=self.launch.cwd,
             start_new_session=True,
-            preexec_fn=_end_with_server(),
+            preexec_fn=_in_child(self.launch.nice),
         )
         assert process.stdin is not None
         self._stdin = process.stdin
@@ -273,20 +275,24 @@ class GameService(AppService):
                         log.exception("a session's on_end failed")
 
 
-def _end_with_server() -> Callable[[], None] | None:
-    """What the app's process runs before the program (Linux): the kernel sends it SIGTERM
-    when the server dies, as the server's own shutdown would (Textual's web driver quits on it;
-    the game is saved after every move). Otherwise an app whose server was killed would wait
-    for the page forever: its input's end does not end it."""
+def _in_child(nice: int) -> Callable[[], None] | None:
+    """What the app's process runs before the program, in its new session: ``nice`` steps
+    below the server's priority and its scheduler group's (as a game over SSH), and (Linux)
+    the kernel sends it SIGTERM when the server dies, as the server's own shutdown would
+    (Textual's web driver quits on it; the game is saved after every move). Otherwise an app
+    whose server was killed would wait for the page forever: its input's end does not end it."""
     set_signal = parent_death_signal()
-    if set_signal is None:
+    if set_signal is None and nice <= 0:
         return None
     parent = os.getpid()
+    group_nice = autogroup_nice() if nice > 0 else None  # the server's, read before the fork
 
     def in_child() -> None:
-        set_signal(signal.SIGTERM)
-        if os.getppid() != parent:  # the server died before that
-            os.kill(os.getpid(), signal.SIGTERM)
+        lower_priority(nice, group_nice)
+        if set_signal is not None:
+            set_signal(signal.SIGTERM)
+            if os.getppid() != parent:  # the server died before that
+                os.kill(os.getpid(), signal.SIGTERM)
 
     return in_child
 

@@ -17,6 +17,7 @@ import pytest
 from aiohttp import web
 from pty_support import session_processes
 
+from casino_tui.procs import autogroup_nice
 from casino_tui.saves import open_store
 from casino_tui.web.server import GameService, Launch, Launcher, WebLimits, WebServer
 from casino_tui.web.tokens import CookieSigner, LinkIssuer
@@ -531,6 +532,32 @@ def test_an_app_that_will_not_quit_is_killed_with_its_group() -> None:
                 pid = server.app_pids()[0]
                 await server.hang_up("local", "bye")
                 assert gone(pid)
+
+    run(main())
+
+
+def test_an_app_runs_the_launchs_steps_below_the_servers_priority() -> None:
+    """``serve --session-nice`` for browser games as for SSH ones: the app's process, and its
+    scheduler group (a session of its own), run below the server's; the server's own priority
+    and group stay as they were."""
+    async def main() -> None:
+        code = ("import sys, time; sys.stdout.write('__GANGLION__\\n'); sys.stdout.flush(); "
+                "time.sleep(60)")
+
+        async def launch(identity: str, width: int, height: int) -> Launch:
+            return Launch(argv=[sys.executable, "-c", code], env={}, cwd=Path.cwd(), nice=3)
+
+        mine, my_group = os.getpriority(os.PRIO_PROCESS, 0), autogroup_nice()
+        async with running_server(launch, quit_grace=0.3) as server:
+            cookie = await signed_in(server)
+            async with open_game(server.public_url, cookie, cookie_name=server.cookie_name):
+                await _until(lambda: bool(server.app_pids()))
+                pid = server.app_pids()[0]
+                assert os.getsid(pid) == pid != os.getsid(0)
+                assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, mine + 3)
+                if my_group is not None:  # a kernel with autogroups
+                    assert autogroup_nice(pid) == min(19, my_group + 3)
+        assert os.getpriority(os.PRIO_PROCESS, 0) == mine and autogroup_nice() == my_group
 
     run(main())
 
