@@ -1,10 +1,11 @@
-/* The engine's hot path in C: casino_tui.engine._cgen (generate_for, play_on_table,
+/* The engine's hot path in C: casino_tui.engine._cgen (generate_for, play_on_table, play_card,
  * order_by_keys, shuffled, shuffled_seeded).
  *
  * Each is the function of the same name in casino_tui/engine/_hot.py (same arguments, the same
  * result: the same list of moves in the same order, None in the same cases), for the input it
  * takes: move generation with at most 52 piles (generate_multi for positions holding a card of
- * several values, such as Royal's aces), the table update of a trail, capture or build, the
+ * several values, such as Royal's aces), the table update of a trail, capture or build (with
+ * the hand and the captured pile: play_card), the
  * order of a deck of at most 64 cards. Anything else is
  * handed to _hot's function (set by setup()), which is the reference for everything here;
  * tests/test_movegen.py compares the two on random positions of every preset, big tables and
@@ -31,6 +32,7 @@ typedef uint64_t u64;
 
 static PyObject *g_fallback = NULL;     /* _hot.generate_for */
 static PyObject *g_play = NULL;         /* _hot.play_on_table */
+static PyObject *g_play_card = NULL;    /* _hot.play_card */
 static PyObject *g_order = NULL;        /* _hot.order_by_keys */
 static PyTypeObject *g_move_type = NULL; /* moves.Move */
 static PyObject *g_trails = NULL;       /* _hot._TRAILS: the trail of each card */
@@ -1440,21 +1442,20 @@ static int is_kind(PyObject *kind, PyObject *name) {
     return PyUnicode_Compare(kind, name) == 0;
 }
 
-/* _hot.play_on_table(table, move, owner, taken): the table after a trail, capture or build
- * (captured cards appended to taken) and the new build or None; anything else is _hot's */
-static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (!ready(g_play))
+/* The table after a trail, capture or build, as _hot.play_on_table makes it: a new list, with the new build (a new reference) in *build for a build, else NULL; a capture's
+ * cards (the played card last) are appended to taken (and to also, a list, if not NULL). NULL with an error set on an error, NULL
+ * with none set when this is not a move it takes (then _hot decides). */
+static PyObject *table_after(PyObject *table, PyObject *move, PyObject *owner, PyObject *taken,
+                             PyObject *also, PyObject **build_out) {
+    *build_out = NULL;
+    if (!PyList_CheckExact(table) || !PyTuple_Check(move) || PyTuple_GET_SIZE(move) < 6
+            || !PyList_CheckExact(taken))
         return NULL;
-    if (nargs != 4 || !PyList_CheckExact(args[0]) || !PyTuple_Check(args[1])
-            || PyTuple_GET_SIZE(args[1]) < 6 || !PyList_CheckExact(args[3]))
-        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
-    PyObject *table = args[0], *move = args[1], *taken = args[3];
     PyObject *kind = PyTuple_GET_ITEM(move, 0), *cardo = PyTuple_GET_ITEM(move, 1);
     Py_ssize_t n = PyList_GET_SIZE(table);
     int card = card_of(cardo);
     if (card < 0)
-        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+        return NULL;
     if (is_kind(kind, s_trail)) {
         PyObject *out = PyList_New(n + 1);
         if (out == NULL)
@@ -1474,23 +1475,21 @@ static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t
             Py_DECREF(out);
             return NULL;
         }
-        PyObject *res = PyTuple_Pack(2, out, Py_None);
-        Py_DECREF(out);
-        return res;
+        return out;
     }
     int capture = is_kind(kind, s_capture);
     if (!capture && !is_kind(kind, s_build))
-        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+        return NULL;
     PyObject *piles = PyTuple_GET_ITEM(move, 2);
     if (!PyTuple_Check(piles) || n > MAXP)
-        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+        return NULL;
     u64 mask = 0;
     Py_ssize_t np_ = PyTuple_GET_SIZE(piles);
     for (Py_ssize_t k = 0; k < np_; k++) {
         long i = PyLong_AsLong(PyTuple_GET_ITEM(piles, k));
         if (i < 0 || i >= n) {
             PyErr_Clear();
-            return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+            return NULL;
         }
         mask |= (u64)1 << i;
     }
@@ -1515,9 +1514,9 @@ static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t
     PyObject *keep = PyList_New(nkeep + (capture ? 0 : 1)); /* (a build: the new one last) */
     /* a capture's cards go to taken (a list, extended once), a build's into its tuple */
     PyObject *cards = capture ? PyList_New(ncards) : PyTuple_New(ncards);
-    PyObject *res = NULL, *build = NULL;
+    PyObject *build = NULL;
     if (keep == NULL || cards == NULL)
-        goto done;
+        goto fail;
     {
         Py_ssize_t k = 0, c = 0;
         PyObject **cs = capture ? PySequence_Fast_ITEMS(cards) : &PyTuple_GET_ITEM(cards, 0);
@@ -1538,37 +1537,99 @@ static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t
     if (capture) {
         Py_ssize_t nt = PyList_GET_SIZE(taken);
         if (PyList_SetSlice(taken, nt, nt, cards) < 0)
-            goto done;
-        res = PyTuple_Pack(2, keep, Py_None);
-        goto done;
+            goto fail;
+        if (also != NULL) {
+            Py_ssize_t na = PyList_GET_SIZE(also);
+            if (PyList_SetSlice(also, na, na, cards) < 0)
+                goto fail;
+        }
+        Py_DECREF(cards);
+        return keep;
     }
     {
         PyObject *value = PyTuple_GET_ITEM(move, 3);
         int truth = value == Py_None ? 0 : PyObject_IsTrue(value);
         int single = PyObject_IsTrue(PyTuple_GET_ITEM(move, 4));
         if (truth < 0 || single < 0)
-            goto done;
+            goto fail;
         build = g_build_type->tp_alloc(g_build_type, 5);
         if (build == NULL)
-            goto done;
+            goto fail;
         PyTuple_SET_ITEM(build, 0, Py_NewRef(cards));
         PyTuple_SET_ITEM(build, 1, truth ? Py_NewRef(value) : PyLong_FromLong(0));
         PyTuple_SET_ITEM(build, 2, Py_NewRef(single ? Py_True : Py_False));
-        PyTuple_SET_ITEM(build, 3, Py_NewRef(args[2]));
+        PyTuple_SET_ITEM(build, 3, Py_NewRef(owner));
         PyTuple_SET_ITEM(build, 4, Py_NewRef(PyTuple_GET_ITEM(move, 5)));
         if (PyTuple_GET_ITEM(build, 1) == NULL)
-            goto done;
+            goto fail;
         PyList_SET_ITEM(keep, nkeep, Py_NewRef(build));
         /* cards, ints and bools only (the cards a tuple of ints): no cycle through it */
         PyObject_GC_UnTrack(cards);
         PyObject_GC_UnTrack(build);
-        res = PyTuple_Pack(2, keep, build);
+        Py_DECREF(cards);
+        *build_out = build;
+        return keep;
     }
-done:
-    Py_XDECREF(keep);
+fail:
     Py_XDECREF(cards);
     Py_XDECREF(build);
+    Py_XDECREF(keep);
+    if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    return NULL;
+}
+
+/* _hot.play_on_table(table, move, owner, taken): the table after a trail, capture or build
+ * (captured cards appended to taken) and the new build or None; anything else is _hot's */
+static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (!ready(g_play))
+        return NULL;
+    if (nargs != 4)
+        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+    PyObject *build;
+    PyObject *out = table_after(args[0], args[1], args[2], args[3], NULL, &build);
+    if (out == NULL)
+        return PyErr_Occurred() ? NULL : PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+    PyObject *res = PyTuple_Pack(2, out, build == NULL ? Py_None : build);
+    Py_DECREF(out);
+    Py_XDECREF(build);
     return res;
+}
+/* _hot.play_card(table, hand, move, owner, taken, captured): the new table made as
+ * play_on_table makes it (returned), a capture's cards appended to taken (empty) and to
+ * captured, then the card taken out of the hand; anything this does not take (the card not in
+ * hand: ValueError there) is _hot's */
+static PyObject *play_card(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (!ready(g_play_card))
+        return NULL;
+    if (nargs != 6 || !PyList_CheckExact(args[1]) || !PyTuple_Check(args[2])
+            || PyTuple_GET_SIZE(args[2]) < 6 || !PyList_CheckExact(args[4])
+            || !PyList_CheckExact(args[5]))
+        return PyObject_Vectorcall(g_play_card, args, (size_t)nargs, NULL);
+    PyObject *hand = args[1], *move = args[2], *taken = args[4], *captured = args[5];
+    int card = card_of(PyTuple_GET_ITEM(move, 1));
+    if (card < 0)
+        return PyObject_Vectorcall(g_play_card, args, (size_t)nargs, NULL);
+    Py_ssize_t nh = PyList_GET_SIZE(hand), hi = 0;
+    PyObject **h = ((PyListObject *)hand)->ob_item;
+    while (hi < nh && card_of(h[hi]) != card)
+        hi++;
+    if (hi == nh) /* (not in hand, or a hand holding something else: _hot's) */
+        return PyObject_Vectorcall(g_play_card, args, (size_t)nargs, NULL);
+    PyObject *build;
+    PyObject *out = table_after(args[0], move, args[3], taken, captured, &build);
+    if (out == NULL)
+        return PyErr_Occurred() ? NULL
+            : PyObject_Vectorcall(g_play_card, args, (size_t)nargs, NULL);
+    Py_XDECREF(build); /* (the table holds it) */
+    /* the table is made: now the hand and the captured pile change */
+    PyObject *gone = h[hi];
+    memmove(&h[hi], &h[hi + 1], (size_t)(nh - hi - 1) * sizeof(PyObject *));
+    Py_SET_SIZE(hand, nh - 1); /* (a list may hold more room than it uses) */
+    Py_DECREF(gone);
+    return out;
 }
 
 /* ---- the order of a shuffled deck ---- */
@@ -1823,14 +1884,14 @@ static PyObject *shuffled_seeded(PyObject *self, PyObject *const *args, Py_ssize
 
 static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 6 || !PyType_Check(args[3])
+    if (nargs != 7 || !PyType_Check(args[3])
             || !PyType_IsSubtype((PyTypeObject *)args[3], &PyTuple_Type)
             || !PyType_Check(args[4])
             || !PyType_IsSubtype((PyTypeObject *)args[4], &PyTuple_Type)
             || !PyList_CheckExact(args[5]) || PyList_GET_SIZE(args[5]) < NCARDS) {
         PyErr_SetString(PyExc_TypeError, "setup(generate_for, play_on_table, order_by_keys, "
-                                         "Move, Build, trails): Move and Build are tuple "
-                                         "types, trails a list of 52 moves");
+                                         "Move, Build, trails, play_card): Move and Build are "
+                                         "tuple types, trails a list of 52 moves");
         return NULL;
     }
     if (s_capture == NULL) {
@@ -1846,6 +1907,7 @@ static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     Py_XSETREF(g_move_type, (PyTypeObject *)Py_NewRef(args[3]));
     Py_XSETREF(g_build_type, (PyTypeObject *)Py_NewRef(args[4]));
     Py_XSETREF(g_trails, Py_NewRef(args[5]));
+    Py_XSETREF(g_play_card, Py_NewRef(args[6]));
     PyObject *t0 = PyList_GET_ITEM(g_trails, 0);
     if (PyTuple_Check(t0) && PyTuple_GET_SIZE(t0) > 0 && PyUnicode_CheckExact(PyTuple_GET_ITEM(t0, 0)))
         Py_XSETREF(s_trail, Py_NewRef(PyTuple_GET_ITEM(t0, 0))); /* the very string trails hold */
@@ -1868,14 +1930,18 @@ static PyMethodDef methods[] = {
      "generate_for(table, hand, mover, pv, tv1, maxv, table_only, building, owner_rules, "
      "multi=None): the legal moves, exactly as casino_tui.engine._hot.generate_for."},
     {"setup", (PyCFunction)(void (*)(void))setup, METH_FASTCALL,
-     "setup(generate_for, play_on_table, order_by_keys, Move, Build, trails): _hot's "
-     "functions (for what this module hands on), the Move and Build types and _hot's trails."},
+     "setup(generate_for, play_on_table, order_by_keys, Move, Build, trails, play_card): "
+     "_hot's functions (for what this module hands on), the Move and Build types and _hot's "
+     "trails."},
     {"order_by_keys", (PyCFunction)(void (*)(void))order_by_keys, METH_FASTCALL,
      "order_by_keys(deck, keys): exactly as casino_tui.engine._hot.order_by_keys."},
     {"shuffled", (PyCFunction)(void (*)(void))shuffled, METH_FASTCALL,
      "shuffled(deck, random): exactly as casino_tui.engine._hot.shuffled."},
     {"shuffled_seeded", (PyCFunction)(void (*)(void))shuffled_seeded, METH_FASTCALL,
      "shuffled_seeded(deck, seed): exactly as casino_tui.engine._hot.shuffled_seeded."},
+    {"play_card", (PyCFunction)(void (*)(void))play_card, METH_FASTCALL,
+     "play_card(table, hand, move, owner, taken, captured): exactly as "
+     "casino_tui.engine._hot.play_card."},
     {"play_on_table", (PyCFunction)(void (*)(void))play_on_table, METH_FASTCALL,
      "play_on_table(table, move, owner, taken): exactly as "
      "casino_tui.engine._hot.play_on_table."},

@@ -101,7 +101,7 @@ def _native() -> ModuleType | None:
     try:
         module = importlib.import_module(f"{PACKAGE}.{NATIVE}")
         module.setup(hot.generate_for, hot.play_on_table, hot.order_by_keys, Move, Build,
-                     hot._TRAILS)
+                     hot._TRAILS, hot.play_card)
     except (ImportError, AttributeError, TypeError) as exc:  # a build for another engine
         warnings.warn(f"casino_tui/engine/{NATIVE}: {exc}; generating moves without it",
                       stacklevel=3)
@@ -118,6 +118,8 @@ _impl: ModuleType = native if native is not None else hot
 generate_for: Callable[..., list[Move] | None] = _impl.generate_for
 play_on_table: Callable[[list[Pile], Move, int, list[int]], tuple[list[Pile], Build | None]] = \
     _impl.play_on_table
+play_card: Callable[[list[Pile], list[int], Move, int, list[int], list[int]], list[Pile]] = \
+    _impl.play_card
 order_by_keys: Callable[[tuple[int, ...], list[float]], list[int]] = _impl.order_by_keys
 shuffled: Callable[[tuple[int, ...], Callable[[], float]], list[int]] = _impl.shuffled
 shuffled_seeded: Callable[[tuple[int, ...], bytes], list[int]] = _impl.shuffled_seeded

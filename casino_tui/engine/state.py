@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from hashlib import sha512 as _hashlib_sha512
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from . import _hotpath, fastgen, movegen
 from .cards import RANKS, Card, card_str, cards_str, rank_of
@@ -52,7 +52,7 @@ _NO_ITEMS: Final[dict[int, dict[str, int]]] = {}
 # the hot path's generator and table update (C or compiled Python, see _hotpath), bound once:
 # compiled, a Final is a C static rather than a lookup in the module's namespace at every move
 _GENERATE: Final = _hotpath.generate_for
-_PLAY_ON_TABLE: Final = _hotpath.play_on_table
+_PLAY_CARD: Final = _hotpath.play_card
 _SHUFFLED: Final = _hotpath.shuffled
 _SHUFFLED_SEEDED: Final = _hotpath.shuffled_seeded
 
@@ -617,34 +617,33 @@ class State:
             self._end_turn(seat, ev)
             return ev
         hand = self.hands[seat]
-        hi = hand.index(card)
         penalty = False
         owner = seat
         if self._owner_rules_apply:  # Michigan's build duty, or "last to set the value" owns
+            hi = hand.index(card)
             penalty = self._penalty2 and self._breaks_duty(move, seat, hi)
             if kind == "build" and self._set_value_owner:
                 owner = self._build_owner(move, seat, hi)
-        i = hi
-        last = len(hand) - 1  # remove hand[hi], keeping the order (cheaper than del or pop(i))
-        while i < last:
-            hand[i] = hand[i + 1]
-            i += 1
-        hand.pop()
-        taken: list[Card] = []
-        self.table, new = _PLAY_ON_TABLE(self.table, move, owner, taken)
+        # the card leaves the hand, the table changes, a capture's cards go to the pile: one
+        # call (C when built, see _hotpath)
         if kind == "capture":
-            self.captured[seat].extend(taken)
+            taken: list[Card] = []
+            table = self.table = _PLAY_CARD(self.table, hand, move, owner, taken,
+                                            self.captured[seat])
             self.last_capturer = seat
             ev.captured = taken
-            if not self.table and not (self._final_not_counted and self._is_final_play()):
+            if not table and not (self._final_not_counted and self._is_final_play()):
                 ev.sweep = True
                 self._award_sweep(seat, ev)
             if self._all_immediate:
                 pts = immediate_points(self.rules, taken)
                 if pts:
                     self._add_immediate(self.side_of[seat], pts, ev)
-        elif new is not None:
-            ev.build = new
+        else:  # (a trail or a build: nothing is taken, the shared empty lists stay empty)
+            table = self.table = _PLAY_CARD(self.table, hand, move, owner, _NO_CARDS,
+                                            _NO_CARDS)
+            if kind == "build":
+                ev.build = cast(Build, table[-1])  # (the new build is the table's last pile)
         if penalty:
             ev.penalty = True
             pts = {"penalties": 2}
