@@ -354,6 +354,8 @@ static Vec *subs(Pos *P, int target) {
 static int unions(Arena *ar, const u64 *groups, size_t ng, Vec *res) {
     if (!vec_init(res, ar, 16) || !vec_push(res, ar, 0))
         return 0;
+    if (ng == 1)
+        return vec_push(res, ar, groups[0]);
     if (ng == 2) {
         if (!vec_push(res, ar, groups[0]) || !vec_push(res, ar, groups[1]))
             return 0;
@@ -973,20 +975,26 @@ typedef struct {
     int nh;
     int hcard[MAXP];
     int maxv;
+    u64 reach[MAXP + 1];    /* reach[k]: the sums (to maxv) of the subsets of loose cards k.. */
     Arena *ar;
     Vec subs[MAXV + 1];
     char subs_done[MAXV + 1];
 } MPos;
 
+/* (only into branches that can still reach the sum: M->reach) */
 static int subsets_multi_from(MPos *M, Vec *out, int j, u64 mask, int rest) {
     for (int k = j; k < M->nv; k++) {
+        if (!(M->reach[k] >> rest & 1))
+            return 1; /* no subset of the cards from k on makes rest */
         u64 bit = (u64)1 << M->pos[k];
+        u64 after = M->reach[k + 1];
         for (int i = 0; i < M->nvals[k]; i++) {
             int v = M->vals[k][i];
             if (v == rest) {
                 if (!vec_push(out, M->ar, mask | bit))
                     return 0;
-            } else if (v < rest && !subsets_multi_from(M, out, k + 1, mask | bit, rest - v)) {
+            } else if (v < rest && (after >> (rest - v) & 1)
+                       && !subsets_multi_from(M, out, k + 1, mask | bit, rest - v)) {
                 return 0;
             }
         }
@@ -1000,7 +1008,7 @@ static int subsets_multi_from(MPos *M, Vec *out, int j, u64 mask, int rest) {
 static const Vec empty_vec = {NULL, 0, 0};
 
 static const Vec *subs_multi(MPos *M, int target) {
-    if (target > M->maxv)
+    if (target > M->maxv || !(M->reach[0] >> target & 1))
         return &empty_vec;
     Vec *v = &M->subs[target];
     if (!M->subs_done[target]) {
@@ -1136,6 +1144,16 @@ static int generate_multi(PyObject *const *args, const Multi *mv, Out *out, Aren
             M->nv++;
         }
         nl++;
+    }
+    { /* the sums each suffix of the loose cards can make, to maxv (maxv <= MAXV < 63) */
+        u64 limit = ((u64)1 << (maxv + 1)) - 1;
+        M->reach[M->nv] = 1;
+        for (int k = M->nv - 1; k >= 0; k--) {
+            u64 r = M->reach[k + 1], x = r;
+            for (int i = 0; i < M->nvals[k]; i++)
+                x |= r << M->vals[k][i];
+            M->reach[k] = x & limit;
+        }
     }
     int nb = (int)n - nl;
     M->no = 0;
@@ -1463,8 +1481,20 @@ static PyObject *table_after(PyObject *table, PyObject *move, PyObject *owner, P
         Py_ssize_t i = 0;
         while (i < n) {
             PyObject *p = PyList_GET_ITEM(table, i);
-            if (!PyLong_Check(p) || PyLong_AsLong(p) > card)
+            if (!PyLong_Check(p))
                 break;
+            int pc = card_of(p);
+            if (pc < 0) { /* (not a card: as _hot, by its int value) */
+                long x = PyLong_AsLong(p);
+                if (x == -1 && PyErr_Occurred()) {
+                    Py_DECREF(out);
+                    return NULL;
+                }
+                if (x > card)
+                    break;
+            } else if (pc > card) {
+                break;
+            }
             PyList_SET_ITEM(out, i, Py_NewRef(p));
             i++;
         }
@@ -1512,38 +1542,42 @@ static PyObject *table_after(PyObject *table, PyObject *move, PyObject *owner, P
         }
     }
     PyObject *keep = PyList_New(nkeep + (capture ? 0 : 1)); /* (a build: the new one last) */
-    /* a capture's cards go to taken (a list, extended once), a build's into its tuple */
-    PyObject *cards = capture ? PyList_New(ncards) : PyTuple_New(ncards);
+    /* a capture's cards are gathered here (borrowed), then appended to taken (and also); a
+     * build's go into its tuple */
+    PyObject *got[NCARDS + 1];
+    if (capture && ncards > NCARDS + 1) {
+        Py_XDECREF(keep);
+        return NULL; /* (more cards than a deck: _hot's) */
+    }
+    PyObject *cards = capture ? NULL : PyTuple_New(ncards);
     PyObject *build = NULL;
-    if (keep == NULL || cards == NULL)
+    if (keep == NULL || (!capture && cards == NULL))
         goto fail;
     {
         Py_ssize_t k = 0, c = 0;
-        PyObject **cs = capture ? PySequence_Fast_ITEMS(cards) : &PyTuple_GET_ITEM(cards, 0);
+        PyObject **cs = capture ? got : &PyTuple_GET_ITEM(cards, 0);
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *p = PyList_GET_ITEM(table, i);
             if (!(mask >> i & 1)) {
                 PyList_SET_ITEM(keep, k++, Py_NewRef(p));
             } else if (PyLong_Check(p)) {
-                cs[c++] = Py_NewRef(p);
+                cs[c++] = p;
             } else {
                 PyObject *pc = PyTuple_GET_ITEM(p, 0);
                 for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(pc); j++)
-                    cs[c++] = Py_NewRef(PyTuple_GET_ITEM(pc, j));
+                    cs[c++] = PyTuple_GET_ITEM(pc, j);
             }
         }
-        cs[c] = Py_NewRef(cardo);
+        cs[c] = cardo;
+        if (!capture)
+            for (Py_ssize_t j = 0; j < ncards; j++)
+                Py_INCREF(cs[j]);
     }
     if (capture) {
-        Py_ssize_t nt = PyList_GET_SIZE(taken);
-        if (PyList_SetSlice(taken, nt, nt, cards) < 0)
-            goto fail;
-        if (also != NULL) {
-            Py_ssize_t na = PyList_GET_SIZE(also);
-            if (PyList_SetSlice(also, na, na, cards) < 0)
+        for (Py_ssize_t j = 0; j < ncards; j++)
+            if (PyList_Append(taken, got[j]) < 0 || (also != NULL
+                                                     && PyList_Append(also, got[j]) < 0))
                 goto fail;
-        }
-        Py_DECREF(cards);
         return keep;
     }
     {
