@@ -527,6 +527,50 @@ static PyObject *new_move(PyObject *kind, int card, u64 mask, int value, int sin
     return mv;
 }
 
+/* Moves on piles beyond the first 8 (masks from SMALL on) are kept in one hash table, keyed by
+ * the mask and a tag (kind, card, value, kind of build), up to BIG_KEEP of them (a few MB of
+ * moves; later ones are made anew each time, as all of these were before). */
+#define BIG_SLOTS (1 << 16)
+#define BIG_KEEP (BIG_SLOTS / 2)
+
+typedef struct {
+    u64 mask;
+    uint32_t tag; /* 0: an empty slot */
+    PyObject *mv;
+} BigSlot;
+
+static BigSlot *big = NULL;
+static size_t big_kept = 0;
+
+static PyObject *big_move(PyObject *kind, int card, u64 mask, int value, int single) {
+    uint32_t tag = 1u << 31 | (uint32_t)(kind == s_build) << 20 | (uint32_t)card << 13
+                   | (uint32_t)value << 1 | (uint32_t)(single != 0);
+    if (big == NULL && big_kept == 0) {
+        big = (BigSlot *)calloc(BIG_SLOTS, sizeof(BigSlot));
+        if (big == NULL)
+            big_kept = BIG_KEEP; /* (no room for the table: every move made anew) */
+    }
+    if (big == NULL || value < 0 || value >= 1 << 12)
+        return new_move(kind, card, mask, value, single);
+    size_t h = (size_t)(((mask ^ ((u64)tag << 40)) * 0x9E3779B97F4A7C15ull) >> 48)
+               & (BIG_SLOTS - 1);
+    while (big[h].tag) {
+        if (big[h].tag == tag && big[h].mask == mask) {
+            Py_INCREF(big[h].mv);
+            return big[h].mv;
+        }
+        h = (h + 1) & (BIG_SLOTS - 1);
+    }
+    PyObject *mv = new_move(kind, card, mask, value, single);
+    if (mv != NULL && big_kept < BIG_KEEP) {
+        big[h].mask = mask;
+        big[h].tag = tag;
+        big[h].mv = Py_NewRef(mv); /* kept for good */
+        big_kept++;
+    }
+    return mv;
+}
+
 static PyObject *capture_move(int card, u64 mask) { /* a new reference */
     if (mask < SMALL) {
         PyObject *got = caps_small[card][mask];
@@ -539,7 +583,7 @@ static PyObject *capture_move(int card, u64 mask) { /* a new reference */
         Py_INCREF(got);
         return got;
     }
-    return new_move(s_capture, card, mask, 0, 0);
+    return big_move(s_capture, card, mask, 0, 0);
 }
 
 static PyObject *build_move(int card, u64 mask, int value, int single) {
@@ -560,7 +604,7 @@ static PyObject *build_move(int card, u64 mask, int value, int single) {
         Py_INCREF(*slot);
         return *slot;
     }
-    return new_move(s_build, card, mask, value, single);
+    return big_move(s_build, card, mask, value, single);
 }
 
 /* builds: each group of part with each disjoint union of us, as found[i] = the mask's sort key
@@ -1955,6 +1999,12 @@ static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
             continue;
         for (int k = 0; k < SMALL * 2; k++)
             Py_CLEAR(row[k]);
+    }
+    if (big != NULL) {
+        for (size_t i = 0; i < BIG_SLOTS; i++)
+            Py_CLEAR(big[i].mv);
+        memset(big, 0, BIG_SLOTS * sizeof(BigSlot));
+        big_kept = 0;
     }
     Py_RETURN_NONE;
 }
