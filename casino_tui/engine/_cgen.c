@@ -354,6 +354,8 @@ static Vec *subs(Pos *P, int target) {
 static int unions(Arena *ar, const u64 *groups, size_t ng, Vec *res) {
     if (!vec_init(res, ar, 16) || !vec_push(res, ar, 0))
         return 0;
+    if (ng == 0)
+        return 1;
     if (ng == 1)
         return vec_push(res, ar, groups[0]);
     if (ng == 2) {
@@ -361,6 +363,24 @@ static int unions(Arena *ar, const u64 *groups, size_t ng, Vec *res) {
             return 0;
         if (!(groups[0] & groups[1]) && !vec_push(res, ar, groups[0] | groups[1]))
             return 0;
+        return 1;
+    }
+    if (ng <= 4) { /* at most 16 unions: found again by looking through them */
+        for (size_t gi = 0; gi < ng; gi++) {
+            u64 g = groups[gi];
+            size_t len = res->n;
+            for (size_t ui = 0; ui < len; ui++) {
+                u64 u = res->a[ui];
+                if (u & g)
+                    continue;
+                u64 x = u | g;
+                size_t k = 1;
+                while (k < res->n && res->a[k] != x)
+                    k++;
+                if (k == res->n && !vec_push(res, ar, x))
+                    return 0;
+            }
+        }
         return 1;
     }
     /* a hash set of the unions found (all nonzero but the first), open addressing */

@@ -596,37 +596,44 @@ class State:
         self.history.append(move)
         self._legal = None
         kind, card, _piles, _value, _single, _court = move  # one step (field access is slower)
-        if kind == "claim":
-            self._apply_claim(seat, ev)
-            return ev
-        if kind == "pluck":
-            self.table.remove(move.card)
-            self.captured[seat].append(move.card)
-            self.pluck_used[seat] = True
-            ev.captured = [move.card]
-            if self._all_immediate:  # a plucked spade's points under spade scoring
-                pts = immediate_points(self.rules, ev.captured)
-                if pts:
-                    self._add_immediate(self.side_of[seat], pts, ev)
-                    if self.phase is _GAME_OVER:
-                        return ev
-            if self.phase is _PLUCK:
-                self._end_turn(seat, ev)
-            return ev
-        if kind == "pass":
-            self._end_turn(seat, ev)
-            return ev
+        # the common kinds first, each named once (a string comparison each)
+        capture = kind == "capture"
+        trail = not capture and kind == "trail"
+        build = False
+        if not capture and not trail:
+            build = kind == "build"
+            if not build:
+                if kind == "claim":
+                    self._apply_claim(seat, ev)
+                    return ev
+                if kind == "pluck":
+                    self.table.remove(move.card)
+                    self.captured[seat].append(move.card)
+                    self.pluck_used[seat] = True
+                    ev.captured = [move.card]
+                    if self._all_immediate:  # a plucked spade's points under spade scoring
+                        pts = immediate_points(self.rules, ev.captured)
+                        if pts:
+                            self._add_immediate(self.side_of[seat], pts, ev)
+                            if self.phase is _GAME_OVER:
+                                return ev
+                    if self.phase is _PLUCK:
+                        self._end_turn(seat, ev)
+                    return ev
+                if kind == "pass":
+                    self._end_turn(seat, ev)
+                    return ev
         hand = self.hands[seat]
         penalty = False
         owner = seat
         if self._owner_rules_apply:  # Michigan's build duty, or "last to set the value" owns
             hi = hand.index(card)
             penalty = self._penalty2 and self._breaks_duty(move, seat, hi)
-            if kind == "build" and self._set_value_owner:
+            if build and self._set_value_owner:
                 owner = self._build_owner(move, seat, hi)
         # the card leaves the hand, the table changes, a capture's cards go to the pile: one
         # call (C when built, see _hotpath)
-        if kind == "capture":
+        if capture:
             taken: list[Card] = []
             table = self.table = _PLAY_CARD(self.table, hand, move, owner, taken,
                                             self.captured[seat])
@@ -642,7 +649,7 @@ class State:
         else:  # (a trail or a build: nothing is taken, the shared empty lists stay empty)
             table = self.table = _PLAY_CARD(self.table, hand, move, owner, _NO_CARDS,
                                             _NO_CARDS)
-            if kind == "build":
+            if build:
                 ev.build = cast(Build, table[-1])  # (the new build is the table's last pile)
         if penalty:
             ev.penalty = True
