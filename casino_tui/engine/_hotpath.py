@@ -22,6 +22,13 @@ import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # mypyc reads the compiled modules' class options from it
+    from mypy_extensions import mypyc_attr as mypyc_attr
+else:  # (this module is never compiled) at run time a no-op: mypy_extensions is not needed
+    def mypyc_attr(*_args: object, **_kwargs: object) -> Callable[[type], type]:
+        return lambda cls: cls
 
 PACKAGE = __name__.rpartition(".")[0]  # casino_tui.engine
 HERE = Path(__file__).parent

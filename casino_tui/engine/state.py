@@ -17,6 +17,7 @@ from hashlib import sha512 as _hashlib_sha512
 from typing import Any, Final, cast
 
 from . import _hotpath, fastgen, movegen
+from ._hotpath import mypyc_attr
 from .cards import RANKS, Card, card_str, cards_str, rank_of
 from .errors import IllegalMoveError, StateError
 from .moves import Build, Move, Pile, normalize_move, pile_cards
@@ -134,8 +135,13 @@ def _any_cards(hands: list[list[Card]]) -> bool:
     return False
 
 
+@mypyc_attr(acyclic=True, free_list_len=1)
 class MoveEvent:
     """What one applied move did (for logs, animations and tests).
+
+    Compiled, an event is not tracked by the garbage collector (nothing it holds can lead back
+    to it: ``acyclic``) and the last one freed is kept for the next (``free_list_len``): one is
+    made and dropped at every move.
 
     Every field but ``seat`` and ``move`` starts as the default below (one is created per
     move, so only what a move changes is set on the instance). ``captured`` and ``immediate``
