@@ -601,7 +601,7 @@ class State:
         ev = MoveEvent(seat, move)
         self.history.append(move)
         self._legal = None
-        kind, card, _piles, _value, _single, _court = move  # one step (field access is slower)
+        kind = move[0]  # (compiled: a tuple item; move.kind would be an attribute look-up)
         # the common kinds first, each named once (a string comparison each)
         capture = kind == "capture"
         trail = not capture and kind == "trail"
@@ -633,7 +633,7 @@ class State:
         penalty = False
         owner = seat
         if self._owner_rules_apply:  # Michigan's build duty, or "last to set the value" owns
-            hi = hand.index(card)
+            hi = hand.index(move[1])
             penalty = self._penalty2 and self._breaks_duty(move, seat, hi)
             if build and self._set_value_owner:
                 owner = self._build_owner(move, seat, hi)
@@ -670,6 +670,7 @@ class State:
             if self._draw and self.stock:
                 ev.drew = self.stock.pop()
                 hand.append(ev.drew)
+            card = move[1]
             if self._pluck and not self.pluck_used[seat] and self._pluckable(card):
                 self.phase = _PLUCK
                 self._played_card = card
