@@ -271,6 +271,40 @@ def test_the_c_table_update_matches_the_hot_path() -> None:
     assert n > 1000
 
 
+@needs_native
+def test_the_c_card_play_matches_the_hot_path() -> None:
+    """``_cgen.play_card`` (the card out of the hand, the table update, a capture's cards to
+    the pile, in one call) leaves the same hand, table, taken and captured cards as
+    ``_hot.play_card`` for every legal move of random positions of every preset; a card not in
+    the hand is refused by both with ValueError, changing nothing."""
+    assert native is not None
+    n = 0
+    for rules, players in _native_cases()[1::3]:
+        for st in random_positions(rules, players, seed=players + 40):
+            table, hand = st.table, st.hands[st.to_move]
+            for mv in st.legal_moves():
+                if mv.kind not in ("trail", "capture", "build"):
+                    continue
+                out = []
+                for impl in (native, hot):
+                    h, taken, captured = list(hand), [], [51, 50]
+                    got = impl.play_card(list(table), h, mv, 1, taken, captured)
+                    out.append((got, h, taken, captured))
+                    assert all(type(p) is Build for p in got if not isinstance(p, int))
+                assert out[0] == out[1], (table, hand, mv)
+                got, h, taken, captured = out[0]
+                assert h == [c for i, c in enumerate(hand) if i != hand.index(mv.card)]
+                assert taken == (captured[2:] if mv.kind == "capture" else [])
+                n += 1
+    assert n > 1000
+    absent = next(c for c in range(52) if c not in hand)
+    for impl in (native, hot):
+        h, t = list(hand), list(table)
+        with pytest.raises(ValueError):
+            impl.play_card(t, h, Move.trail(absent), 1, [], [])
+        assert (h, t) == (hand, table)
+
+
 def test_the_c_generator_is_used_only_when_current(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """In a source checkout, a C generator older than ``_cgen.c`` is not loaded (with a warning

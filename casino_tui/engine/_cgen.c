@@ -1,10 +1,11 @@
-/* The engine's hot path in C: casino_tui.engine._cgen (generate_for, play_on_table,
+/* The engine's hot path in C: casino_tui.engine._cgen (generate_for, play_on_table, play_card,
  * order_by_keys, shuffled, shuffled_seeded).
  *
  * Each is the function of the same name in casino_tui/engine/_hot.py (same arguments, the same
  * result: the same list of moves in the same order, None in the same cases), for the input it
  * takes: move generation with at most 52 piles (generate_multi for positions holding a card of
- * several values, such as Royal's aces), the table update of a trail, capture or build, the
+ * several values, such as Royal's aces), the table update of a trail, capture or build (with
+ * the hand and the captured pile: play_card), the
  * order of a deck of at most 64 cards. Anything else is
  * handed to _hot's function (set by setup()), which is the reference for everything here;
  * tests/test_movegen.py compares the two on random positions of every preset, big tables and
@@ -31,6 +32,7 @@ typedef uint64_t u64;
 
 static PyObject *g_fallback = NULL;     /* _hot.generate_for */
 static PyObject *g_play = NULL;         /* _hot.play_on_table */
+static PyObject *g_play_card = NULL;    /* _hot.play_card */
 static PyObject *g_order = NULL;        /* _hot.order_by_keys */
 static PyTypeObject *g_move_type = NULL; /* moves.Move */
 static PyObject *g_trails = NULL;       /* _hot._TRAILS: the trail of each card */
@@ -352,11 +354,33 @@ static Vec *subs(Pos *P, int target) {
 static int unions(Arena *ar, const u64 *groups, size_t ng, Vec *res) {
     if (!vec_init(res, ar, 16) || !vec_push(res, ar, 0))
         return 0;
+    if (ng == 0)
+        return 1;
+    if (ng == 1)
+        return vec_push(res, ar, groups[0]);
     if (ng == 2) {
         if (!vec_push(res, ar, groups[0]) || !vec_push(res, ar, groups[1]))
             return 0;
         if (!(groups[0] & groups[1]) && !vec_push(res, ar, groups[0] | groups[1]))
             return 0;
+        return 1;
+    }
+    if (ng <= 4) { /* at most 16 unions: found again by looking through them */
+        for (size_t gi = 0; gi < ng; gi++) {
+            u64 g = groups[gi];
+            size_t len = res->n;
+            for (size_t ui = 0; ui < len; ui++) {
+                u64 u = res->a[ui];
+                if (u & g)
+                    continue;
+                u64 x = u | g;
+                size_t k = 1;
+                while (k < res->n && res->a[k] != x)
+                    k++;
+                if (k == res->n && !vec_push(res, ar, x))
+                    return 0;
+            }
+        }
         return 1;
     }
     /* a hash set of the unions found (all nonzero but the first), open addressing */
@@ -523,6 +547,50 @@ static PyObject *new_move(PyObject *kind, int card, u64 mask, int value, int sin
     return mv;
 }
 
+/* Moves on piles beyond the first 8 (masks from SMALL on) are kept in one hash table, keyed by
+ * the mask and a tag (kind, card, value, kind of build), up to BIG_KEEP of them (a few MB of
+ * moves; later ones are made anew each time, as all of these were before). */
+#define BIG_SLOTS (1 << 16)
+#define BIG_KEEP (BIG_SLOTS / 2)
+
+typedef struct {
+    u64 mask;
+    uint32_t tag; /* 0: an empty slot */
+    PyObject *mv;
+} BigSlot;
+
+static BigSlot *big = NULL;
+static size_t big_kept = 0;
+
+static PyObject *big_move(PyObject *kind, int card, u64 mask, int value, int single) {
+    uint32_t tag = 1u << 31 | (uint32_t)(kind == s_build) << 20 | (uint32_t)card << 13
+                   | (uint32_t)value << 1 | (uint32_t)(single != 0);
+    if (big == NULL && big_kept == 0) {
+        big = (BigSlot *)calloc(BIG_SLOTS, sizeof(BigSlot));
+        if (big == NULL)
+            big_kept = BIG_KEEP; /* (no room for the table: every move made anew) */
+    }
+    if (big == NULL || value < 0 || value >= 1 << 12)
+        return new_move(kind, card, mask, value, single);
+    size_t h = (size_t)(((mask ^ ((u64)tag << 40)) * 0x9E3779B97F4A7C15ull) >> 48)
+               & (BIG_SLOTS - 1);
+    while (big[h].tag) {
+        if (big[h].tag == tag && big[h].mask == mask) {
+            Py_INCREF(big[h].mv);
+            return big[h].mv;
+        }
+        h = (h + 1) & (BIG_SLOTS - 1);
+    }
+    PyObject *mv = new_move(kind, card, mask, value, single);
+    if (mv != NULL && big_kept < BIG_KEEP) {
+        big[h].mask = mask;
+        big[h].tag = tag;
+        big[h].mv = Py_NewRef(mv); /* kept for good */
+        big_kept++;
+    }
+    return mv;
+}
+
 static PyObject *capture_move(int card, u64 mask) { /* a new reference */
     if (mask < SMALL) {
         PyObject *got = caps_small[card][mask];
@@ -535,7 +603,7 @@ static PyObject *capture_move(int card, u64 mask) { /* a new reference */
         Py_INCREF(got);
         return got;
     }
-    return new_move(s_capture, card, mask, 0, 0);
+    return big_move(s_capture, card, mask, 0, 0);
 }
 
 static PyObject *build_move(int card, u64 mask, int value, int single) {
@@ -556,7 +624,7 @@ static PyObject *build_move(int card, u64 mask, int value, int single) {
         Py_INCREF(*slot);
         return *slot;
     }
-    return new_move(s_build, card, mask, value, single);
+    return big_move(s_build, card, mask, value, single);
 }
 
 /* builds: each group of part with each disjoint union of us, as found[i] = the mask's sort key
@@ -971,20 +1039,26 @@ typedef struct {
     int nh;
     int hcard[MAXP];
     int maxv;
+    u64 reach[MAXP + 1];    /* reach[k]: the sums (to maxv) of the subsets of loose cards k.. */
     Arena *ar;
     Vec subs[MAXV + 1];
     char subs_done[MAXV + 1];
 } MPos;
 
+/* (only into branches that can still reach the sum: M->reach) */
 static int subsets_multi_from(MPos *M, Vec *out, int j, u64 mask, int rest) {
     for (int k = j; k < M->nv; k++) {
+        if (!(M->reach[k] >> rest & 1))
+            return 1; /* no subset of the cards from k on makes rest */
         u64 bit = (u64)1 << M->pos[k];
+        u64 after = M->reach[k + 1];
         for (int i = 0; i < M->nvals[k]; i++) {
             int v = M->vals[k][i];
             if (v == rest) {
                 if (!vec_push(out, M->ar, mask | bit))
                     return 0;
-            } else if (v < rest && !subsets_multi_from(M, out, k + 1, mask | bit, rest - v)) {
+            } else if (v < rest && (after >> (rest - v) & 1)
+                       && !subsets_multi_from(M, out, k + 1, mask | bit, rest - v)) {
                 return 0;
             }
         }
@@ -998,7 +1072,7 @@ static int subsets_multi_from(MPos *M, Vec *out, int j, u64 mask, int rest) {
 static const Vec empty_vec = {NULL, 0, 0};
 
 static const Vec *subs_multi(MPos *M, int target) {
-    if (target > M->maxv)
+    if (target > M->maxv || !(M->reach[0] >> target & 1))
         return &empty_vec;
     Vec *v = &M->subs[target];
     if (!M->subs_done[target]) {
@@ -1134,6 +1208,16 @@ static int generate_multi(PyObject *const *args, const Multi *mv, Out *out, Aren
             M->nv++;
         }
         nl++;
+    }
+    { /* the sums each suffix of the loose cards can make, to maxv (maxv <= MAXV < 63) */
+        u64 limit = ((u64)1 << (maxv + 1)) - 1;
+        M->reach[M->nv] = 1;
+        for (int k = M->nv - 1; k >= 0; k--) {
+            u64 r = M->reach[k + 1], x = r;
+            for (int i = 0; i < M->nvals[k]; i++)
+                x |= r << M->vals[k][i];
+            M->reach[k] = x & limit;
+        }
     }
     int nb = (int)n - nl;
     M->no = 0;
@@ -1440,21 +1524,20 @@ static int is_kind(PyObject *kind, PyObject *name) {
     return PyUnicode_Compare(kind, name) == 0;
 }
 
-/* _hot.play_on_table(table, move, owner, taken): the table after a trail, capture or build
- * (captured cards appended to taken) and the new build or None; anything else is _hot's */
-static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (!ready(g_play))
+/* The table after a trail, capture or build, as _hot.play_on_table makes it: a new list, with the new build (a new reference) in *build for a build, else NULL; a capture's
+ * cards (the played card last) are appended to taken (and to also, a list, if not NULL). NULL with an error set on an error, NULL
+ * with none set when this is not a move it takes (then _hot decides). */
+static PyObject *table_after(PyObject *table, PyObject *move, PyObject *owner, PyObject *taken,
+                             PyObject *also, PyObject **build_out) {
+    *build_out = NULL;
+    if (!PyList_CheckExact(table) || !PyTuple_Check(move) || PyTuple_GET_SIZE(move) < 6
+            || !PyList_CheckExact(taken))
         return NULL;
-    if (nargs != 4 || !PyList_CheckExact(args[0]) || !PyTuple_Check(args[1])
-            || PyTuple_GET_SIZE(args[1]) < 6 || !PyList_CheckExact(args[3]))
-        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
-    PyObject *table = args[0], *move = args[1], *taken = args[3];
     PyObject *kind = PyTuple_GET_ITEM(move, 0), *cardo = PyTuple_GET_ITEM(move, 1);
     Py_ssize_t n = PyList_GET_SIZE(table);
     int card = card_of(cardo);
     if (card < 0)
-        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+        return NULL;
     if (is_kind(kind, s_trail)) {
         PyObject *out = PyList_New(n + 1);
         if (out == NULL)
@@ -1462,8 +1545,20 @@ static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t
         Py_ssize_t i = 0;
         while (i < n) {
             PyObject *p = PyList_GET_ITEM(table, i);
-            if (!PyLong_Check(p) || PyLong_AsLong(p) > card)
+            if (!PyLong_Check(p))
                 break;
+            int pc = card_of(p);
+            if (pc < 0) { /* (not a card: as _hot, by its int value) */
+                long x = PyLong_AsLong(p);
+                if (x == -1 && PyErr_Occurred()) {
+                    Py_DECREF(out);
+                    return NULL;
+                }
+                if (x > card)
+                    break;
+            } else if (pc > card) {
+                break;
+            }
             PyList_SET_ITEM(out, i, Py_NewRef(p));
             i++;
         }
@@ -1474,23 +1569,21 @@ static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t
             Py_DECREF(out);
             return NULL;
         }
-        PyObject *res = PyTuple_Pack(2, out, Py_None);
-        Py_DECREF(out);
-        return res;
+        return out;
     }
     int capture = is_kind(kind, s_capture);
     if (!capture && !is_kind(kind, s_build))
-        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+        return NULL;
     PyObject *piles = PyTuple_GET_ITEM(move, 2);
     if (!PyTuple_Check(piles) || n > MAXP)
-        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+        return NULL;
     u64 mask = 0;
     Py_ssize_t np_ = PyTuple_GET_SIZE(piles);
     for (Py_ssize_t k = 0; k < np_; k++) {
         long i = PyLong_AsLong(PyTuple_GET_ITEM(piles, k));
         if (i < 0 || i >= n) {
             PyErr_Clear();
-            return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+            return NULL;
         }
         mask |= (u64)1 << i;
     }
@@ -1513,62 +1606,128 @@ static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t
         }
     }
     PyObject *keep = PyList_New(nkeep + (capture ? 0 : 1)); /* (a build: the new one last) */
-    /* a capture's cards go to taken (a list, extended once), a build's into its tuple */
-    PyObject *cards = capture ? PyList_New(ncards) : PyTuple_New(ncards);
-    PyObject *res = NULL, *build = NULL;
-    if (keep == NULL || cards == NULL)
-        goto done;
+    /* a capture's cards are gathered here (borrowed), then appended to taken (and also); a
+     * build's go into its tuple */
+    PyObject *got[NCARDS + 1];
+    if (capture && ncards > NCARDS + 1) {
+        Py_XDECREF(keep);
+        return NULL; /* (more cards than a deck: _hot's) */
+    }
+    PyObject *cards = capture ? NULL : PyTuple_New(ncards);
+    PyObject *build = NULL;
+    if (keep == NULL || (!capture && cards == NULL))
+        goto fail;
     {
         Py_ssize_t k = 0, c = 0;
-        PyObject **cs = capture ? PySequence_Fast_ITEMS(cards) : &PyTuple_GET_ITEM(cards, 0);
+        PyObject **cs = capture ? got : &PyTuple_GET_ITEM(cards, 0);
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *p = PyList_GET_ITEM(table, i);
             if (!(mask >> i & 1)) {
                 PyList_SET_ITEM(keep, k++, Py_NewRef(p));
             } else if (PyLong_Check(p)) {
-                cs[c++] = Py_NewRef(p);
+                cs[c++] = p;
             } else {
                 PyObject *pc = PyTuple_GET_ITEM(p, 0);
                 for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(pc); j++)
-                    cs[c++] = Py_NewRef(PyTuple_GET_ITEM(pc, j));
+                    cs[c++] = PyTuple_GET_ITEM(pc, j);
             }
         }
-        cs[c] = Py_NewRef(cardo);
+        cs[c] = cardo;
+        if (!capture)
+            for (Py_ssize_t j = 0; j < ncards; j++)
+                Py_INCREF(cs[j]);
     }
     if (capture) {
-        Py_ssize_t nt = PyList_GET_SIZE(taken);
-        if (PyList_SetSlice(taken, nt, nt, cards) < 0)
-            goto done;
-        res = PyTuple_Pack(2, keep, Py_None);
-        goto done;
+        for (Py_ssize_t j = 0; j < ncards; j++)
+            if (PyList_Append(taken, got[j]) < 0 || (also != NULL
+                                                     && PyList_Append(also, got[j]) < 0))
+                goto fail;
+        return keep;
     }
     {
         PyObject *value = PyTuple_GET_ITEM(move, 3);
         int truth = value == Py_None ? 0 : PyObject_IsTrue(value);
         int single = PyObject_IsTrue(PyTuple_GET_ITEM(move, 4));
         if (truth < 0 || single < 0)
-            goto done;
+            goto fail;
         build = g_build_type->tp_alloc(g_build_type, 5);
         if (build == NULL)
-            goto done;
+            goto fail;
         PyTuple_SET_ITEM(build, 0, Py_NewRef(cards));
         PyTuple_SET_ITEM(build, 1, truth ? Py_NewRef(value) : PyLong_FromLong(0));
         PyTuple_SET_ITEM(build, 2, Py_NewRef(single ? Py_True : Py_False));
-        PyTuple_SET_ITEM(build, 3, Py_NewRef(args[2]));
+        PyTuple_SET_ITEM(build, 3, Py_NewRef(owner));
         PyTuple_SET_ITEM(build, 4, Py_NewRef(PyTuple_GET_ITEM(move, 5)));
         if (PyTuple_GET_ITEM(build, 1) == NULL)
-            goto done;
+            goto fail;
         PyList_SET_ITEM(keep, nkeep, Py_NewRef(build));
         /* cards, ints and bools only (the cards a tuple of ints): no cycle through it */
         PyObject_GC_UnTrack(cards);
         PyObject_GC_UnTrack(build);
-        res = PyTuple_Pack(2, keep, build);
+        Py_DECREF(cards);
+        *build_out = build;
+        return keep;
     }
-done:
-    Py_XDECREF(keep);
+fail:
     Py_XDECREF(cards);
     Py_XDECREF(build);
+    Py_XDECREF(keep);
+    if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    return NULL;
+}
+
+/* _hot.play_on_table(table, move, owner, taken): the table after a trail, capture or build
+ * (captured cards appended to taken) and the new build or None; anything else is _hot's */
+static PyObject *play_on_table(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (!ready(g_play))
+        return NULL;
+    if (nargs != 4)
+        return PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+    PyObject *build;
+    PyObject *out = table_after(args[0], args[1], args[2], args[3], NULL, &build);
+    if (out == NULL)
+        return PyErr_Occurred() ? NULL : PyObject_Vectorcall(g_play, args, (size_t)nargs, NULL);
+    PyObject *res = PyTuple_Pack(2, out, build == NULL ? Py_None : build);
+    Py_DECREF(out);
+    Py_XDECREF(build);
     return res;
+}
+/* _hot.play_card(table, hand, move, owner, taken, captured): the new table made as
+ * play_on_table makes it (returned), a capture's cards appended to taken (empty) and to
+ * captured, then the card taken out of the hand; anything this does not take (the card not in
+ * hand: ValueError there) is _hot's */
+static PyObject *play_card(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (!ready(g_play_card))
+        return NULL;
+    if (nargs != 6 || !PyList_CheckExact(args[1]) || !PyTuple_Check(args[2])
+            || PyTuple_GET_SIZE(args[2]) < 6 || !PyList_CheckExact(args[4])
+            || !PyList_CheckExact(args[5]))
+        return PyObject_Vectorcall(g_play_card, args, (size_t)nargs, NULL);
+    PyObject *hand = args[1], *move = args[2], *taken = args[4], *captured = args[5];
+    int card = card_of(PyTuple_GET_ITEM(move, 1));
+    if (card < 0)
+        return PyObject_Vectorcall(g_play_card, args, (size_t)nargs, NULL);
+    Py_ssize_t nh = PyList_GET_SIZE(hand), hi = 0;
+    PyObject **h = ((PyListObject *)hand)->ob_item;
+    while (hi < nh && card_of(h[hi]) != card)
+        hi++;
+    if (hi == nh) /* (not in hand, or a hand holding something else: _hot's) */
+        return PyObject_Vectorcall(g_play_card, args, (size_t)nargs, NULL);
+    PyObject *build;
+    PyObject *out = table_after(args[0], move, args[3], taken, captured, &build);
+    if (out == NULL)
+        return PyErr_Occurred() ? NULL
+            : PyObject_Vectorcall(g_play_card, args, (size_t)nargs, NULL);
+    Py_XDECREF(build); /* (the table holds it) */
+    /* the table is made: now the hand and the captured pile change */
+    PyObject *gone = h[hi];
+    memmove(&h[hi], &h[hi + 1], (size_t)(nh - hi - 1) * sizeof(PyObject *));
+    Py_SET_SIZE(hand, nh - 1); /* (a list may hold more room than it uses) */
+    Py_DECREF(gone);
+    return out;
 }
 
 /* ---- the order of a shuffled deck ---- */
@@ -1823,14 +1982,14 @@ static PyObject *shuffled_seeded(PyObject *self, PyObject *const *args, Py_ssize
 
 static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 6 || !PyType_Check(args[3])
+    if (nargs != 7 || !PyType_Check(args[3])
             || !PyType_IsSubtype((PyTypeObject *)args[3], &PyTuple_Type)
             || !PyType_Check(args[4])
             || !PyType_IsSubtype((PyTypeObject *)args[4], &PyTuple_Type)
             || !PyList_CheckExact(args[5]) || PyList_GET_SIZE(args[5]) < NCARDS) {
         PyErr_SetString(PyExc_TypeError, "setup(generate_for, play_on_table, order_by_keys, "
-                                         "Move, Build, trails): Move and Build are tuple "
-                                         "types, trails a list of 52 moves");
+                                         "Move, Build, trails, play_card): Move and Build are "
+                                         "tuple types, trails a list of 52 moves");
         return NULL;
     }
     if (s_capture == NULL) {
@@ -1846,6 +2005,7 @@ static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     Py_XSETREF(g_move_type, (PyTypeObject *)Py_NewRef(args[3]));
     Py_XSETREF(g_build_type, (PyTypeObject *)Py_NewRef(args[4]));
     Py_XSETREF(g_trails, Py_NewRef(args[5]));
+    Py_XSETREF(g_play_card, Py_NewRef(args[6]));
     PyObject *t0 = PyList_GET_ITEM(g_trails, 0);
     if (PyTuple_Check(t0) && PyTuple_GET_SIZE(t0) > 0 && PyUnicode_CheckExact(PyTuple_GET_ITEM(t0, 0)))
         Py_XSETREF(s_trail, Py_NewRef(PyTuple_GET_ITEM(t0, 0))); /* the very string trails hold */
@@ -1860,6 +2020,12 @@ static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
         for (int k = 0; k < SMALL * 2; k++)
             Py_CLEAR(row[k]);
     }
+    if (big != NULL) {
+        for (size_t i = 0; i < BIG_SLOTS; i++)
+            Py_CLEAR(big[i].mv);
+        memset(big, 0, BIG_SLOTS * sizeof(BigSlot));
+        big_kept = 0;
+    }
     Py_RETURN_NONE;
 }
 
@@ -1868,14 +2034,18 @@ static PyMethodDef methods[] = {
      "generate_for(table, hand, mover, pv, tv1, maxv, table_only, building, owner_rules, "
      "multi=None): the legal moves, exactly as casino_tui.engine._hot.generate_for."},
     {"setup", (PyCFunction)(void (*)(void))setup, METH_FASTCALL,
-     "setup(generate_for, play_on_table, order_by_keys, Move, Build, trails): _hot's "
-     "functions (for what this module hands on), the Move and Build types and _hot's trails."},
+     "setup(generate_for, play_on_table, order_by_keys, Move, Build, trails, play_card): "
+     "_hot's functions (for what this module hands on), the Move and Build types and _hot's "
+     "trails."},
     {"order_by_keys", (PyCFunction)(void (*)(void))order_by_keys, METH_FASTCALL,
      "order_by_keys(deck, keys): exactly as casino_tui.engine._hot.order_by_keys."},
     {"shuffled", (PyCFunction)(void (*)(void))shuffled, METH_FASTCALL,
      "shuffled(deck, random): exactly as casino_tui.engine._hot.shuffled."},
     {"shuffled_seeded", (PyCFunction)(void (*)(void))shuffled_seeded, METH_FASTCALL,
      "shuffled_seeded(deck, seed): exactly as casino_tui.engine._hot.shuffled_seeded."},
+    {"play_card", (PyCFunction)(void (*)(void))play_card, METH_FASTCALL,
+     "play_card(table, hand, move, owner, taken, captured): exactly as "
+     "casino_tui.engine._hot.play_card."},
     {"play_on_table", (PyCFunction)(void (*)(void))play_on_table, METH_FASTCALL,
      "play_on_table(table, move, owner, taken): exactly as "
      "casino_tui.engine._hot.play_on_table."},

@@ -502,6 +502,27 @@ def play_on_table(table: list[Pile], move: Move, owner: int,
     return keep, new
 
 
+def play_card(table: list[Pile], hand: list[int], move: Move, owner: int, taken: list[int],
+              captured: list[int]) -> list[Pile]:
+    """A trail, capture or build played from ``hand``, in one call (what ``State.apply`` does
+    with the card): returns the new table, as :func:`play_on_table` makes it (a new build
+    last); a capture's cards (the played card last) are appended to ``taken`` (an empty list)
+    and to ``captured``; then ``move.card`` leaves ``hand`` (its first copy; ValueError, with
+    nothing changed, if there is none, as from ``list.index``).
+    """
+    card = move.card
+    hi = hand.index(card)
+    out, _new = play_on_table(table, move, owner, taken)
+    if move.kind == _CAPTURE:
+        captured.extend(taken)
+    last = len(hand) - 1  # remove hand[hi], keeping the order (cheaper than del or pop(i))
+    while hi < last:
+        hand[hi] = hand[hi + 1]
+        hi += 1
+    hand.pop()
+    return out
+
+
 class MultiValues:
     """The values of every card under rules where some card has several (an ace worth 1 or
     14, Buckeye's ten of diamonds): what :func:`generate_multi` needs besides the hot path's

@@ -22,6 +22,13 @@ import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # mypyc reads the compiled modules' class options from it
+    from mypy_extensions import mypyc_attr as mypyc_attr
+else:  # (this module is never compiled) at run time a no-op: mypy_extensions is not needed
+    def mypyc_attr(*_args: object, **_kwargs: object) -> Callable[[type], type]:
+        return lambda cls: cls
 
 PACKAGE = __name__.rpartition(".")[0]  # casino_tui.engine
 HERE = Path(__file__).parent
@@ -101,7 +108,7 @@ def _native() -> ModuleType | None:
     try:
         module = importlib.import_module(f"{PACKAGE}.{NATIVE}")
         module.setup(hot.generate_for, hot.play_on_table, hot.order_by_keys, Move, Build,
-                     hot._TRAILS)
+                     hot._TRAILS, hot.play_card)
     except (ImportError, AttributeError, TypeError) as exc:  # a build for another engine
         warnings.warn(f"casino_tui/engine/{NATIVE}: {exc}; generating moves without it",
                       stacklevel=3)
@@ -118,6 +125,8 @@ _impl: ModuleType = native if native is not None else hot
 generate_for: Callable[..., list[Move] | None] = _impl.generate_for
 play_on_table: Callable[[list[Pile], Move, int, list[int]], tuple[list[Pile], Build | None]] = \
     _impl.play_on_table
+play_card: Callable[[list[Pile], list[int], Move, int, list[int], list[int]], list[Pile]] = \
+    _impl.play_card
 order_by_keys: Callable[[tuple[int, ...], list[float]], list[int]] = _impl.order_by_keys
 shuffled: Callable[[tuple[int, ...], Callable[[], float]], list[int]] = _impl.shuffled
 shuffled_seeded: Callable[[tuple[int, ...], bytes], list[int]] = _impl.shuffled_seeded

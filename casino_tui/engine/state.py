@@ -14,9 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from hashlib import sha512 as _hashlib_sha512
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from . import _hotpath, fastgen, movegen
+from ._hotpath import mypyc_attr
 from .cards import RANKS, Card, card_str, cards_str, rank_of
 from .errors import IllegalMoveError, StateError
 from .moves import Build, Move, Pile, normalize_move, pile_cards
@@ -52,7 +53,7 @@ _NO_ITEMS: Final[dict[int, dict[str, int]]] = {}
 # the hot path's generator and table update (C or compiled Python, see _hotpath), bound once:
 # compiled, a Final is a C static rather than a lookup in the module's namespace at every move
 _GENERATE: Final = _hotpath.generate_for
-_PLAY_ON_TABLE: Final = _hotpath.play_on_table
+_PLAY_CARD: Final = _hotpath.play_card
 _SHUFFLED: Final = _hotpath.shuffled
 _SHUFFLED_SEEDED: Final = _hotpath.shuffled_seeded
 
@@ -134,8 +135,13 @@ def _any_cards(hands: list[list[Card]]) -> bool:
     return False
 
 
+@mypyc_attr(acyclic=True, free_list_len=1)
 class MoveEvent:
     """What one applied move did (for logs, animations and tests).
+
+    Compiled, an event is not tracked by the garbage collector (nothing it holds can lead back
+    to it: ``acyclic``) and the last one freed is kept for the next (``free_list_len``): one is
+    made and dropped at every move.
 
     Every field but ``seat`` and ``move`` starts as the default below (one is created per
     move, so only what a move changes is set on the instance). ``captured`` and ``immediate``
@@ -595,56 +601,62 @@ class State:
         ev = MoveEvent(seat, move)
         self.history.append(move)
         self._legal = None
-        kind, card, _piles, _value, _single, _court = move  # one step (field access is slower)
-        if kind == "claim":
-            self._apply_claim(seat, ev)
-            return ev
-        if kind == "pluck":
-            self.table.remove(move.card)
-            self.captured[seat].append(move.card)
-            self.pluck_used[seat] = True
-            ev.captured = [move.card]
-            if self._all_immediate:  # a plucked spade's points under spade scoring
-                pts = immediate_points(self.rules, ev.captured)
-                if pts:
-                    self._add_immediate(self.side_of[seat], pts, ev)
-                    if self.phase is _GAME_OVER:
-                        return ev
-            if self.phase is _PLUCK:
-                self._end_turn(seat, ev)
-            return ev
-        if kind == "pass":
-            self._end_turn(seat, ev)
-            return ev
+        kind = move[0]  # (compiled: a tuple item; move.kind would be an attribute look-up)
+        # the common kinds first, each named once (a string comparison each)
+        capture = kind == "capture"
+        trail = not capture and kind == "trail"
+        build = False
+        if not capture and not trail:
+            build = kind == "build"
+            if not build:
+                if kind == "claim":
+                    self._apply_claim(seat, ev)
+                    return ev
+                if kind == "pluck":
+                    self.table.remove(move.card)
+                    self.captured[seat].append(move.card)
+                    self.pluck_used[seat] = True
+                    ev.captured = [move.card]
+                    if self._all_immediate:  # a plucked spade's points under spade scoring
+                        pts = immediate_points(self.rules, ev.captured)
+                        if pts:
+                            self._add_immediate(self.side_of[seat], pts, ev)
+                            if self.phase is _GAME_OVER:
+                                return ev
+                    if self.phase is _PLUCK:
+                        self._end_turn(seat, ev)
+                    return ev
+                if kind == "pass":
+                    self._end_turn(seat, ev)
+                    return ev
         hand = self.hands[seat]
-        hi = hand.index(card)
         penalty = False
         owner = seat
         if self._owner_rules_apply:  # Michigan's build duty, or "last to set the value" owns
+            hi = hand.index(move[1])
             penalty = self._penalty2 and self._breaks_duty(move, seat, hi)
-            if kind == "build" and self._set_value_owner:
+            if build and self._set_value_owner:
                 owner = self._build_owner(move, seat, hi)
-        i = hi
-        last = len(hand) - 1  # remove hand[hi], keeping the order (cheaper than del or pop(i))
-        while i < last:
-            hand[i] = hand[i + 1]
-            i += 1
-        hand.pop()
-        taken: list[Card] = []
-        self.table, new = _PLAY_ON_TABLE(self.table, move, owner, taken)
-        if kind == "capture":
-            self.captured[seat].extend(taken)
+        # the card leaves the hand, the table changes, a capture's cards go to the pile: one
+        # call (C when built, see _hotpath)
+        if capture:
+            taken: list[Card] = []
+            table = self.table = _PLAY_CARD(self.table, hand, move, owner, taken,
+                                            self.captured[seat])
             self.last_capturer = seat
             ev.captured = taken
-            if not self.table and not (self._final_not_counted and self._is_final_play()):
+            if not table and not (self._final_not_counted and self._is_final_play()):
                 ev.sweep = True
                 self._award_sweep(seat, ev)
             if self._all_immediate:
                 pts = immediate_points(self.rules, taken)
                 if pts:
                     self._add_immediate(self.side_of[seat], pts, ev)
-        elif new is not None:
-            ev.build = new
+        else:  # (a trail or a build: nothing is taken, the shared empty lists stay empty)
+            table = self.table = _PLAY_CARD(self.table, hand, move, owner, _NO_CARDS,
+                                            _NO_CARDS)
+            if build:
+                ev.build = cast(Build, table[-1])  # (the new build is the table's last pile)
         if penalty:
             ev.penalty = True
             pts = {"penalties": 2}
@@ -658,6 +670,7 @@ class State:
             if self._draw and self.stock:
                 ev.drew = self.stock.pop()
                 hand.append(ev.drew)
+            card = move[1]
             if self._pluck and not self.pluck_used[seat] and self._pluckable(card):
                 self.phase = _PLUCK
                 self._played_card = card
