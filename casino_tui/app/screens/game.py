@@ -193,6 +193,7 @@ class GameScreen(Screen[None]):
         self._skip = False
         self._skip_event = asyncio.Event()
         self._moves_cache: tuple[int, list[Move]] | None = None
+        self._seen_cache: tuple[tuple[int, ...], Seen] | None = None  # see _seen
         # per seat: the log entries (is_note, text) since that seat last played, and the
         # cards those plays put on the table (shown to whoever's hand is on screen)
         self._recent: dict[int, list[tuple[bool, str]]] = {}
@@ -231,8 +232,19 @@ class GameScreen(Screen[None]):
         return self.local.state
 
     def _seen(self) -> Seen:
-        """The table as the seat on screen sees it: all the table's drawing reads."""
-        return self.session.view_for(self._perspective)
+        """The table as the seat on screen sees it: all the table's drawing reads.
+
+        A game held here keeps it until the game moves on (a key reads it a dozen times)."""
+        session = self.session
+        if not isinstance(session, GameSession):
+            return session.view_for(self._perspective)
+        table = session.table
+        st = table.state
+        key = (self._perspective, id(st), st.round_no, len(st.history), table.undos,
+               id(table.events), len(table.events))
+        if self._seen_cache is None or self._seen_cache[0] != key:
+            self._seen_cache = (key, session.view_for(self._perspective))
+        return self._seen_cache[1]
 
     @property
     def awaiting_human(self) -> bool:
