@@ -6,6 +6,8 @@ Run from the repository's root, each as a module (``--help`` for its options):
   on loopback, alone or at tables, at a human pace (:mod:`benchmarks.load`; its parts are
   :mod:`benchmarks.loadkit` and :mod:`benchmarks.loadtables`);
 - ``python -m benchmarks.app``: the Textual app's start-up and key-to-screen latency;
+- ``python -m benchmarks.keycpu``: the CPU each key a person presses costs the game's process
+  (``--cprofile FILE``: the game under cProfile, :mod:`benchmarks.cprofiled`);
 - ``python -m benchmarks.stats_screen``: the Statistics screen over a large ledger;
 - ``python -m benchmarks.web``: the game in a browser (Chromium through Playwright);
 - ``python -m benchmarks.engine``: random rounds of the rules engine per second (CPU time);

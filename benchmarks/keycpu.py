@@ -15,7 +15,9 @@ process of its own, not counted).
 It prints, per kind of key, the median and mean CPU milliseconds and bytes written, over
 ``--runs`` games of ``--turns`` turns each (the same seed each time). ``--profile FILE``
 records the first game's turns (from its first turn on) with py-spy, if installed, into FILE as
-collapsed stacks. A measuring tool, not a test.
+collapsed stacks; ``--cprofile FILE`` runs the first game under cProfile (its main thread, from
+its first turn on: :mod:`benchmarks.cprofiled`) and writes the statistics into FILE. A
+measuring tool, not a test.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def cpu_ns(pid: int) -> int:
 class Game:
     """The game on a pseudo-terminal: :meth:`key` presses a key and waits for quiet."""
 
-    def __init__(self, size: tuple[int, int], seed: int) -> None:
+    def __init__(self, size: tuple[int, int], seed: int, cprofile: str | None = None) -> None:
         self.home = tempfile.mkdtemp(prefix="casino-keycpu-")
         env = {"PATH": os.environ.get("PATH", ""), "HOME": self.home,
                "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
@@ -67,6 +69,8 @@ class Game:
         if "PYTHONPATH" in os.environ:
             env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         argv = [sys.executable, "-m", "casino_tui", "--seed", str(seed)]
+        if cprofile:
+            argv[2:3] = ["benchmarks.cprofiled", os.path.abspath(cprofile)]
         pid, fd = pty.fork()
         if pid == 0:
             os.execvpe(argv[0], argv, env)
@@ -75,6 +79,12 @@ class Game:
         self.text = ""
         self.written = 0
         self.spy: subprocess.Popen[bytes] | None = None
+        self.cprofile = cprofile
+
+    def start_cprofile(self) -> None:
+        """Start the game's cProfile (``--cprofile``), if it runs under one."""
+        if self.cprofile:
+            os.kill(self.pid, signal.SIGUSR1)
 
     def profile(self, output: str) -> None:
         """Record the game's stacks from now on with py-spy (collapsed stacks in ``output``)."""
@@ -137,16 +147,17 @@ class Game:
         shutil.rmtree(self.home, ignore_errors=True)
 
 
-def play(turns: int, size: tuple[int, int], seed: int,
-         profile: str | None) -> dict[str, list[tuple[float, int]]]:
+def play(turns: int, size: tuple[int, int], seed: int, profile: str | None,
+         cprofile: str | None = None) -> dict[str, list[tuple[float, int]]]:
     costs: dict[str, list[tuple[float, int]]] = {"right": [], "left": [], "play": []}
-    game = Game(size, seed)
+    game = Game(size, seed, cprofile)
     try:
         game.read(until=TITLE, timeout=30)
         game.key(b"n", until="Preset")
         game.key(KEY_ENTER, until=YOUR_TURN)
         if profile:
             game.profile(profile)
+        game.start_cprofile()
         for _ in range(turns):
             last = ""
             for name, data in (("right", KEY_RIGHT), ("left", KEY_LEFT),
@@ -177,12 +188,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--size", default="100x30", metavar="WxH")
     parser.add_argument("--profile", metavar="FILE",
                         help="record the first game with py-spy into FILE (collapsed stacks)")
+    parser.add_argument("--cprofile", metavar="FILE",
+                        help="run the first game under cProfile, its statistics into FILE")
     args = parser.parse_args(argv)
     w, h = (int(x) for x in args.size.lower().split("x"))
     load = os.getloadavg()
     totals: dict[str, list[tuple[float, int]]] = {}
     for run in range(args.runs):
-        costs = play(args.turns, (w, h), args.seed, args.profile if run == 0 else None)
+        costs = play(args.turns, (w, h), args.seed, args.profile if run == 0 else None,
+                     args.cprofile if run == 0 else None)
         for name, values in costs.items():
             totals.setdefault(name, []).extend(values)
     print(f"CPU of the game's process per key ({args.runs} games of {args.turns} turns, "

@@ -21,6 +21,7 @@ from casino_tui.settings import Settings, load_settings, save_settings
 from .cardfmt import CardPainter, face_background
 from .screens.title import TitleScreen
 from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+from .sharedcss import SharedStylesheet
 from .styles import css
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -99,6 +100,8 @@ class CasinoApp(App[None]):
                  replay: Replay | None = None,
                  web_links: WebLinks | None = None) -> None:
         super().__init__()
+        # CSS parsed once per process (and before the fork, in the fork server), not per app
+        self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
         self.web_links = web_links
         self.start_replay = replay
         self.hub = hub

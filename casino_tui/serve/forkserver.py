@@ -413,7 +413,10 @@ def _prepare(warm: bool) -> None:
 _GAME_PACKAGES = ("casino_tui.app", "casino_tui.ai", "casino_tui.table", "casino_tui.saves",
                   "casino_tui.stats")
 _GAME_MODULES = ("multiprocessing.spawn", "multiprocessing.synchronize",
-                 "multiprocessing.queues", "concurrent.futures.process", "ctypes")
+                 "multiprocessing.queues", "concurrent.futures.process", "ctypes",
+                 # Textual imports it when a widget first needs a scroll bar: the title at
+                 # 100x30 does, the warm-up's at 80x24 does not
+                 "textual.scrollbar")
 
 
 def _import_game_modules() -> None:

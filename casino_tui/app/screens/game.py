@@ -193,6 +193,7 @@ class GameScreen(Screen[None]):
         self._skip = False
         self._skip_event = asyncio.Event()
         self._moves_cache: tuple[int, list[Move]] | None = None
+        self._seen_cache: tuple[tuple[int, ...], Seen] | None = None  # see _seen
         # per seat: the log entries (is_note, text) since that seat last played, and the
         # cards those plays put on the table (shown to whoever's hand is on screen)
         self._recent: dict[int, list[tuple[bool, str]]] = {}
@@ -231,8 +232,19 @@ class GameScreen(Screen[None]):
         return self.local.state
 
     def _seen(self) -> Seen:
-        """The table as the seat on screen sees it: all the table's drawing reads."""
-        return self.session.view_for(self._perspective)
+        """The table as the seat on screen sees it: all the table's drawing reads.
+
+        A game held here keeps it until the game moves on (a key reads it a dozen times)."""
+        session = self.session
+        if not isinstance(session, GameSession):
+            return session.view_for(self._perspective)
+        table = session.table
+        st = table.state
+        key = (self._perspective, id(st), st.round_no, len(st.history), table.undos,
+               id(table.events), len(table.events))
+        if self._seen_cache is None or self._seen_cache[0] != key:
+            self._seen_cache = (key, session.view_for(self._perspective))
+        return self._seen_cache[1]
 
     @property
     def awaiting_human(self) -> bool:
@@ -517,17 +529,33 @@ class GameScreen(Screen[None]):
             if not self._awaiting:  # the turn did not begin after all: the move alone
                 self.refresh_all()
             return
+        if self._computers_turn_next():
+            # Likewise the move and the computer thinking: one drawing of the table, not two
+            # (the computer's turn draws it). The computer's answer comes later (a worker, a
+            # timer or call_later), so a chain of computers stays flat.
+            self._advance()
+            if self._thinking is None:  # its turn did not begin after all: the move alone
+                self.refresh_all()
+            return
         self.refresh_all()
-        self.call_later(self._advance)  # a computer's turn (a chain of them stays flat)
+        self.call_later(self._advance)
 
     def _players_turn_next(self) -> bool:
         """The next turn is a person's at this screen, with nothing to show before it (no
         summary, no hand to hide on a shared screen): :meth:`_advance` may begin it now."""
+        return self._next_turn_here(computer=False)
+
+    def _computers_turn_next(self) -> bool:
+        """The next turn is a computer's, with nothing to show before it: :meth:`_advance`
+        may begin it now."""
+        return self._next_turn_here(computer=True)
+
+    def _next_turn_here(self, computer: bool) -> bool:
         st = self.state
         seat = st.current_player
         return (seat is not None and not st.is_round_over and not st.is_game_over
                 and not self.session.hot_seat and self.is_active and not self._modal
-                and not self.local.table.computer_plays(seat))
+                and self.local.table.computer_plays(seat) == computer)
 
     # ------------------------------------------------------------------ summaries and end
     def _push(self, screen: Screen[ResultT], callback: Callable[[ResultT | None], object],

@@ -251,6 +251,9 @@ class TableGameScreen(GameScreen):
     def _players_turn_next(self) -> bool:
         return False  # the server says whose turn it is: _advance follows its events
 
+    def _computers_turn_next(self) -> bool:
+        return False  # (the same)
+
     def _advance(self) -> None:
         if self._finished or self._modal or self._gone or not self.is_active \
                 or self.casino.too_small:

@@ -4,16 +4,24 @@ The widgets using it have sizes fixed by the stylesheet, so a change never needs
 
 The game table updates many small widgets after every key; comparing the new data with the old
 and refreshing only on a change keeps key-to-screen latency low (one widget re-rendered costs a
-few milliseconds, twenty cost four times as much).
+few milliseconds, twenty cost four times as much). Within a widget, only the lines whose text
+changed are drawn again: choosing another card changes one line of the table's fourteen, and the
+hand's frame never, so Textual styles, composes and sends only those lines (the CPU a key costs
+the game, benchmarks/keycpu.py, and the bytes sent to the terminal).
+
+A subclass draws its data in :meth:`DataWidget.render_data`; :meth:`DataWidget.render` keeps
+the result until the data, the size or anything else (a ``refresh()``) changes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Generic, Self, TypeVar
 
+from rich.text import Text
 from textual.content import Content
 from textual.css.scalar import Unit
+from textual.geometry import Region, Size
 from textual.widget import Widget
 
 D = TypeVar("D")
@@ -22,11 +30,19 @@ D = TypeVar("D")
 class DataWidget(Widget, Generic[D]):
     """``set_data(value)`` stores ``value`` and refreshes the widget if it differs."""
 
+    # No links in what these widgets draw (a click is handled by the widget itself): Textual
+    # would otherwise look for links in every line of every draw, about a tenth of the CPU a
+    # key costs the game (benchmarks/keycpu.py).
+    auto_links = False
+
     def __init__(self, data: D | None = None, *, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._data: D | None = data
         self._title: str | None = None
+        # what render_data() drew: (the data, the size, the text), until a refresh() says that
+        # something else changed
+        self._drawn: tuple[D | None, Size, Text] | None = None
 
     @property
     def data(self) -> D | None:
@@ -35,9 +51,36 @@ class DataWidget(Widget, Generic[D]):
     def set_data(self, data: D) -> bool:
         if data == self._data:
             return False
+        drawn = self._drawn
         self._data = data
-        self.refresh()
+        if drawn is None or drawn[1] != self.size or not self.is_mounted:
+            self.refresh()
+            return True
+        rows = changed_rows(drawn[2], self.render(), self.size.width)
+        if rows is None:
+            self.refresh()
+        elif rows:  # only those lines: the text of the others is what is on the screen
+            width = self.size.width
+            super().refresh(*(Region(0, y, width, 1) for y in rows))
         return True
+
+    def render_data(self) -> Text:
+        """The widget's content drawn from :attr:`data` (subclasses draw here)."""
+        return Text()
+
+    def render(self) -> Text:
+        drawn, size = self._drawn, self.size
+        if drawn is not None and drawn[0] is self._data and drawn[1] == size:
+            return drawn[2]
+        text = self.render_data()
+        self._drawn = (self._data, size, text)
+        return text
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> Self:
+        self._drawn = None  # something besides the data changed: draw it all again
+        super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+        return self
 
     def box_height(self, content_lines: int) -> int:
         """The height this widget takes with ``content_lines`` lines of content (``height:
@@ -73,3 +116,23 @@ class DataWidget(Widget, Generic[D]):
         self._title = title
         self.border_title = Content(title)
         return True
+
+
+def changed_rows(old: Text, new: Text, width: int) -> list[int] | None:
+    """The lines of ``new`` that differ from those of ``old``, drawn ``width`` cells wide;
+    None when lines cannot be compared one by one (their number or the text's own settings
+    differ, or a line is wider than ``width``, which Textual would wrap or cut)."""
+    if (old.style, old.justify, old.overflow, old.no_wrap, old.end, old.tab_size) != (
+            new.style, new.justify, new.overflow, new.no_wrap, new.end, new.tab_size):
+        return None
+    before = old.split("\n", allow_blank=True)
+    after = new.split("\n", allow_blank=True)
+    if len(before) != len(after):
+        return None
+    rows = []
+    for y, (a, b) in enumerate(zip(before, after, strict=True)):
+        if a.cell_len > width or b.cell_len > width:
+            return None
+        if a.plain != b.plain or a.spans != b.spans or a.style != b.style:
+            rows.append(y)
+    return rows

@@ -28,7 +28,7 @@ class HandsData:
 class HandsList(DataWidget[HandsData]):
     """The hands of the players who are not making the play: name, level and cards."""
 
-    def render(self) -> Text:
+    def render_data(self) -> Text:
         d = self.data
         if d is None:
             return Text()

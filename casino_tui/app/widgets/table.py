@@ -28,7 +28,7 @@ class InfoData:
 class InfoBar(DataWidget[InfoData]):
     """One line: preset, round, deal, stock and target; a "LAST DEAL" badge on the right."""
 
-    def render(self) -> Text:
+    def render_data(self) -> Text:
         d = self.data
         if d is None:
             return Text()
@@ -201,7 +201,7 @@ class TableView(DataWidget[TableData]):
                 return big
         return self._small(d, width)
 
-    def render(self) -> Text:
+    def render_data(self) -> Text:
         d = self.data
         self._places = []
         if d is None:
@@ -275,7 +275,7 @@ class RecentPlays(DataWidget[RecentData]):
     def set_data(self, data: RecentData) -> bool:
         return self.set_data_sized(data, lambda width: sum(map(len, self._entries(width))))
 
-    def render(self) -> Text:
+    def render_data(self) -> Text:
         height = max(1, self.size.height)
         shown: list[Text] = []
         for lines in reversed(self._entries(self.size.width)):  # the newest plays first
@@ -351,7 +351,7 @@ class HandView(DataWidget[HandData]):
             event.stop()
             self.post_message(self.CardClicked(self, index))
 
-    def render(self) -> Text:
+    def render_data(self) -> Text:
         d = self.data
         if d is None:
             return Text()
@@ -478,7 +478,7 @@ class SeatBox(DataWidget[SeatData]):
         full = self._level_in_title()
         self.set_title(f"{d.name} · {d.detail}" if full else d.name)  # no markup
 
-    def render(self) -> Text:
+    def render_data(self) -> Text:
         d = self.data
         if d is None:
             return Text()
@@ -524,7 +524,7 @@ class SeatList(DataWidget[SeatListData]):
             name += f" · {d.away}"
         return d.label, name, _backs(d), f"{d.taken} taken", _sweeps_text(d.sweeps)
 
-    def render(self) -> Text:
+    def render_data(self) -> Text:
         data = self.data
         if data is None or not data.seats:
             return Text()
@@ -611,7 +611,7 @@ class ScorePanel(DataWidget[ScoreData]):
     """Game score per side and this round's running counts: a column per side, headed by
     the side's name, or by its short label when the names do not fit."""
 
-    def render(self) -> Text:
+    def render_data(self) -> Text:
         d = self.data
         if d is None:
             return Text()
@@ -676,7 +676,7 @@ class StatusLine(DataWidget[LineData]):
         "info": "dim", "move": "bold", "error": "bold #ff5f5f", "thinking": "italic",
         "ok": "bold", "warning": "bold #ffaf00"}
 
-    def render(self) -> Text:
+    def render_data(self) -> Text:
         d = self.data
         if d is None:
             return Text()
@@ -736,11 +736,11 @@ class MessageLine(StatusLine):
     def set_data(self, data: LineData) -> bool:
         return self.set_data_sized(data, lambda width: len(self._lines(width)))
 
-    def render(self) -> Text:
+    def render_data(self) -> Text:
         width = self.size.width
         lines = self._lines(width)
         if len(lines) == 1:
-            return super().render()
+            return super().render_data()
         return Text("\n").join(lines)
 
 
@@ -778,7 +778,7 @@ class KeyBar(DataWidget[tuple[tuple[str, str], ...]]):
             out.append((piece, key))
         return out
 
-    def render(self) -> Text:
+    def render_data(self) -> Text:
         out = Text()
         for piece, _key in self._pieces():
             out.append_text(piece)
@@ -861,7 +861,7 @@ class LogView(DataWidget[LogData]):
         event.stop()
         self._show_back(self.back - self.SCROLL_LINES)
 
-    def render(self) -> Text:
+    def render_data(self) -> Text:
         d = self.data
         if d is None or not d.entries:
             return Text()

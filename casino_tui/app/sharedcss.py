@@ -1,0 +1,67 @@
+"""A stylesheet whose parsed rules are shared by every app of the process, and by every game
+forked from the server's fork server.
+
+Textual keeps the rules it parsed per stylesheet, and parses every source again from scratch
+whenever a screen brings a file of its own (``reparse`` starts from a new, empty stylesheet) or
+the theme changes. So a game parsed all its CSS (Textual's widgets' and ours, about 50 sources)
+before its title's first frame, although the fork server it was forked from had parsed the
+same text already, and again when it first showed the table: a quarter of a login's CPU.
+
+:class:`SharedStylesheet` keeps what it parsed in one cache per process, keyed by the CSS
+variables (the theme) as well as the source, so that an app parses a source only if no app of
+the process (or the fork server before the fork) parsed it with the same variables. Textual
+shares parsed rules between the parses of one stylesheet in the same way: they are never
+changed once parsed.
+"""
+
+from __future__ import annotations
+
+from textual.css.model import RuleSet
+from textual.css.stylesheet import CSSLocation, Stylesheet
+
+# (variables, css, where it was read from, is default CSS, tie breaker, scope) -> its rules
+_Key = tuple[tuple[tuple[str, str], ...], str, CSSLocation, bool, int, str]
+MAX_PARSED = 512  # sources kept: about 50 a theme, so about ten themes
+_parsed: dict[_Key, list[RuleSet]] = {}
+
+
+class SharedStylesheet(Stylesheet):
+    """A :class:`Stylesheet` that parses a source only once per process and theme."""
+
+    def __init__(self, *, variables: dict[str, str] | None = None) -> None:
+        super().__init__(variables=variables)
+        self._variables_key: tuple[tuple[str, str], ...] | None = None
+
+    def set_variables(self, variables: dict[str, str]) -> None:
+        super().set_variables(variables)
+        self._variables_key = None
+
+    def _parse_rules(self, css: str, read_from: CSSLocation, is_default_rules: bool = False,
+                     tie_breaker: int = 0, scope: str = "") -> list[RuleSet]:
+        if self._variables_key is None:
+            self._variables_key = tuple(sorted(self._variables.items()))
+        key = (self._variables_key, css, read_from, is_default_rules, tie_breaker, scope)
+        rules = _parsed.get(key)
+        if rules is None:
+            rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+            if len(_parsed) >= MAX_PARSED:
+                _parsed.pop(next(iter(_parsed)))  # the oldest
+            _parsed[key] = rules
+        return rules
+
+    def reparse(self) -> None:
+        """Textual's ``reparse`` (parse every source again with the current variables, keeping
+        this stylesheet as it is if that fails), from a stylesheet sharing the parsed rules."""
+        fresh = SharedStylesheet(variables=self._variables)
+        for read_from, (css, is_defaults, tie_breaker, scope) in self.source.items():
+            fresh.add_source(css, read_from=read_from, is_default_css=is_defaults,
+                             tie_breaker=tie_breaker, scope=scope)
+        try:
+            fresh.parse()
+        except Exception:
+            self._invalid_css.update(fresh._invalid_css)
+            raise
+        self._rules = fresh.rules
+        self._rules_map = None
+        self.source = fresh.source
+        self._require_parse = False

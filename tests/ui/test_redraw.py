@@ -1,0 +1,80 @@
+"""A key redraws only the lines it changed (casino_tui/app/widgets/base.py), and what is on the
+screen is still exactly what a full redraw draws."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.widget import Widget
+
+from casino_tui.app.screens.game import GameScreen
+from casino_tui.app.widgets.table import HandView, TableView
+
+from .conftest import asynctest, make_app, settle
+from .positions import table_4p
+
+
+def _screen_text(pilot: Pilot[None]) -> str:
+    return pilot.app.export_screenshot()
+
+
+async def _redrawn_text(pilot: Pilot[None]) -> str:
+    """The screen after every widget was drawn again from scratch."""
+    for widget in pilot.app.screen.walk_children():
+        widget.refresh()
+    await pilot.pause()
+    return _screen_text(pilot)
+
+
+@asynctest
+async def test_the_screen_after_each_key_is_what_a_full_redraw_draws() -> None:
+    """Cards, moves, piles, a selection, plays and the computers' answers: after each key the
+    lines left as they were (not drawn again) and those drawn again make the screen a full
+    redraw makes."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        keys = ["right", "right", "down", "left", "tab", "space", "tab", "space", "escape",
+                "right", "enter", "right", "down", "enter", "left", "left", "enter"]
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+            await pilot.pause()
+            assert isinstance(app.screen, GameScreen)
+            shown = _screen_text(pilot)
+            assert shown == await _redrawn_text(pilot), f"after {key}"
+
+
+@asynctest
+async def test_choosing_a_card_redraws_only_the_lines_that_changed() -> None:
+    """Right: the hand's card lines are drawn again, not its frame; of the table, the lines
+    whose piles the previewed move uses, not the others."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        hand = screen.query_one("#hand", HandView)
+        table = screen.query_one("#table", TableView)
+        asked: dict[str, list[tuple[Region, ...]]] = {}
+        refresh = Widget.refresh
+
+        def spy(widget: Widget, *regions: Region, **kw: Any) -> Widget:
+            asked.setdefault(widget.id or "", []).append(regions)  # (): all of it
+            return refresh(widget, *regions, **kw)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Widget, "refresh", spy)
+            await pilot.press("right")
+            await pilot.pause()
+        assert asked["hand"] and all(asked["hand"])  # never all of it
+        rows = {y for regions in asked["hand"] for r in regions for y in range(r.y, r.bottom)}
+        assert rows and rows <= set(range(hand.size.height))
+        assert all(asked.get("table", [(Region(),)]))
+        table_rows = {y for regions in asked.get("table", []) for r in regions
+                      for y in range(r.y, r.bottom)}
+        assert len(table_rows) < table.size.height

@@ -1,0 +1,66 @@
+"""The app's stylesheet parses each CSS source once per process and theme
+(casino_tui/app/sharedcss.py): a game forked from the fork server, or a second app in one
+process, draws its title and its table without parsing any CSS again, and a theme of its own
+still gets its own colours."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import textual.css.stylesheet as textual_stylesheet
+from textual.color import Color
+
+from casino_tui.app import sharedcss
+from casino_tui.app.screens.game import GameScreen
+from casino_tui.settings import Settings
+
+from .conftest import asynctest, make_app, settle
+from .positions import table_2p
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sources Textual's parser is given (each entry: where the CSS was read from), with
+    the shared cache emptied first."""
+    monkeypatch.setattr(sharedcss, "_parsed", {})
+    seen: list[str] = []
+    parse = textual_stylesheet.parse
+
+    def counting(scope: str, css: str, read_from: Any, **kw: Any) -> Iterator[Any]:
+        seen.append(str(read_from))
+        return parse(scope, css, read_from, **kw)
+
+    monkeypatch.setattr(textual_stylesheet, "parse", counting)
+    return seen
+
+
+async def _title_then_table(settings: Settings | None = None) -> tuple[Color, Color]:
+    """An app (its stylesheet has title.tcss) opening at a game's table (whose screen brings
+    game.tcss); the table's background (app.tcss: ``$background``) and its box's border colour
+(game.tcss: ``$success``)."""
+    app = make_app(table_2p(), settings=settings)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, GameScreen)
+        screen = app.screen
+        return screen.styles.background, screen.query_one("#table-box").styles.border_top[1]
+
+
+@asynctest
+async def test_a_second_app_parses_no_css(parses: list[str]) -> None:
+    first = await _title_then_table()
+    assert any("game.tcss" in p for p in parses) and any("title.tcss" in p for p in parses)
+    parses.clear()
+    assert await _title_then_table() == first
+    assert parses == []
+
+
+@asynctest
+async def test_another_theme_is_parsed_with_its_own_colours(parses: list[str]) -> None:
+    dark = await _title_then_table(Settings(speed="instant"))
+    parses.clear()
+    light = await _title_then_table(Settings(speed="instant", theme="textual-light"))
+    assert parses  # its variables differ: parsed again, not taken from the dark theme's
+    assert light[0] != dark[0]
