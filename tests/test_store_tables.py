@@ -290,7 +290,10 @@ def test_an_owner_stopped_past_its_lease_writes_nothing_when_it_resumes(pg_url: 
             for task in a._tasks:  # A stops: nothing of it runs any more
                 task.cancel()
             end = time.monotonic() + 10
-            while not b.owns(tid):
+            # B owns the table once it holds the lease, and has taken it over once its first
+            # write (the events numbered anew, A's numbering gone) is in
+            while not (b.owns(tid)
+                       and b._owned[tid].events_epoch == b.local.controller(tid).epoch):
                 assert time.monotonic() < end, "B did not take the table over"
                 await asyncio.sleep(0.1)
             assert a.owns(tid)  # A does not know yet
