@@ -32,8 +32,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> Generator[None, int,
     """``-n auto``: two workers more than the cores. The end-to-end tests spend much of their
     time waiting on other processes (a server, ssh, tmux, Chromium) and on the server's own
     timers, which leaves a core idle with one worker per core; on two cores, four workers ran
-    the suite in less time than three (README, Tests). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still
-    sets the number."""
+    the suite in less time than three (README, Tests in parallel).
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still sets the number."""
     cores = yield
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return cores
