@@ -314,6 +314,12 @@ def servers(tmp_path: Path) -> Iterator[list[Server]]:
         s.stop()
 
 
+# For a server where no game is played (keys, logins refused, connections without a game):
+# no fork server to warm up and no pool of computer players, which are most of a server's
+# start (about 0.8 of its 1.5 CPU seconds, and 2 s before it listens).
+NO_GAMES = ("--no-fork-server", "--computers", "0")
+
+
 def start(servers: list[Server], data: Path, *args: str, log_name: str = "server.log") -> Server:
     server = Server(data, *args, log_name=log_name)
     servers.append(server)
@@ -371,7 +377,7 @@ def test_authorized_keys_no_terminal_and_no_passwords(tmp_path: Path, keys: dict
                                                       servers: list[Server]) -> None:
     listed = tmp_path / "authorized_keys"
     listed.write_text(f"# the players\nno-pty {keys['alice'].public}\n")
-    server = start(servers, tmp_path / "data", "--authorized-keys", str(listed))
+    server = start(servers, tmp_path / "data", "--authorized-keys", str(listed), *NO_GAMES)
     assert "OPEN MODE" not in server.log()
     refused = ssh_run(server.port, keys["mallory"], "-T")
     assert refused.returncode == 255
@@ -403,7 +409,7 @@ def test_password_login_refused_by_asyncssh_client(tmp_path: Path,
 
     import asyncssh
 
-    server = start(servers, tmp_path / "data")
+    server = start(servers, tmp_path / "data", *NO_GAMES)
 
     async def attempt() -> None:
         await asyncssh.connect("127.0.0.1", server.port, username="alice", password="secret",
@@ -546,7 +552,8 @@ def test_half_open_connection_is_replaced_and_the_game_resumed(
 def test_connections_without_a_game_take_a_place_and_are_closed(
         tmp_path: Path, keys: dict[str, Key], servers: list[Server]) -> None:
     # --idle-timeout 0.05 min: a connection without a game is closed after 3 s.
-    server = start(servers, tmp_path / "data", "--max-sessions", "1", "--idle-timeout", "0.05")
+    server = start(servers, tmp_path / "data", "--max-sessions", "1", "--idle-timeout", "0.05",
+                   *NO_GAMES)
     alice, bob = (re.escape(keys[k].fingerprint) for k in ("alice", "bob"))
     clients: list[subprocess.Popen[str]] = []
 
@@ -631,14 +638,14 @@ def test_host_key_generated_once_and_served(tmp_path: Path, servers: list[Server
                              capture_output=True, text=True, timeout=20).stdout
         return out.split(None, 1)[1].strip()
 
-    first = start(servers, data)
+    first = start(servers, data, *NO_GAMES)
     key_file = data / HOST_KEY_FILE
     assert (key_file.stat().st_mode & 0o777) == 0o600
     content = key_file.read_bytes()
     public = (data / f"{HOST_KEY_FILE}.pub").read_text().split()[:2]
     assert scan(first.port).split()[:2] == public
     assert first.stop() == 0
-    second = start(servers, data, log_name="server2.log")
+    second = start(servers, data, *NO_GAMES, log_name="server2.log")
     assert "made a new host key" not in second.log()
     assert key_file.read_bytes() == content
     assert scan(second.port).split()[:2] == public
@@ -655,7 +662,7 @@ def test_servers_share_a_host_key_file(tmp_path: Path, servers: list[Server]) ->
     assert SSH_KEYSCAN is not None
     for name in ("a", "b"):
         server = start(servers, tmp_path / f"data-{name}", "--host-key", str(shared),
-                       log_name=f"server-{name}.log")
+                       *NO_GAMES, log_name=f"server-{name}.log")
         out = subprocess.run([SSH_KEYSCAN, "-t", "ed25519", "-p", str(server.port),
                               "127.0.0.1"], capture_output=True, text=True, timeout=20).stdout
         assert out.split(None, 1)[1].split()[:2] == public

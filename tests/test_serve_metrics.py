@@ -287,7 +287,9 @@ def test_metrics_beside_the_web_front_end_and_a_port_in_use(tmp_path: Path) -> N
     stops the server at start with a message naming it."""
     import socket
 
-    s = Server(tmp_path / "data", "--metrics-port", "0", "--web-port", "0")
+    # no game is played: no fork server or computer pool to start (most of a server's start)
+    s = Server(tmp_path / "data", "--metrics-port", "0", "--web-port", "0", "--no-fork-server",
+               "--computers", "0")
     try:
         fams = scrape(s)
         assert value(fams, "casino_players_connected", front="browser") == 0
@@ -300,7 +302,8 @@ def test_metrics_beside_the_web_front_end_and_a_port_in_use(tmp_path: Path) -> N
         port = taken.getsockname()[1]
         out = subprocess.run(
             [sys.executable, "-m", "casino_tui", "serve", "--port", "0", "--data-dir",
-             str(tmp_path / "data"), "--metrics-port", str(port)],
+             str(tmp_path / "data"), "--metrics-port", str(port), "--no-fork-server",
+             "--computers", "0"],
             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert out.returncode == 1, out
     assert f"cannot serve the metrics on 127.0.0.1 port {port}" in out.stderr

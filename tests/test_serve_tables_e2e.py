@@ -28,7 +28,7 @@ from serve_support import (
 )
 
 from casino_tui.app.cardfmt import CardPainter
-from casino_tui.engine import Card, Phase, State
+from casino_tui.engine import Card, State
 from casino_tui.serve.server import TABLES_DIR
 
 pytestmark = needs_ssh_tmux
@@ -383,32 +383,25 @@ def wait_summary(player: Player, round_no: int = 1) -> str:
 
 
 # ====================================================================== the tests
-def test_two_people_play_a_whole_round(tmux: Tmux, tmp_path: Path,
-                                       servers: list[Server]) -> None:
+def test_two_people_play_at_a_table(tmux: Tmux, tmp_path: Path, servers: list[Server]) -> None:
     """Ann creates a table (naming herself, n, Enter) and reads its code; Bob joins from his
-    shell with ``ssh -t HOST join CODE``; Ann starts; they play every move of the round with the
-    keys, each screen showing its own hand only, the other's moves as they happen and who is
-    waited for; both see the round's summary."""
+    shell with ``ssh -t HOST join CODE``; Ann starts; they play a deal and into the next with
+    the keys, each screen showing its own hand only, the other's moves as they happen and who
+    is waited for.
+    (A whole round at a table, to the summary on both screens and the next round's deal, is
+    played in test_serve_web_e2e.py by an SSH player and a browser player, every screen checked
+    the same way: the browser runs the same app, so two SSH players would repeat it.)"""
     server = serve(servers, tmp_path / "data")
     ann, bob, code = two_at_a_table(tmux, tmp_path, server)
     assert re.fullmatch(r"[A-Z]{6}", code)
     scratch = tmp_path / "copy"
-    played = play_turns([ann, bob], server.data_dir, scratch, moves=1000)
+    # a deal's eight moves and the first of the next deal
+    played = play_turns([ann, bob], server.data_dir, scratch, moves=9)
     state = saved_state(server.data_dir, scratch)
-    assert state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
-    assert played == len(state.history), (played, len(state.history))
-    totals = []
+    assert played == 9 == len(state.history), (played, len(state.history))
     for p in (ann, bob):
-        screen = wait_summary(p)
-        totals.append(re.search(r"Round total\s+(\d+)\s+(\d+)", screen))
-    assert totals[0] and totals[1] and totals[0].groups() == totals[1].groups()
-    assert [int(t) for t in totals[0].groups()] == list(state.scores)
-    # Everyone has seen the summary: the next round is dealt at the same table.
-    ann.send("Enter")
-    bob.send("Enter")
-    for p in (ann, bob):
-        p.wait_match(r"Round 2 · Deal 1 of 6")
-    whose_turn([ann, bob])
+        p.wait_match(r"Round 1 · Deal 2 of 6")
+    check_hands([ann, bob], server.data_dir, scratch)
 
 
 def test_a_partnership_table_of_two_people_and_two_computers(tmux: Tmux, tmp_path: Path,
