@@ -55,6 +55,16 @@ async def hosts(url: str, n: int, lease: float = 2.0, names: str = "ABC") -> lis
     return out
 
 
+async def started_table(a: PgHub, b: PgHub, seed: int) -> str:
+    """A two-person table made on host ``a`` by Ann, Bob seated from host ``b``, started by
+    Ann: its id."""
+    info = await a.create_table(two_people(seed=seed), ANN)
+    await b.join(info.code, BOB)
+    await b.take_seat(info.table_id, BOB)
+    await a.start(info.table_id, ANN)
+    return info.table_id
+
+
 async def closing(hubs: list[PgHub]) -> None:
     for hub in hubs:
         await hub.aclose()
@@ -166,11 +176,7 @@ def test_a_host_killed_mid_round_another_takes_the_table_over(pg_url: str) -> No
     async def main() -> None:
         a, b, c = await hosts(pg_url, 3)
         try:
-            info = await a.create_table(two_people(seed=4), ANN)
-            tid = info.table_id
-            await b.join(info.code, BOB)
-            await b.take_seat(tid, BOB)
-            await a.start(tid, ANN)
+            tid = await started_table(a, b, seed=4)
             sub = await b.subscribe(tid, BOB, 0)
             seat_client = SeatClient(b, tid, BOB)  # Bob's game, as the app follows it
             opened = await seat_client.open()
@@ -272,11 +278,7 @@ def test_an_owner_stopped_past_its_lease_writes_nothing_when_it_resumes(pg_url: 
     async def main() -> None:
         a, b = await hosts(pg_url, 2)
         try:
-            info = await a.create_table(two_people(seed=6), ANN)
-            tid = info.table_id
-            await b.join(info.code, BOB)
-            await b.take_seat(tid, BOB)
-            await a.start(tid, ANN)
+            tid = await started_table(a, b, seed=6)
             rng = random.Random(3)
             ctl = a.local.controller(tid)
             who = {0: (a, ANN), 1: (b, BOB)}
@@ -481,11 +483,7 @@ def test_a_host_whose_notifications_break_catches_up_and_listens_again(
     async def main() -> None:
         a, b = await hosts(pg_url, 2)
         try:
-            info = await a.create_table(two_people(seed=5), ANN)
-            tid = info.table_id
-            await b.join(info.code, BOB)
-            await b.take_seat(tid, BOB)
-            await a.start(tid, ANN)
+            tid = await started_table(a, b, seed=5)
             sub = await b.subscribe(tid, BOB, 0)
             assert isinstance(sub, PgSubscription)
             conn = await connect(pg_url)
@@ -528,11 +526,7 @@ def test_the_store_paused_past_the_leases_and_back_the_table_plays_on(
     async def main() -> None:
         a, b = await hosts(url, 2)
         try:
-            info = await a.create_table(two_people(seed=9), ANN)
-            tid = info.table_id
-            await b.join(info.code, BOB)
-            await b.take_seat(tid, BOB)
-            await a.start(tid, ANN)
+            tid = await started_table(a, b, seed=9)
             rng = random.Random(6)
             who = {0: (a, ANN), 1: (b, BOB)}
             acked = 0

@@ -121,13 +121,18 @@ def cell_of(screen: PageScreen, text: str) -> tuple[int, int]:
     raise AssertionError(f"{text!r} is not on the screen:\n{screen.text()}")
 
 
-def click_cell(page: Any, screen: PageScreen, col: int, row: int) -> None:
-    """A real mouse click (Playwright's, on the page's terminal) in the middle of a cell."""
+def cell_centre(page: Any, screen: PageScreen, col: int, row: int) -> tuple[float, float]:
+    """The page coordinates of the middle of a cell of the page's terminal."""
     box = page.locator(".xterm-screen").bounding_box()
     assert box is not None and screen.screen is not None
     width = box["width"] / screen.screen.columns
     height = box["height"] / screen.screen.lines
-    page.mouse.click(box["x"] + (col + 0.5) * width, box["y"] + (row + 0.5) * height)
+    return box["x"] + (col + 0.5) * width, box["y"] + (row + 0.5) * height
+
+
+def click_cell(page: Any, screen: PageScreen, col: int, row: int) -> None:
+    """A real mouse click (Playwright's, on the page's terminal) in the middle of a cell."""
+    page.mouse.click(*cell_centre(page, screen, col, row))
 
 
 def click_text(page: Any, screen: PageScreen, text: str, right: int = 0, down: int = 0) -> None:
@@ -164,11 +169,7 @@ def test_the_title_and_a_whole_move_by_clicks_alone(context: Any, web: WebComman
 
 def tap_cell(page: Any, screen: PageScreen, col: int, row: int) -> None:
     """A finger's tap (Playwright's touchscreen) in the middle of a cell."""
-    box = page.locator(".xterm-screen").bounding_box()
-    assert box is not None and screen.screen is not None
-    width = box["width"] / screen.screen.columns
-    height = box["height"] / screen.screen.lines
-    page.touchscreen.tap(box["x"] + (col + 0.5) * width, box["y"] + (row + 0.5) * height)
+    page.touchscreen.tap(*cell_centre(page, screen, col, row))
 
 
 def test_a_phone_plays_a_move_by_taps_alone(browser: Any, web: WebCommand) -> None:
