@@ -622,3 +622,90 @@ def test_a_call_waiting_when_its_host_closes_is_told_not_cancelled(pg_url: str) 
             await closing([b])
 
     asyncio.run(main())
+
+
+def test_a_call_its_owner_died_doing_is_done_by_the_next_owner(pg_url: str) -> None:
+    """Host A takes Bob's move to do and dies while doing it (kill -9: nothing of it is
+    written, the call is left taken). The host that takes the table over does the call: Bob's
+    move is answered within the lease and a scan, and played once."""
+
+    async def main() -> None:
+        a, b = await hosts(pg_url, 2)
+        try:
+            tid = await started_table(a, b, seed=4)
+            rng = random.Random(5)
+            ctl = a.local.controller(tid)
+            who = {0: (a, ANN), 1: (b, BOB)}
+            while ctl.to_move != 1:
+                await play(*who[0], tid, rng)
+            before = len(ctl.state.history)
+            await a.idle(tid)
+            real = a.local.submit_move
+
+            async def dying(*args: object, **kwargs: object) -> object:
+                a.abandon()  # A dies with the call taken, before any answer is written
+                await asyncio.sleep(30)
+                return await real(*args, **kwargs)  # type: ignore[arg-type]
+
+            a.local.submit_move = dying  # type: ignore[method-assign]
+            killed = time.monotonic()
+            await play(b, BOB, tid, rng)
+            assert time.monotonic() - killed < a.lease + 3
+            assert b.owns(tid) and b.takeovers == 1
+            assert len(b.local.controller(tid).state.history) == before + 1
+        finally:
+            await closing([a, b])
+
+    asyncio.run(main())
+
+
+def test_an_answer_the_store_did_not_take_is_written_with_the_next_flush(
+        pg_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Host A does Bob's move, and the store is away for the write of it: the move is
+    written with A's next flush, and Bob's call is answered then (not left to time out)."""
+
+    async def main() -> None:
+        a, b = await hosts(pg_url, 2, lease=30.0)
+        try:
+            tid = await started_table(a, b, seed=4)
+            rng = random.Random(5)
+            ctl = a.local.controller(tid)
+            while ctl.to_move != 1:
+                await play(a, ANN, tid, rng)
+            before = len(ctl.state.history)
+            await a.idle(tid)
+            real_move, real_conn = a.local.submit_move, a._conn
+            away = {"writes": 0}
+
+            async def moved(*args: object, **kwargs: object) -> object:
+                events = await real_move(*args, **kwargs)  # type: ignore[arg-type]
+                away["writes"] = 1  # the write of this move finds the store away
+                return events
+
+            def conn() -> object:
+                if away["writes"]:
+                    away["writes"] -= 1
+                    raise HubError("the tables' store cannot be reached (test)")
+                return real_conn()
+
+            a.local.submit_move = moved  # type: ignore[method-assign]
+            a._conn = conn  # type: ignore[method-assign]
+            started = time.monotonic()
+            with caplog.at_level(logging.WARNING, "casino_tui.store.tables"):
+                await play(b, BOB, tid, rng)
+            assert time.monotonic() - started < a.call_timeout
+            assert "cannot be reached (test)" in caplog.text
+            assert len(ctl.state.history) == before + 1
+            conn = await connect(pg_url)
+            try:
+                row = await (await conn.execute(
+                    "select g.doc from casino_tables t join casino_table_games g "
+                    "using (game_id) where t.table_id = %s", (tid,))).fetchone()
+            finally:
+                await conn.close()
+            assert row is not None
+            assert len(load_document("g", row[0]).state.history) == before + 1
+        finally:
+            await closing([a, b])
+
+    asyncio.run(main())

@@ -23,6 +23,9 @@ in case a notification was missed. When a lease runs out (its host died), any ho
 the table (epoch + 1), restores it from its last saved document, and goes on; the table's
 events are then numbered anew (a new ``TableView.epoch``), so the subscriptions of the old
 numbering end (``lost``: take a fresh snapshot), as after a restart of a single server.
+The calls the gone owner had taken and not answered are handed to the new owner with the
+claim (nothing of them was written: an answer is written with its change), and an owner
+whose flush failed (the store away) writes the answers of the calls it did with the next one.
 """
 
 from __future__ import annotations
@@ -186,6 +189,7 @@ class _Owned:
     flusher: asyncio.Task[None] | None = None
     serving: asyncio.Task[None] | None = None
     again: bool = False  # more intents came while serving
+    answers: list[tuple[int, JSON]] = field(default_factory=list)  # taken, not written yet
 
 
 class Fenced(HubError):
@@ -487,12 +491,17 @@ class PgHub:
         out: list[str] = []
         while not self.closed:
             async with self._conn() as conn:
+                # the calls the gone owner took and never answered are to be done again:
+                # their answers and their changes are written together, so none of it was
                 row = await (await conn.execute(
-                    "update casino_tables set owner = %s, epoch = epoch + 1, "
+                    "with t as (update casino_tables set owner = %s, epoch = epoch + 1, "
                     "expires_at = now() + make_interval(secs => %s), updated = now() "
                     "where table_id = (select table_id from casino_tables where not closed "
                     "and expires_at < now() order by expires_at limit 1 "
-                    "for update skip locked) returning table_id, epoch, game_id",
+                    "for update skip locked) returning table_id, epoch, game_id), "
+                    "i as (update casino_table_intents set state = 'pending' "
+                    "where table_id = (select table_id from t) and state = 'taken') "
+                    "select table_id, epoch, game_id from t",
                     (self.host, self.lease))).fetchone()
                 if row is None:
                     return out
@@ -589,7 +598,8 @@ class PgHub:
             holders = self.local.holders(table_id)
             number = ctl.number
             game_id = ctl.slot.game_id if ctl.slot is not None else None
-        results = list(results)
+        results = [*owned.answers, *results]
+        owned.answers = []
         try:
             async with self._conn() as conn, conn.transaction():
                 row = await (await conn.execute(
@@ -642,6 +652,7 @@ class PgHub:
             raise
         except BaseException:
             self.docs.put_back(table_id, docs)  # not written: the next flush writes them
+            owned.answers[:0] = results  # ... and the answers of the calls done here
             if not isinstance(sys.exc_info()[1], asyncio.CancelledError):
                 self._dirty(owned)
             raise
@@ -791,7 +802,7 @@ class PgHub:
                             "where table_id = %s and state = 'pending' and deadline > now() "
                             "order by id for update skip locked) "
                             "and exists (select 1 from casino_tables where table_id = %s "
-                            "and owner = %s and epoch = %s) "
+                            "and owner = %s and epoch = %s for share) "  # (no takeover meanwhile)
                             "returning id, op, args, person_id, person_name",
                             (owned.table_id, owned.table_id, self.host,
                              owned.epoch))).fetchall()
