@@ -6,11 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from rich.text import Text
 from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.strip import Strip
 from textual.widget import Widget
 
 from casino_tui.app.screens.game import GameScreen
+from casino_tui.app.widgets.base import DataWidget
 from casino_tui.app.widgets.table import HandView, TableView
 
 from .conftest import asynctest, make_app, settle
@@ -78,3 +81,44 @@ async def test_choosing_a_card_redraws_only_the_lines_that_changed() -> None:
         table_rows = {y for regions in asked.get("table", []) for r in regions
                       for y in range(r.y, r.bottom)}
         assert len(table_rows) < table.size.height
+
+
+@asynctest
+async def test_only_the_lines_drawn_again_are_made_again_and_once() -> None:
+    """Right makes Textual's strips for the lines it changed only (Textual alone would make
+    every line of the hand and of the table again); Left and Right again bring back lines drawn
+    before, and make none; every line carries its own row in its offsets (text selection)."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        hand = screen.query_one("#hand", HandView)
+        table = screen.query_one("#table", TableView)
+        made: list[tuple[str, int]] = []
+        line_strip = DataWidget._line_strip
+
+        def spy(widget: DataWidget[Any], line: Text, y: int, width: int, style: Any) -> Strip:
+            made.append((widget.id or "", y))
+            return line_strip(widget, line, y, width, style)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(DataWidget, "_line_strip", spy)
+            await pilot.press("right")
+            await pilot.pause()
+            first = list(made)
+            made.clear()
+            await pilot.press("left")
+            await pilot.pause()
+            await pilot.press("right")
+            await pilot.pause()
+        assert 0 < len([y for w, y in first if w == "hand"]) <= hand.size.height
+        assert 0 < len([y for w, y in first if w == "table"]) < table.size.height
+        assert not [m for m in made if m[0] in ("hand", "table")]
+        for widget in (hand, table):
+            for y in range(widget.size.height):
+                rows = {s.style.meta["offset"][1] for s in widget.render_line(y)
+                        if s.style is not None and s.style._meta is not None
+                        and "offset" in s.style.meta}
+                assert rows <= {y}
