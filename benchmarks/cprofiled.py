@@ -2,8 +2,9 @@
 
 ``python -m benchmarks.cprofiled FILE [casino-tui arguments]`` runs the game as ``python -m
 casino_tui`` does; SIGUSR1 starts profiling its main thread (where Textual handles keys and
-draws), and the statistics are written to FILE (``pstats`` format) when the game ends. Read
-them with ``python -m pstats FILE`` or :func:`pstats.Stats`. A measuring tool, not a test.
+draws), SIGUSR2 pauses it (until the next SIGUSR1), and the statistics are written to FILE
+(``pstats`` format) when the game ends. Read them with ``python -m pstats FILE`` or
+:func:`pstats.Stats`. A measuring tool, not a test.
 """
 
 from __future__ import annotations
@@ -24,7 +25,11 @@ def main() -> int:
     def start(signum: int, frame: FrameType | None) -> None:
         profile.enable()
 
+    def pause(signum: int, frame: FrameType | None) -> None:
+        profile.disable()
+
     signal.signal(signal.SIGUSR1, start)
+    signal.signal(signal.SIGUSR2, pause)
     from casino_tui.__main__ import main as game
 
     try:

@@ -16,8 +16,9 @@ It prints, per kind of key, the median and mean CPU milliseconds and bytes writt
 ``--runs`` games of ``--turns`` turns each (the same seed each time). ``--profile FILE``
 records the first game's turns (from its first turn on) with py-spy, if installed, into FILE as
 collapsed stacks; ``--cprofile FILE`` runs the first game under cProfile (its main thread, from
-its first turn on: :mod:`benchmarks.cprofiled`) and writes the statistics into FILE. A
-measuring tool, not a test.
+its first turn on: :mod:`benchmarks.cprofiled`) and writes the statistics into FILE;
+``--cprofile-keys play`` (or ``right``, ``left``) profiles only those keys, each from the key to
+its quiet screen. A measuring tool, not a test.
 """
 
 from __future__ import annotations
@@ -86,6 +87,11 @@ class Game:
         if self.cprofile:
             os.kill(self.pid, signal.SIGUSR1)
 
+    def pause_cprofile(self) -> None:
+        """Pause the game's cProfile until :meth:`start_cprofile`."""
+        if self.cprofile:
+            os.kill(self.pid, signal.SIGUSR2)
+
     def profile(self, output: str) -> None:
         """Record the game's stacks from now on with py-spy (collapsed stacks in ``output``)."""
         spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
@@ -148,30 +154,40 @@ class Game:
 
 
 def play(turns: int, size: tuple[int, int], seed: int, profile: str | None,
-         cprofile: str | None = None) -> dict[str, list[tuple[float, int]]]:
+         cprofile: str | None = None,
+         cprofile_keys: str = "all") -> dict[str, list[tuple[float, int]]]:
     costs: dict[str, list[tuple[float, int]]] = {"right": [], "left": [], "play": []}
     game = Game(size, seed, cprofile)
+
+    def press(name: str, data: bytes, until: str | re.Pattern[str] | None = None
+              ) -> tuple[float, int, str]:
+        if cprofile_keys == name:
+            game.start_cprofile()
+        ms, nbytes, text = game.key(data, until=until)
+        if cprofile_keys == name:
+            game.pause_cprofile()
+        costs[name].append((ms, nbytes))
+        return ms, nbytes, text
+
     try:
         game.read(until=TITLE, timeout=30)
         game.key(b"n", until="Preset")
         game.key(KEY_ENTER, until=YOUR_TURN)
         if profile:
             game.profile(profile)
-        game.start_cprofile()
+        if cprofile_keys == "all":
+            game.start_cprofile()
         for _ in range(turns):
             last = ""
             for name, data in (("right", KEY_RIGHT), ("left", KEY_LEFT),
                                ("right", KEY_RIGHT)):
-                ms, nbytes, last = game.key(data)
-                costs[name].append((ms, nbytes))
+                _, _, last = press(name, data)
             for _ in range(8):  # a card with no move: the next one
                 if not NO_MOVE.search(last):
                     break
-                ms, nbytes, last = game.key(KEY_RIGHT)
-                costs["right"].append((ms, nbytes))
-            ms, nbytes, last = game.key(KEY_ENTER, until=re.compile(
+                _, _, last = press("right", KEY_RIGHT)
+            _, _, last = press("play", KEY_ENTER, until=re.compile(
                 f"{YOUR_TURN}|{ROUND_OVER.pattern}"))
-            costs["play"].append((ms, nbytes))
             if ROUND_OVER.search(last):
                 break
     finally:
@@ -190,13 +206,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="record the first game with py-spy into FILE (collapsed stacks)")
     parser.add_argument("--cprofile", metavar="FILE",
                         help="run the first game under cProfile, its statistics into FILE")
+    parser.add_argument("--cprofile-keys", choices=("all", "right", "left", "play"),
+                        default="all", help="with --cprofile: only these keys (default all, "
+                        "from the first turn on)")
     args = parser.parse_args(argv)
     w, h = (int(x) for x in args.size.lower().split("x"))
     load = os.getloadavg()
     totals: dict[str, list[tuple[float, int]]] = {}
     for run in range(args.runs):
         costs = play(args.turns, (w, h), args.seed, args.profile if run == 0 else None,
-                     args.cprofile if run == 0 else None)
+                     args.cprofile if run == 0 else None, args.cprofile_keys)
         for name, values in costs.items():
             totals.setdefault(name, []).extend(values)
     print(f"CPU of the game's process per key ({args.runs} games of {args.turns} turns, "

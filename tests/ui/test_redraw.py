@@ -3,15 +3,22 @@ screen is still exactly what a full redraw draws."""
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from rich.text import Text
+from textual.app import App
+from textual.color import Color
 from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.strip import Strip
 from textual.widget import Widget
 
 from casino_tui.app.screens.game import GameScreen
-from casino_tui.app.widgets.table import HandView, TableView
+from casino_tui.app.widgets.base import DataWidget
+from casino_tui.app.widgets.table import HandView, SeatBox, TableView
 
 from .conftest import asynctest, make_app, settle
 from .positions import table_4p
@@ -78,3 +85,102 @@ async def test_choosing_a_card_redraws_only_the_lines_that_changed() -> None:
         table_rows = {y for regions in asked.get("table", []) for r in regions
                       for y in range(r.y, r.bottom)}
         assert len(table_rows) < table.size.height
+
+
+@asynctest
+async def test_only_the_lines_drawn_again_are_made_again_and_once() -> None:
+    """Right makes Textual's strips for the lines it changed only (Textual alone would make
+    every line of the hand and of the table again); Left and Right again bring back lines drawn
+    before, and make none; every line carries its own row in its offsets (text selection)."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        hand = screen.query_one("#hand", HandView)
+        table = screen.query_one("#table", TableView)
+        made: list[tuple[str, int]] = []
+        line_strip = DataWidget._line_strip
+
+        def spy(widget: DataWidget[Any], line: Text, y: int, width: int, style: Any) -> Strip:
+            made.append((widget.id or "", y))
+            return line_strip(widget, line, y, width, style)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(DataWidget, "_line_strip", spy)
+            await pilot.press("right")
+            await pilot.pause()
+            first = list(made)
+            made.clear()
+            await pilot.press("left")
+            await pilot.pause()
+            await pilot.press("right")
+            await pilot.pause()
+        assert 0 < len([y for w, y in first if w == "hand"]) <= hand.size.height
+        assert 0 < len([y for w, y in first if w == "table"]) < table.size.height
+        assert not [m for m in made if m[0] in ("hand", "table")]
+        for widget in (hand, table):
+            for y in range(widget.size.height):
+                rows = {s.style.meta["offset"][1] for s in widget.render_line(y)
+                        if s.style is not None and s.style._meta is not None
+                        and "offset" in s.style.meta}
+                assert rows <= {y}
+
+
+class _Thinking:
+    """A computer that thinks until the test ends."""
+
+    in_process = False
+
+    def start(self) -> None:
+        pass
+
+    async def choose(self, view: Any, level: str, seed: int) -> Any:
+        await asyncio.Event().wait()
+
+    def shutdown(self) -> None:
+        pass
+
+
+@asynctest
+async def test_the_seat_to_move_is_drawn_in_the_themes_warning_colour() -> None:
+    """The seat to move (set on the box itself, not by a class): a round border in the theme's
+    warning colour and a bold title, following a change of theme; the others as the stylesheet
+    draws them."""
+    app = make_app(table_4p(), chooser_factory=_Thinking)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        boxes = list(screen.query(SeatBox))
+        moving = [b for b in boxes if b.data is not None and b.data.to_move]
+        assert len(moving) == 1 and moving[0].data is not None and moving[0].data.thinking
+        restyled: list[object] = []
+        update_styles = App.update_styles
+
+        def spy(app: App[Any], node: Any = None, animate: bool = True) -> None:
+            restyled.append(node)
+            update_styles(app, node, animate)
+
+        with pytest.MonkeyPatch.context() as patch:  # the turn passes on and comes back
+            patch.setattr(App, "update_styles", spy)
+            data = moving[0].data
+            moving[0].set_data(replace(data, to_move=False, thinking=False))
+            moving[0].set_data(data)
+            await pilot.pause()
+        assert not [n for n in restyled if isinstance(n, SeatBox)]  # no stylesheet matched
+        for theme in ("textual-light", "nord"):
+            app.theme = theme
+            await pilot.pause()
+            await pilot.pause()
+            warning = Color.parse(app.theme_variables["warning"])
+            panel = Color.parse(app.theme_variables["panel-lighten-2"])
+            for box in boxes:
+                styles = box.styles
+                if box is moving[0]:
+                    assert styles.border_top == ("round", warning)
+                    assert styles.border_title_style.bold
+                else:
+                    assert styles.border_top == ("round", panel)
+                    assert not styles.border_title_style.bold

@@ -11,6 +11,13 @@ the game, benchmarks/keycpu.py, and the bytes sent to the terminal).
 
 A subclass draws its data in :meth:`DataWidget.render_data`; :meth:`DataWidget.render` keeps
 the result until the data, the size or anything else (a ``refresh()``) changes.
+
+Textual turns a widget's text into lines of segments all at once whenever any line of it is
+to be drawn again (a widget of fourteen lines, one changed: fourteen lines styled and cut into
+segments). :meth:`DataWidget.render_line` (Textual's line API) does it one line at a time
+instead, for the lines Textual asks for, and keeps the lines it made: a line drawn again with
+the same text at the same place (the key bar and the message lines going back and forth at
+each play, the rows of a hand around the card chosen) costs nothing more.
 """
 
 from __future__ import annotations
@@ -22,6 +29,9 @@ from rich.text import Text
 from textual.content import Content
 from textual.css.scalar import Unit
 from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import Visual
 from textual.widget import Widget
 
 D = TypeVar("D")
@@ -34,6 +44,9 @@ class DataWidget(Widget, Generic[D]):
     # would otherwise look for links in every line of every draw, about a tenth of the CPU a
     # key costs the game (benchmarks/keycpu.py).
     auto_links = False
+    # Drawn line by line (render_line); False for a widget whose lines mostly all change at
+    # once (the log moving up a line), which Textual draws more cheaply as a whole.
+    line_by_line: bool = True
 
     def __init__(self, data: D | None = None, *, id: str | None = None,
                  classes: str | None = None) -> None:
@@ -43,6 +56,10 @@ class DataWidget(Widget, Generic[D]):
         # what render_data() drew: (the data, the size, the text), until a refresh() says that
         # something else changed
         self._drawn: tuple[D | None, Size, Text] | None = None
+        # the drawn text's lines (None: not drawn line by line), for render_line
+        self._split: tuple[Text, int, list[Text] | None] | None = None
+        # lines made into strips: (text, spans, style, row, width, base style) -> strip
+        self._strips: dict[tuple[object, ...], Strip] = {}
 
     @property
     def data(self) -> D | None:
@@ -79,8 +96,55 @@ class DataWidget(Widget, Generic[D]):
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
                 recompose: bool = False) -> Self:
         self._drawn = None  # something besides the data changed: draw it all again
+        self._strips.clear()
         super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
         return self
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of the content, made into a strip only when it was not made before
+        (Textual's own render_line makes every line of the widget when any is redrawn). A
+        text Textual would wrap or align as a whole goes Textual's way."""
+        lines = self._lines_of(self.render()) if self.line_by_line else None
+        if lines is None:
+            return super().render_line(y)
+        width = self.size.width
+        style = self.visual_style
+        if y >= len(lines):
+            return Strip.blank(width, style.rich_style)
+        line = lines[y]
+        key = (line.plain, tuple(line.spans), line.style, y, width, style)
+        strip = self._strips.get(key)
+        if strip is None:
+            if len(self._strips) >= 4 * max(1, self.size.height) + 8:
+                self._strips.clear()  # bounded: the lines of the last few drawings
+            strip = self._line_strip(line, y, width, style)
+            self._strips[key] = strip
+        return strip
+
+    def _line_strip(self, line: Text, y: int, width: int, style: Style) -> Strip:
+        """One line as Textual's ``Visual.to_strips`` makes it in the widget's row ``y`` (the
+        row goes into each segment's offset, which text selection reads)."""
+        strips = Visual.to_strips(self, Content.from_rich_text(line, console=self.app.console),
+                                  width, 1, style)
+        strip = strips[0] if strips else Strip.blank(0)
+        return strip.apply_offsets(0, y) if y else strip
+
+    def _lines_of(self, text: Text) -> list[Text] | None:
+        """``text``'s lines when each can be drawn alone as Textual would draw them among the
+        others: none wider than the widget (no wrapping), aligned left at the top, no text
+        selected; else None."""
+        width = self.size.width
+        split = self._split
+        if split is not None and split[0] is text and split[1] == width:
+            return split[2]
+        lines: list[Text] | None = list(text.split("\n", allow_blank=True))
+        styles = self.styles
+        if (self.text_selection is not None or styles.text_align not in ("left", "start")
+                or tuple(styles.content_align) != ("left", "top")
+                or any(line.cell_len > width or "\t" in line.plain for line in lines or ())):
+            lines = None
+        self._split = (text, width, lines)
+        return lines
 
     def box_height(self, content_lines: int) -> int:
         """The height this widget takes with ``content_lines`` lines of content (``height:
