@@ -301,12 +301,10 @@ class GameSession(SessionBase):
         events = self.table.play(-1 if seat is None else seat, move)
         return self._played(events, painter)
 
-    def play(self, seat: int, move: Move, painter: CardPainter, *,
-             save: bool = True) -> tuple[MoveEvent, list[Pile]]:
+    def play(self, seat: int, move: Move, painter: CardPainter) -> tuple[MoveEvent, list[Pile]]:
         """Play a person's ``move`` for ``seat`` (raises MoveRefused, an IllegalMoveError, with
-        the reason when it is not that seat's turn or the move is illegal); ``save=False``
-        holds its autosave (:meth:`TableController.play`)."""
-        return self._played(self.table.play(seat, move, save=save), painter)
+        the reason when it is not that seat's turn or the move is illegal)."""
+        return self._played(self.table.play(seat, move), painter)
 
     def play_computer(self, turn: ComputerTurn, move: Move,
                       painter: CardPainter) -> tuple[MoveEvent, list[Pile]] | None:

@@ -210,7 +210,6 @@ class TableController:
         self.creator_seat: int | None = None  # the seat of the table's creator (a hub's)
         self.saver: BackgroundSaver | None = None  # saves in a thread (see save_in_background)
         self.undos = 0  # plays taken back at this table (see undo)
-        self.unsaved = False  # a play whose autosave is held (play(save=False))
         if resumed and state is not None and (state.history or state.round_no > 1):
             self.rebuild_events(start_position)
         else:
@@ -310,20 +309,13 @@ class TableController:
         except IllegalMoveError as err:
             raise MoveRefused(str(err)) from None
 
-    def play(self, seat: int, move: Move, *, save: bool = True) -> list[TableEvent]:
+    def play(self, seat: int, move: Move) -> list[TableEvent]:
         """Play ``move`` for ``seat`` (a person's move, or any seat's move the caller has
         chosen). Raises :class:`MoveRefused` (nothing changes) when it is not that seat's turn
-        or the move is illegal. Returns the events it caused; autosaves.
-
-        ``save=False``: the autosave is held (:attr:`unsaved`) for the next one, which then
-        saves both moves at once (a computer's answer coming at once): the caller must see
-        that it comes soon, or call :meth:`save_held` (:meth:`close` does)."""
+        or the move is illegal. Returns the events it caused; autosaves."""
         checked = self.check(seat, move)
         events = self._apply(checked)
-        if save:
-            self._autosave()
-        else:
-            self.unsaved = self.store is not None and self.slot is not None
+        self._autosave()
         return events
 
     def computer_turn(self) -> ComputerTurn | None:
@@ -581,14 +573,7 @@ class TableController:
     def _noticed(self, notice: SaveNotice) -> None:
         self.notice = notice
 
-    def save_held(self) -> SaveNotice | None:
-        """The autosave a play held (``play(save=False)``), now; nothing when none is held."""
-        if not self.unsaved:
-            return None
-        return self._autosave()
-
     def _autosave(self) -> SaveNotice | None:
-        self.unsaved = False
         if self.saver is not None and self.saver.slot is self.slot:
             self.saver.submit(self.state.clone())
             return None
@@ -603,8 +588,7 @@ class TableController:
 
     def close(self) -> None:
         """Release the game's file (the table closes; the file stays), once the last save is
-        written (a held autosave is written first)."""
-        self.save_held()
+        written."""
         if self.saver is not None:
             self.saver.close()
         if self.slot is not None and self.store is not None:

@@ -159,11 +159,6 @@ class GameScreen(Screen[None]):
     SKIP_NOTE: ClassVar[str] = " (s skips ahead)"  # how not to wait for the computers
     SAVED_AGAIN_SECONDS: ClassVar[float] = 6.0  # "Saved again" stays this long
     STORE_LOOK_SECONDS: ClassVar[float] = 2.0  # between two looks whether the store is away
-    # A person's play before a computer's turn is saved with the computer's answer (one save
-    # for both, not two) when that answer is known within this time (it is then played after
-    # the pause between moves, the speed setting); else (a computer thinking for long) the
-    # play is saved at this time, without waiting any longer.
-    HELD_SAVE_SECONDS: ClassVar[float] = 0.5
     # the five- and six-player table lists the other players in one column when tall enough
     # (Textual annotates it `ClassVar[...] | None`, which mypy reads as an instance variable)
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [  # type: ignore[misc]
@@ -195,8 +190,6 @@ class GameScreen(Screen[None]):
         self._pending: tuple[int, ComputerTurn, Move] | None = None
         self._timer: Timer | None = None
         self._timer_args: tuple[int, ComputerTurn, Move] | None = None
-        # (token, when it is played): the computer's answer of that turn is known
-        self._answer: tuple[int, float] | None = None
         self._skip = False
         self._skip_event = asyncio.Event()
         self._moves_cache: tuple[int, list[Move]] | None = None
@@ -413,7 +406,6 @@ class GameScreen(Screen[None]):
         if self.chooser.in_process:
             move = self._safe_choose_now(turn)
             delay = 0.0 if self._skip else self.casino.settings.delay
-            self._answer = (token, time.monotonic() + delay)
             if delay > 0:
                 self._timer_args = (token, turn, move)
                 self._timer = self.set_timer(delay, self._timer_done)
@@ -435,7 +427,6 @@ class GameScreen(Screen[None]):
         started = time.monotonic()
         move = await self.local.table.think(turn, self.chooser)  # a failure: a random move
         self.local.sync(self.painter)
-        self._answer = (token, started + self.casino.settings.delay)
         remaining = self.casino.settings.delay - (time.monotonic() - started)
         if remaining > 0 and not self._skip:
             with contextlib.suppress(TimeoutError):
@@ -454,7 +445,6 @@ class GameScreen(Screen[None]):
         if not self.is_active or self.casino.too_small:
             self._pending = (token, turn, move)  # played when the screen is back
             self._thinking = None
-            self._save_held()  # the person's play before it: not left unsaved meanwhile
             return
         self._thinking = None
         self._message = LineData("")  # no longer "… is thinking"
@@ -700,14 +690,10 @@ class GameScreen(Screen[None]):
         seat = st.current_player
         start = len(self.session.log)
         try:  # the table checks the move with the engine and refuses it with a reason
-            ev, _before = self.local.play(-1 if seat is None else seat, move, self.painter,
-                                          save=False)  # saved below, or with the answer
+            ev, _before = self.local.play(-1 if seat is None else seat, move, self.painter)
         except IllegalMoveError as err:
             self._error(str(err))
             return
-        computer_next = self._computers_turn_next()
-        if not computer_next:
-            self.local.table.save_held()
         self._awaiting = False
         self._note_recent(ev, start)
         if ev.move.kind in ("trail", "capture", "build"):
@@ -716,38 +702,6 @@ class GameScreen(Screen[None]):
             self._revealed = None
         self._message = LineData("")
         self._after_move()
-        if computer_next:
-            self._hold_save()
-
-    def _hold_save(self) -> None:
-        """The person's play just made is saved with the computer's answer that follows it
-        (one save, not two) when that answer comes at once; :attr:`HELD_SAVE_SECONDS` after
-        the play it is saved anyway unless the answer is known by then, and when it is, just
-        after the answer's time to be played (the pause between moves) if it has not been
-        played by then. Leaving the game saves it at once (:meth:`close_save`)."""
-        if self._thinking is None:  # no computer's turn began after all: save now
-            self._save_held()
-            return
-        token = self._token
-        self.set_timer(self.HELD_SAVE_SECONDS, lambda: self._check_held_save(token))
-
-    def _check_held_save(self, token: int) -> None:
-        answer = self._answer
-        if (answer is not None and answer[0] == token == self._token
-                and self._thinking is not None):
-            wait = answer[1] - time.monotonic() + 0.1  # just after its time to be played
-            if wait > 0:
-                self.set_timer(wait, self._save_held)
-                return
-        self._save_held()
-
-    def _save_held(self) -> None:
-        """The autosave a person's play held (:meth:`_hold_save`), now, if it still is."""
-        session = self.session
-        if isinstance(session, GameSession) and session.table.unsaved:
-            session.table.save_held()
-            if self.is_mounted:
-                self._save_notice()
 
     def _error(self, text: str) -> None:
         self._message = LineData(self.painter.text(text), "error")  # the engine's 3S is 3♠
@@ -1106,9 +1060,7 @@ class GameScreen(Screen[None]):
         return line.data.text if line.has_class("-shown") and line.data is not None else None
 
     def close_save(self) -> None:
-        """Release the game's file (leaving the table or quitting), once a play whose save
-        was held (:meth:`_hold_save`) is saved."""
-        self._save_held()
+        """Release the game's file (leaving the table or quitting)."""
         if self.slot is not None and self.store is not None:
             self.store.close(self.slot)
 
