@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import compileall
+import gc
 import os
 import subprocess
 import sys
@@ -116,6 +117,22 @@ def _collect_apart(modules: list[Path], root: Path) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """At the end of a test process: collect the garbage the tests left (until a pass finds
+    none, at most five passes), then freeze what is still alive, out of the collector's reach.
+
+    Right after this hook pytest collects five times over (to report an exception raised in a
+    finalizer), and the interpreter once more as it exits; in a worker that ran hundreds of
+    tests each full pass over what they left alive took seconds, and the run waited for the
+    last worker's (9-10 s between its last test and the end of the run, seen in the workers'
+    stacks). The garbage is collected here as pytest would, and its finalizers' exceptions are
+    reported by pytest just after; the passes that follow only look at what is new."""
+    for _ in range(5):
+        if not gc.collect():
+            break
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
