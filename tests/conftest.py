@@ -65,19 +65,19 @@ def pytest_configure(config: pytest.Config) -> None:
     package = root / "casino_tui"
     if package.is_dir():  # the servers and games the tests start read it too
         compileall.compile_dir(package, quiet=1)  # writes bytecode whatever the setting
-    stale = _uncached_test_modules(config.args, root)
+    stale = _uncached_test_modules(config.args, config.invocation_params.dir)
     if stale:
         _collect_apart(stale, root)
 
 
-def _uncached_test_modules(args: list[str], root: Path) -> list[Path]:
-    """The test modules under ``args`` (paths or node ids) whose rewritten code pytest has
-    not cached, or cached before their last change."""
+def _uncached_test_modules(args: list[str], here: Path) -> list[Path]:
+    """The test modules under ``args`` (paths or node ids, from ``here``) whose rewritten code
+    pytest has not cached, or cached before their last change."""
     tag = f"{sys.implementation.cache_tag}-pytest-{pytest.__version__}"
     found: set[Path] = set()
     for arg in args:
         path = Path(arg.split("::", 1)[0])
-        path = path if path.is_absolute() else root / path
+        path = path if path.is_absolute() else here / path
         if path.is_dir():
             found.update(path.rglob("test_*.py"))
         elif path.name.startswith("test_") and path.suffix == ".py":
