@@ -64,7 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
     root = config.rootpath
     package = root / "casino_tui"
     if package.is_dir():  # the servers and games the tests start read it too
-        compileall.compile_dir(package, quiet=1)  # writes bytecode whatever the setting
+        compileall.compile_dir(package, quiet=2)  # whatever the setting; a failure is silent
     stale = _uncached_test_modules(config.args, config.invocation_params.dir)
     if stale:
         _collect_apart(stale, root)
