@@ -305,14 +305,21 @@ def play_a_move(mover: Player) -> None:
 def wait_other_sees(other: Player, mover: Player, held: list[str]) -> str:
     """Until the other person's table recalls a new play of ``mover``, made with one of the
     cards mover held: the play."""
+    candidate: list[str | None] = [None]
+
     def seen() -> str | None:
         screen = other.screen()
         if SUMMARY.search(screen):
             return "summary"  # the round's last play: its summary covers the table
         play = last_play(screen, mover.name)
-        if play is not None and play != other.recalled and not re.search("[─│╭╮╰╯]", play):
-            return play
-        return None
+        if play is None or play == other.recalled or re.search("[─│╭╮╰╯]", play):
+            return None
+        # the same text in two captures in a row: not a frame caught half written ("Ann
+        # trailed K" before its suit), as a busy machine's terminal can show for a moment
+        if play != candidate[0]:
+            candidate[0] = play
+            return None
+        return play
 
     play = wait_until(seen, 15, f"{mover.name}'s play on {other.name}'s screen",
                       detail=other.screen)

@@ -206,7 +206,7 @@ def test_a_host_killed_mid_round_another_takes_the_table_over(pg_url: str) -> No
                 await asyncio.wait_for(seat_client.next_update(), 10)
             waiting = asyncio.ensure_future(seat_client.next_update())
             await asyncio.sleep(0.05)
-            assert not waiting.done()
+            assert not waiting.done(), (waiting.exception() or waiting.result(), ctl.number)
             a.abandon()
             killed = time.monotonic()
             await play(b, BOB, tid, rng)  # sent to a table whose owner is dead: it waits

@@ -262,7 +262,9 @@ async def test_a_store_that_is_away_is_said_on_the_save_line_until_it_is_back(
     while the file is there the save line says the game is saved on the server only, looked
     at after every move and every few seconds without one; once it goes, "Saved again" for a
     while. The game goes on all along, saving here."""
-    monkeypatch.setattr(GameScreen, "SAVED_AGAIN_SECONDS", 1.5)
+    # "Saved again" stays long enough to be seen after a move and the computer's answer on a
+    # busy machine (the check below comes after both)
+    monkeypatch.setattr(GameScreen, "SAVED_AGAIN_SECONDS", 4.0)
     monkeypatch.setattr(GameScreen, "STORE_LOOK_SECONDS", 0.2)
     status = tmp_path / "data" / STATUS_FILE
     monkeypatch.setenv(STORE_STATUS_ENV, str(status))
@@ -272,7 +274,7 @@ async def test_a_store_that_is_away_is_said_on_the_save_line_until_it_is_back(
         screen = game_screen(app)
         assert screen.save_line is None  # the store is there: no line
         write_away(status)  # the server's sends fail: without a move, within a look
-        for _ in range(50):
+        for _ in range(200):  # a look every 0.2 s; up to 10 s on a busy machine
             await pilot.pause(0.05)
             if screen.save_line is not None:
                 break
@@ -294,7 +296,10 @@ async def test_a_store_that_is_away_is_said_on_the_save_line_until_it_is_back(
         await settle(pilot)
         assert screen.save_line == "Saved again: the server has sent your game to its store " \
             "of players"
-        await pilot.pause(1.7)
+        for _ in range(200):  # gone after its 4 s
+            await pilot.pause(0.05)
+            if screen.save_line is None:
+                break
         assert screen.save_line is None
 
 
