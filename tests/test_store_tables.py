@@ -202,7 +202,11 @@ def test_a_host_killed_mid_round_another_takes_the_table_over(pg_url: str) -> No
             assert len(history) == acked
 
             await a.idle(tid)
-            while seat_client.number < ctl.number:  # Bob's game has seen every move
+            # Bob's game has seen every move, and its subscription has brought them too (an
+            # update that fetched the events a snapshot was ahead by is followed by one for
+            # their own delivery)
+            while seat_client.number < ctl.number or getattr(
+                    seat_client._sub, "last", 0) < ctl.number:
                 await asyncio.wait_for(seat_client.next_update(), 10)
             waiting = asyncio.ensure_future(seat_client.next_update())
             await asyncio.sleep(0.05)
