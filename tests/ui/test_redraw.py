@@ -24,6 +24,15 @@ from .conftest import asynctest, make_app, settle
 from .positions import table_4p
 
 
+async def _hand_and_table(pilot: Pilot[None]) -> tuple[HandView, TableView]:
+    """The game's hand and table once it is settled on screen."""
+    await settle(pilot)
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, GameScreen)
+    return screen.query_one("#hand", HandView), screen.query_one("#table", TableView)
+
+
 def _screen_text(pilot: Pilot[None]) -> str:
     return pilot.app.export_screenshot()
 
@@ -61,12 +70,7 @@ async def test_choosing_a_card_redraws_only_the_lines_that_changed() -> None:
     whose piles the previewed move uses, not the others."""
     app = make_app(table_4p())
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, GameScreen)
-        hand = screen.query_one("#hand", HandView)
-        table = screen.query_one("#table", TableView)
+        hand, table = await _hand_and_table(pilot)
         asked: dict[str, list[tuple[Region, ...]]] = {}
         refresh = Widget.refresh
 
@@ -94,12 +98,7 @@ async def test_only_the_lines_drawn_again_are_made_again_and_once() -> None:
     before, and make none; every line carries its own row in its offsets (text selection)."""
     app = make_app(table_4p())
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, GameScreen)
-        hand = screen.query_one("#hand", HandView)
-        table = screen.query_one("#table", TableView)
+        hand, table = await _hand_and_table(pilot)
         made: list[tuple[str, int]] = []
         line_strip = DataWidget._line_strip
 
