@@ -202,15 +202,10 @@ def test_a_host_killed_mid_round_another_takes_the_table_over(pg_url: str) -> No
             assert len(history) == acked
 
             await a.idle(tid)
-            # Bob's game has seen every move, and its subscription has brought them too (an
-            # update that fetched the events a snapshot was ahead by is followed by one for
-            # their own delivery)
-            while seat_client.number < ctl.number or getattr(
-                    seat_client._sub, "last", 0) < ctl.number:
+            while seat_client.number < ctl.number:  # Bob's game has seen every move
                 await asyncio.wait_for(seat_client.next_update(), 10)
             waiting = asyncio.ensure_future(seat_client.next_update())
             await asyncio.sleep(0.05)
-            assert not waiting.done(), (waiting.exception() or waiting.result(), ctl.number)
             a.abandon()
             killed = time.monotonic()
             await play(b, BOB, tid, rng)  # sent to a table whose owner is dead: it waits
@@ -237,8 +232,14 @@ def test_a_host_killed_mid_round_another_takes_the_table_over(pg_url: str) -> No
                 assert time.monotonic() < end, "Bob is still away"
                 await asyncio.sleep(0.05)
 
-            # Bob's game, waiting for the next event, sees the table afresh (new numbering)
+            # Bob's game, waiting for the next event, sees the table afresh (new numbering).
+            # Before that it may have had one update with nothing new: when a snapshot was
+            # ahead of the events, the game fetched them, and their own delivery by the
+            # subscription, still queued, then comes as events already taken.
             update = await asyncio.wait_for(waiting, 10)
+            while not update.fresh:
+                assert update.events == () and update.view.number == ctl.number, update
+                update = await asyncio.wait_for(seat_client.next_update(), 10)
             assert update.fresh and update.view.epoch != opened.view.epoch
             assert update.view.seat == 1 and set(update.view.hand) <= set(bob_before.hand)
             seat_client.close()
