@@ -39,12 +39,29 @@ from casino_tui.serve import forkserver
 from casino_tui.serve.forkserver import ForkedGame, ForkServer, autogroup_nice
 
 PROBE = textwrap.dedent('''
-    import json, os, random, signal, sys, time
+    import atexit, json, os, random, signal, sys, threading, time
     from casino_tui.serve.forkserver import autogroup_nice, serve_forks
 
     def main(args):
         if args[0] == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
+        if args[0] == "leave":  # what a process does at exit, after main() has returned
+            out = args[1]
+
+            def late():
+                time.sleep(0.3)
+                with open(f"{out}/thread", "w") as f:
+                    f.write(str(os.path.exists(f"{out}/returned")))
+
+            def at_exit():
+                with open(f"{out}/atexit", "w") as f:
+                    f.write(str(os.path.exists(f"{out}/thread")))
+
+            threading.Thread(target=late).start()
+            atexit.register(at_exit)
+            sys.stdout.write("unflushed at return")  # no newline: still in the buffer
+            open(f"{out}/returned", "w").close()
+            return 7
         if args[0] == "sleep":
             time.sleep(float(args[1]))
             return 0
@@ -206,6 +223,33 @@ def test_a_crash_touches_no_other_child_nor_the_fork_server(probe: Path) -> None
             await forker.close()
 
     asyncio.run(scenario())
+
+
+def test_a_child_ends_as_a_process_does_after_main_returns(probe: Path) -> None:
+    """The child leaves without tearing its interpreter down (os._exit), but only after what
+    a process does at exit: its threads joined, then its atexit handlers, then its standard
+    streams flushed; main()'s status is its exit status."""
+    async def scenario() -> tuple[int, bytes]:
+        forker = await started()
+        try:
+            child, master, _ = await fork(forker, ["leave", str(probe)], {}, probe)
+            try:
+                status = await asyncio.wait_for(child.wait(), 30)
+                output = b""
+                with contextlib.suppress(OSError):  # EIO once it is all read
+                    while chunk := os.read(master, 4096):
+                        output += chunk
+            finally:
+                os.close(master)
+            return status, output
+        finally:
+            await forker.close()
+
+    status, output = asyncio.run(scenario())
+    assert status == 7
+    assert (probe / "thread").read_text() == "True"  # it ran on after main() returned
+    assert (probe / "atexit").read_text() == "True"  # and the handlers after the thread
+    assert b"unflushed at return" in output
 
 
 def test_a_fork_server_that_dies_is_started_again(probe: Path) -> None:

@@ -34,6 +34,7 @@ is starting, or gone) starts as a fresh process, with a line in the log.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import fcntl
 import gc
@@ -47,9 +48,10 @@ import sys
 import termios
 import threading
 import time
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ..procs import autogroup_nice, lower_priority
 
@@ -580,7 +582,41 @@ def _child(request: _Request, main: Callable[[Sequence[str]], int]) -> int:
         with contextlib.suppress(OSError):
             os.write(2, f"casino-tui: the game could not start: {err!r}\r\n".encode())
         os._exit(1)
-    return main(request.args)
+    status = main(request.args)
+    _leave(status)
+
+
+def _leave(status: int) -> NoReturn:
+    """End the child with ``status`` after what Python does at exit that the game relies on,
+    without tearing the interpreter down.
+
+    A fresh process's exit waits for its non-daemon threads (and runs ``threading``'s own exit
+    hooks: ``concurrent.futures``), runs the ``atexit`` handlers (the app's release of a hung-up
+    terminal, ``logging``, ``multiprocessing``'s children with ``--computers 0``, ``weakref``
+    finalizers) and flushes the standard streams (status 120 when that fails); then it frees
+    every module and object. In a forked child that last part is most of what quitting costs:
+    freeing the objects it shares with the fork server writes to every one of their pages, about
+    a third of a game's CPU when it is quit at the title (measured: docs/SERVE.md). So the child
+    does the first three as Python does (in that order; ``multiprocessing``'s own forked
+    children end the same way) and then ``os._exit``. Everything the game must keep is done
+    before ``main()`` returns: its saves are written and synced, the terminal is restored."""
+    shutdown = getattr(threading, "_shutdown", None)
+    steps: list[Callable[[], object]] = [atexit._run_exitfuncs]
+    if shutdown is not None:
+        steps.insert(0, shutdown)
+    for step in steps:
+        try:
+            step()
+        except BaseException:  # reported as Python reports it at exit, and on to the next
+            with contextlib.suppress(Exception):
+                traceback.print_exc()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:
+            status = 120  # as Python's own exit when the last flush fails
+    os._exit(status)
 
 
 def _max_fd() -> int:
