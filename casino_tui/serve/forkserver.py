@@ -14,7 +14,10 @@ session's PTY as ``SCM_RIGHTS``. The fork server forks; the child starts a new s
 (``TIOCSCTTY``), closes every other descriptor (the control socket included), takes the
 request's environment in place of its own (built afresh by the server, exactly as for a fresh
 process: nothing of the server's or of another player's), changes to its directory and runs
-the game's normal ``main()`` with the session's arguments; it exits as a fresh process would.
+the game's normal ``main()`` with the session's arguments. When ``main()`` returns it ends as a
+fresh process would (its threads joined, its ``atexit`` handlers run, its standard streams
+flushed), then with ``os._exit``: the interpreter's teardown, which would free every object the
+child shares with the fork server, is skipped (:func:`_leave`).
 The fork server answers with the child's pid, reaps it when it ends and reports its exit
 status on the same socket. The server signals the session's process group, forwards resizes
 and reads its output as for a fresh process (:mod:`casino_tui.serve.pty_session`).
