@@ -380,7 +380,9 @@ async def _watch_orphan(pid: int, done: asyncio.Future[int]) -> None:
 # ====================================================================== the fork server
 def serve_forks(argv: Sequence[str], main: Callable[[Sequence[str]], int]) -> int:
     """The fork server's process (``python -m casino_tui _fork-server FD [--cold]``): returns
-    its own exit status, or, in a forked child, the session's game's (``main(args)``)."""
+    its own exit status; a forked child ends in :func:`_leave` with the session's game's status
+    (``main(args)``); an exception out of ``main`` (``SystemExit`` too) propagates, and the child
+    then exits as a fresh process would."""
     if not argv or not argv[0].isdigit():
         print("casino-tui: _fork-server is started by casino-tui serve, not by hand",
               file=sys.stderr)
@@ -600,9 +602,10 @@ def _leave(status: int) -> NoReturn:
     every module and object. In a forked child that last part is most of what quitting costs:
     freeing the objects it shares with the fork server writes to every one of their pages, about
     a third of a game's CPU when it is quit at the title (measured: docs/SERVE.md). So the child
-    does the first three as Python does (in that order; ``multiprocessing``'s own forked
-    children end the same way) and then ``os._exit``. Everything the game must keep is done
-    before ``main()`` returns: its saves are written and synced, the terminal is restored."""
+    does the first three as Python does, in that order, and then ``os._exit`` (as
+    ``multiprocessing``'s forked children end: their threads joined, their streams flushed).
+    Everything the game must keep is done before ``main()`` returns: its saves are written and
+    synced, the terminal is restored."""
     shutdown = getattr(threading, "_shutdown", None)
     steps: list[Callable[[], object]] = [atexit._run_exitfuncs]
     if shutdown is not None:
