@@ -26,6 +26,7 @@ from serve_support import (
     TITLE,
     Server,
     Tmux,
+    _live_processes,
     make_key,
     needs_ssh_tmux,
     player_dir,
@@ -37,14 +38,32 @@ from serve_support import (
 from casino_tui import procs
 from casino_tui.serve import forkserver
 from casino_tui.serve.forkserver import ForkedGame, ForkServer, autogroup_nice
+from casino_tui.serve.players import has_saved_game
 
 PROBE = textwrap.dedent('''
-    import json, os, random, signal, sys, time
+    import atexit, json, os, random, signal, sys, threading, time
     from casino_tui.serve.forkserver import autogroup_nice, serve_forks
 
     def main(args):
         if args[0] == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
+        if args[0] == "leave":  # what a process does at exit, after main() has returned
+            out = args[1]
+
+            def late():
+                time.sleep(0.3)
+                with open(f"{out}/thread", "w") as f:
+                    f.write(str(os.path.exists(f"{out}/returned")))
+
+            def at_exit():
+                with open(f"{out}/atexit", "w") as f:
+                    f.write(str(os.path.exists(f"{out}/thread")))
+
+            threading.Thread(target=late).start()
+            atexit.register(at_exit)
+            sys.stdout.write("unflushed at return")  # no newline: still in the buffer
+            open(f"{out}/returned", "w").close()
+            return 7
         if args[0] == "sleep":
             time.sleep(float(args[1]))
             return 0
@@ -206,6 +225,33 @@ def test_a_crash_touches_no_other_child_nor_the_fork_server(probe: Path) -> None
             await forker.close()
 
     asyncio.run(scenario())
+
+
+def test_a_child_ends_as_a_process_does_after_main_returns(probe: Path) -> None:
+    """The child leaves without tearing its interpreter down (os._exit), but only after what
+    a process does at exit: its threads joined, then its atexit handlers, then its standard
+    streams flushed; main()'s status is its exit status."""
+    async def scenario() -> tuple[int, bytes]:
+        forker = await started()
+        try:
+            child, master, _ = await fork(forker, ["leave", str(probe)], {}, probe)
+            try:
+                status = await asyncio.wait_for(child.wait(), 30)
+                output = b""
+                with contextlib.suppress(OSError):  # EIO once it is all read
+                    while chunk := os.read(master, 4096):
+                        output += chunk
+            finally:
+                os.close(master)
+            return status, output
+        finally:
+            await forker.close()
+
+    status, output = asyncio.run(scenario())
+    assert status == 7
+    assert (probe / "thread").read_text() == "True"  # it ran on after main() returned
+    assert (probe / "atexit").read_text() == "True"  # and the handlers after the thread
+    assert b"unflushed at return" in output
 
 
 def test_a_fork_server_that_dies_is_started_again(probe: Path) -> None:
@@ -470,3 +516,38 @@ def test_the_autogroup_nice_value_is_read_or_none_on_kernels_without_one(
     monkeypatch.setattr(procs, "_AUTOGROUP", fake)
     assert autogroup_nice() == expected
     assert autogroup_nice(2 ** 22 + 1) is None  # no such process
+
+
+@needs_ssh_tmux
+def test_a_forked_game_with_its_own_computer_player_ends_it_and_is_saved_when_quit(
+        tmp_path: Path, tmux: Tmux) -> None:
+    """A forked game leaves with os._exit once main() has returned: with ``--computers 0``
+    its own computer-player worker and multiprocessing's resource tracker still end with it
+    (their exit handlers ran), the game was saved and can be continued, the status is 0."""
+    key = make_key(tmp_path, "alice")
+    data = tmp_path / "data"
+    server = Server(data, "--computers", "0")
+    try:
+        server.wait_log(r"fork server pid \d+ ready")
+        tmux.start("a", ssh_argv(server.port, key), 100, 30)
+        tmux.wait_for("a", TITLE)
+        tmux.send("a", "n")
+        tmux.wait_for("a", "Preset")
+        tmux.send("a", "Enter")
+        tmux.wait_for("a", "Your hand", timeout=20)
+        tmux.send("a", "s")  # skip the computer's pause
+        tmux.wait_for("a", "Your turn", timeout=20)
+        pid = server.session_pid(key)
+        assert re.search(rf"pid {pid} forked", server.log())
+
+        def session() -> list[int]:
+            return [p for p, fields in _live_processes() if int(fields[3]) == pid]
+
+        assert len(session()) == 3  # the game, its worker, the resource tracker
+        tmux.send("a", "C-q")
+        assert tmux.wait_exit("a") == 0
+        wait_until(lambda: not session(), 10, "every process of the game to end")
+        server.wait_log(r"session \d+ end: .* status 0")
+        assert has_saved_game(player_dir(data, key) / "data")
+    finally:
+        server.stop()
