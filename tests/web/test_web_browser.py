@@ -248,18 +248,20 @@ def test_refused_without_a_valid_link_or_cookie(context: Any, web: WebCommand) -
                           "url": web.base_url}])
     response = page.goto(web.base_url + "/")
     assert response is not None and response.status == 403
-    # a link used once already
+    # a link used once already: someone else opened it first (another browser profile; its
+    # request alone, so that no page and no game is started for it)
     link = web.link
     other = context.browser.new_context(viewport=VIEWPORT)
     try:
-        assert other.new_page().goto(link).status == 200  # someone else opened it first
+        opened = other.request.get(link, max_redirects=0)
+        assert opened.status == 303 and opened.headers["location"] == "/"  # signed in
+        assert any(c["name"].startswith("casino_tui_") for c in other.cookies())
     finally:
         other.close()
     response = page.goto(link)
     assert response is not None and response.status == 403
     assert "already used or has expired" in page.inner_text("body")
     screenshot(page, "used-link")
-    until(lambda: not web.app_processes(), what="the other page's app to end")
     assert web.app_processes() == []
 
 
@@ -307,12 +309,12 @@ class _ForeignPage(BaseHTTPRequestHandler):
 
 
 def test_a_foreign_origin_is_refused(context: Any, web: WebCommand) -> None:
-    page = context.new_page()
-    screen = PageScreen(page)
-    page.goto(web.link)  # signed in: the browser has the cookie
-    screen.wait_for_text(TITLE)
-    page.close()
-    until(lambda: not web.app_processes(), what="the game page's app to end")
+    # Signed in: the browser has the cookie (the link opened by the browser profile's own
+    # request, which shares its cookies; no game page, so no game is started).
+    opened = context.request.get(web.link, max_redirects=0)
+    assert opened.status == 303
+    assert any(c["name"].startswith("casino_tui_") for c in context.cookies())
+    assert web.app_processes() == []
     handler = type("Foreign", (_ForeignPage,), {
         "target": web.base_url.replace("http:", "ws:") + "/ws?width=80&height=24"})
     foreign = ThreadingHTTPServer(("127.0.0.1", 0), handler)
