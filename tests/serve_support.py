@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -200,7 +201,18 @@ def group_alive(pgid: int) -> bool:
 class Tmux:
     """A private tmux server: each session runs one ssh client under ``sh``, which writes the
     client's exit status to a file (tmux's own #{pane_dead_status} was seen to stay empty
-    when tmux missed the child's exit); the pane stays after it ends (remain-on-exit)."""
+    when tmux missed the child's exit); the pane stays after it ends (remain-on-exit).
+
+    Each pane's output is also appended to a file (``pipe-pane``), so that :meth:`screen`
+    asks tmux for the screen (``capture-pane``: a new tmux client, about 4 ms of CPU) only
+    when the pane has written something since the last time, or after
+    :data:`SCREEN_MAX_AGE` seconds (what tmux draws itself, such as a dead pane's status);
+    otherwise it returns the screen it captured last. The waits poll every 50 ms for
+    seconds on end, which cost the suite thousands of captures of unchanged screens. tmux
+    writes a pane's output to the pipe after it has drawn it on the pane's screen, so a
+    screen captured after the file grew has what the file holds, or more."""
+
+    SCREEN_MAX_AGE = 0.25  # seconds
 
     def __init__(self, directory: Path) -> None:
         assert TMUX is not None
@@ -209,6 +221,8 @@ class Tmux:
         conf = directory / "tmux.conf"
         conf.write_text("set -g remain-on-exit on\nset -g history-limit 100\n")
         self._base = [TMUX, "-S", str(self.socket), "-f", str(conf)]
+        # name -> (the size of its output file then, time.monotonic() then, the screen)
+        self._captured: dict[str, tuple[int, float, str]] = {}
 
     def _tmux(self, *args: str, check: bool = True) -> str:
         out = subprocess.run([*self._base, *args], capture_output=True, text=True,
@@ -225,9 +239,26 @@ class Tmux:
         script = f'"$@"; echo $? > {status}.tmp && mv {status}.tmp {status}'
         self._tmux("new-session", "-d", "-s", name, "-x", str(width), "-y", str(height),
                    "/bin/sh", "-c", script, "sh", *argv)
+        output = self._output_file(name)
+        output.touch()
+        self._tmux("pipe-pane", "-t", name, f"exec cat >> {shlex.quote(str(output))}")
+        self._captured.pop(name, None)
+
+    def _output_file(self, name: str) -> Path:
+        return self.directory / f"output-{name}"
 
     def screen(self, name: str) -> str:
-        return self._tmux("capture-pane", "-p", "-t", name)
+        try:
+            size = self._output_file(name).stat().st_size
+        except OSError:  # not started here (or the file was removed): ask tmux each time
+            return self._tmux("capture-pane", "-p", "-t", name)
+        last = self._captured.get(name)
+        now = time.monotonic()
+        if last is not None and last[0] == size and now - last[1] < self.SCREEN_MAX_AGE:
+            return last[2]
+        screen = self._tmux("capture-pane", "-p", "-t", name)
+        self._captured[name] = (size, now, screen)
+        return screen
 
     def wait_for(self, name: str, text: str, timeout: float = 15) -> str:
         found = wait_until(lambda: text in (s := self.screen(name)) and s, timeout,
@@ -248,9 +279,11 @@ class Tmux:
 
     def send(self, name: str, *keys: str) -> None:
         self._tmux("send-keys", "-t", name, *keys)
+        self._captured.pop(name, None)
 
     def resize(self, name: str, width: int, height: int) -> None:
         self._tmux("resize-window", "-t", name, "-x", str(width), "-y", str(height))
+        self._captured.pop(name, None)
 
     def exit_status(self, name: str) -> int | None:
         """The ssh client's exit status once it has ended."""
@@ -275,6 +308,7 @@ class Tmux:
 
     def kill_session(self, name: str) -> None:
         self._tmux("kill-session", "-t", name)
+        self._captured.pop(name, None)
 
     def close(self) -> None:
         self._tmux("kill-server", check=False)

@@ -318,6 +318,9 @@ def servers(tmp_path: Path) -> Iterator[list[Server]]:
 # no fork server to warm up and no pool of computer players, which are most of a server's
 # start (about 0.8 of its 1.5 CPU seconds, and 2 s before it listens).
 NO_GAMES = ("--no-fork-server", "--computers", "0")
+# For a server whose games stay at the title and its screens (no computer moves): no pool of
+# computer players (about 0.6 of those CPU seconds).
+NO_COMPUTERS = ("--computers", "0")
 
 
 def start(servers: list[Server], data: Path, *args: str, log_name: str = "server.log") -> Server:
@@ -345,7 +348,7 @@ def new_game_and_one_move(tmux: Tmux, name: str) -> list[str]:
 @needs_ssh_tmux
 def test_title_at_client_size_keys_resize_and_quit(tmp_path: Path, keys: dict[str, Key],
                                                    tmux: Tmux, servers: list[Server]) -> None:
-    server = start(servers, tmp_path / "data")
+    server = start(servers, tmp_path / "data", *NO_COMPUTERS)
     assert "OPEN MODE" in server.log()
     # The game starts at the client's size (above the app's 80x24 minimum): the title's logo
     # is centred for 90 columns before any resize.
@@ -590,7 +593,8 @@ def test_connections_without_a_game_take_a_place_and_are_closed(
 @needs_ssh_tmux
 def test_session_limit_and_rate_limit(tmp_path: Path, keys: dict[str, Key], tmux: Tmux,
                                       servers: list[Server]) -> None:
-    server = start(servers, tmp_path / "data", "--max-sessions", "1", "--rate-limit", "3")
+    server = start(servers, tmp_path / "data", "--max-sessions", "1", "--rate-limit", "3",
+                   *NO_COMPUTERS)
     tmux.start("a", ssh_argv(server.port, keys["alice"]), 100, 30)
     tmux.wait_for("a", TITLE)
     for _ in range(2):  # connections 2 and 3 of this minute: the server is full
@@ -618,7 +622,8 @@ def test_session_limit_and_rate_limit(tmp_path: Path, keys: dict[str, Key], tmux
 @needs_ssh_tmux
 def test_idle_timeout_hangs_up(tmp_path: Path, keys: dict[str, Key], tmux: Tmux,
                                servers: list[Server]) -> None:
-    server = start(servers, tmp_path / "data", "--idle-timeout", "0.04")  # 2.4 s
+    server = start(servers, tmp_path / "data", "--idle-timeout", "0.04",  # 2.4 s
+                   *NO_COMPUTERS)
     tmux.start("a", ssh_argv(server.port, keys["alice"]), 100, 30)
     tmux.wait_for("a", TITLE)
     pid = server.session_pid(keys["alice"])

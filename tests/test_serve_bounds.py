@@ -124,6 +124,9 @@ async def the_game(server: GameServer) -> PtyGame:
 def serving(tmp_path: Path, **config: Any) -> GameServer:
     # (its games at its own priority: the suite beside them must not starve them)
     config.setdefault("session_nice", 0)
+    # No computer moves in these tests (each session stays at the title or the Join screen):
+    # no pool of computer players to start and warm (processes of its own, about 0.6 CPU-s).
+    config.setdefault("computers", 0)
     return GameServer(ServeConfig(data_dir=tmp_path / "data", port=0, rate_limit=0,
                                   hangup_grace=0.5, **config))
 

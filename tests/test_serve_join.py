@@ -75,13 +75,22 @@ def key(tmp_path: Path) -> Key:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    s = Server(tmp_path / "data")
+def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
+    """The server, with the arguments a test gives (indirect parametrization), if any."""
+    s = Server(tmp_path / "data", *getattr(request, "param", ()))
     yield s
     s.stop()
 
 
+# No game starts: no fork server to warm up and no pool of computer players (processes of
+# their own, most of a server's start).
+NO_GAMES = ("--no-fork-server", "--computers", "0")
+# A game at the title or the tables, where no computer moves: no pool of computer players.
+NO_COMPUTERS = ("--computers", "0")
+
+
 @needs_ssh
+@pytest.mark.parametrize("server", [NO_GAMES], ids=["no-games"], indirect=True)
 def test_other_commands_are_still_refused(server: Server, key: Key) -> None:
     who = re.escape(key.fingerprint)
     for command in (["join"], ["join", "12345"], ["join", "KAMIRO", "now"], ["joinKAMIRO"],
@@ -101,6 +110,7 @@ def test_other_commands_are_still_refused(server: Server, key: Key) -> None:
 
 
 @needs_ssh_tmux
+@pytest.mark.parametrize("server", [NO_COMPUTERS], ids=["no-computers"], indirect=True)
 def test_join_code_reaches_the_game(tmp_path: Path, server: Server, key: Key) -> None:
     tmux = Tmux(tmp_path)
     try:

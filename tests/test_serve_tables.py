@@ -39,8 +39,9 @@ FINGERPRINT = "SHA256:ann+key/1"
 def test_the_server_serves_its_tables_and_restores_them(tmp_path: Path) -> None:
     data = tmp_path / "d"
 
+    # No game process starts here (no fork server); the table's computer moves in the pool.
     async def first() -> str:
-        server = GameServer(ServeConfig(data_dir=data, port=0))
+        server = GameServer(ServeConfig(data_dir=data, port=0, fork_server=False))
         await server.start()
         try:
             service = server.hub_service
@@ -78,7 +79,7 @@ def test_the_server_serves_its_tables_and_restores_them(tmp_path: Path) -> None:
             assert server.hub is None and not socket_path(data).exists()
 
     async def second(table_id: str) -> None:
-        server = GameServer(ServeConfig(data_dir=data, port=0))
+        server = GameServer(ServeConfig(data_dir=data, port=0, fork_server=False))
         await server.start()
         try:
             assert server.hub is not None and server.hub.table_ids() == [table_id]
@@ -110,8 +111,9 @@ def test_a_server_without_a_usable_table_socket_still_serves(tmp_path: Path) -> 
     still start (with no table channel in their environment)."""
     data = tmp_path / ("d" * 120)
 
-    async def main() -> None:
-        server = GameServer(ServeConfig(data_dir=data, port=0))
+    async def main() -> None:  # (no game starts, no computer moves: neither is started)
+        server = GameServer(ServeConfig(data_dir=data, port=0, fork_server=False,
+                                        computers=0))
         await server.start()
         try:
             assert server.hub is None and server.hub_service is None

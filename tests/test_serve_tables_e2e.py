@@ -44,6 +44,11 @@ PAINTER = CardPainter()
 
 
 # ---------------------------------------------------------------------- fixtures
+# For a table of people only: no computer moves, so no pool of computer players to start and
+# warm (processes of its own, about 0.6 CPU-s of a server's start).
+PEOPLE_ONLY = ("--computers", "0")
+
+
 def serve(servers: list[Server], data: Path, *args: str) -> Server:
     server = Server(data, "--rate-limit", "0", *args, log_name=f"server{len(servers)}.log")
     servers.append(server)
@@ -398,7 +403,7 @@ def test_two_people_play_at_a_table(tmux: Tmux, tmp_path: Path, servers: list[Se
     (A whole round at a table, to the summary on both screens and the next round's deal, is
     played in test_serve_web_e2e.py by an SSH player and a browser player, every screen checked
     the same way: the browser runs the same app, so two SSH players would repeat it.)"""
-    server = serve(servers, tmp_path / "data")
+    server = serve(servers, tmp_path / "data", *PEOPLE_ONLY)
     ann, bob, code = two_at_a_table(tmux, tmp_path, server)
     assert re.fullmatch(r"[A-Z]{6}", code)
     scratch = tmp_path / "copy"
@@ -471,7 +476,7 @@ def back_at_the_table(player: Player, port: int, hand: list[str]) -> None:
 
 def test_a_client_killed_mid_turn_comes_back_to_the_same_position(
         tmux: Tmux, tmp_path: Path, servers: list[Server]) -> None:
-    server = serve(servers, tmp_path / "data")
+    server = serve(servers, tmp_path / "data", *PEOPLE_ONLY)
     ann, bob, _ = two_at_a_table(tmux, tmp_path, server)
     scratch = tmp_path / "copy"
     play_turns([ann, bob], server.data_dir, scratch, moves=2)
@@ -497,7 +502,7 @@ def test_a_client_killed_mid_turn_comes_back_to_the_same_position(
 
 def test_the_server_restarts_mid_game_and_both_players_continue(
         tmux: Tmux, tmp_path: Path, servers: list[Server]) -> None:
-    server = serve(servers, tmp_path / "data")
+    server = serve(servers, tmp_path / "data", *PEOPLE_ONLY)
     ann, bob, code = two_at_a_table(tmux, tmp_path, server)
     scratch = tmp_path / "copy"
     play_turns([ann, bob], server.data_dir, scratch, moves=3)
@@ -507,7 +512,7 @@ def test_the_server_restarts_mid_game_and_both_players_continue(
     assert server.stop() == 0  # SIGTERM: every game is hung up, the table stays saved
     for p in (ann, bob):
         p.tmux.wait_exit(p.pane)
-    again = serve(servers, server.data_dir, "--port", str(server.port))
+    again = serve(servers, server.data_dir, "--port", str(server.port), *PEOPLE_ONLY)
     assert again.port == server.port
     again.wait_log(r"tables: 1 restored")
     for p in (ann, bob):
@@ -538,7 +543,7 @@ def test_a_spectator_sees_no_hand_chat_is_literal_and_no_one_plays_for_another(
 
     # Cara's game's environment is read from /proc/PID/environ, which shows what a process was
     # started with: for a game forked from the fork server, the fork server's.
-    server = serve(servers, tmp_path / "data", "--no-fork-server")
+    server = serve(servers, tmp_path / "data", "--no-fork-server", *PEOPLE_ONLY)
     cara = Player(tmux, make_key(tmp_path, "cara"), "Cara")
     cara.connect(server.port)  # her game starts meanwhile
     ann, bob, code = two_at_a_table(tmux, tmp_path, server)

@@ -107,6 +107,12 @@ def test_a_player_id_gives_back_its_fingerprint() -> None:
 
 
 # ====================================================================== the server
+# For a server in whose tests no game process starts and no computer moves: no fork server
+# to warm up and no pool of computer players started (each about 0.6 CPU-s of a server's
+# start, in processes of their own).
+NO_GAMES: dict[str, Any] = {"fork_server": False, "computers": 0}
+
+
 def web_server(data: Path, **kw: Any) -> GameServer:
     return GameServer(ServeConfig(data_dir=data, port=0, web_port=0, hangup_grace=0.5, **kw))
 
@@ -121,7 +127,7 @@ async def redeem(url: str) -> tuple[int, str]:
 
 def test_a_link_asked_for_over_ssh_is_the_players_own_and_works_once(tmp_path: Path) -> None:
     async def main() -> None:
-        server = web_server(tmp_path / "data")
+        server = web_server(tmp_path / "data", **NO_GAMES)
         await server.start()
         try:
             front = server.web_front
@@ -152,7 +158,7 @@ def test_a_link_asked_for_over_ssh_is_the_players_own_and_works_once(tmp_path: P
 
 def test_without_a_web_port_a_link_is_refused(tmp_path: Path) -> None:
     async def main() -> None:
-        server = GameServer(ServeConfig(data_dir=tmp_path / "data", port=0))
+        server = GameServer(ServeConfig(data_dir=tmp_path / "data", port=0, **NO_GAMES))
         await server.start()
         try:
             assert server.web_front is None
@@ -177,7 +183,7 @@ def test_a_web_port_in_use_stops_the_server_at_start(tmp_path: Path) -> None:
         port = blocker.sockets[0].getsockname()[1]
         try:
             server = GameServer(ServeConfig(data_dir=tmp_path / "data", port=0,
-                                            web_port=port))
+                                            web_port=port, **NO_GAMES))
             with pytest.raises(WebFrontError, match=f"cannot serve browsers on 127.0.0.1 "
                                                     f"port {port}"):
                 await server.start()
@@ -198,7 +204,7 @@ def test_a_browser_session_gets_what_an_ssh_session_of_that_key_gets(
     data = tmp_path / "data"
 
     async def main() -> None:
-        server = web_server(data, session_nice=7)
+        server = web_server(data, session_nice=7, fork_server=False)  # no game starts
         await server.start()
         try:
             front = server.web_front
@@ -257,7 +263,8 @@ def test_a_new_session_goes_back_to_the_game_left_last_a_table_or_a_solo_save(
     monkeypatch.setattr("casino_tui.serve.server.latest_save_time", lambda data_dir: saved_at[0])
 
     async def main() -> None:
-        server = GameServer(ServeConfig(data_dir=data, port=0))
+        # (no game process starts; the table's computer moves in the pool)
+        server = GameServer(ServeConfig(data_dir=data, port=0, fork_server=False))
         await server.start()
         try:
             dirs = PlayerDirs.for_fingerprint(data, ANN)

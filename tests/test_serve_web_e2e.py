@@ -34,6 +34,7 @@ from serve_support import (
 from stats_support import record, write_ledger
 from test_serve_tables_e2e import (
     HEIGHT,
+    PEOPLE_ONLY,
     SUMMARY,
     TITLE_WITH_TABLES,
     WIDTH,
@@ -338,7 +339,7 @@ def test_an_ssh_session_takes_the_game_back_from_the_browser(
         tmux: Tmux, tmp_path: Path, servers: list[Server], loop: Loop) -> None:
     """One live game per player: when Ann connects over SSH again, her browser session ends
     and its page says where the game went."""
-    server = serve(servers, tmp_path / "data", "--web-port", "0")
+    server = serve(servers, tmp_path / "data", "--web-port", "0", *PEOPLE_ONLY)
     base = web_url(server)
     ann_ssh = Player(tmux, make_key(tmp_path, "ann"), "Ann")
     ann_ssh.connect(server.port)
@@ -431,7 +432,7 @@ def test_in_chromium_a_player_sits_with_an_ssh_player_and_plays_a_round(
     shows the same frames; here the real page's keys, drawing and reload are what is new.)"""
     from web.browser_support import screenshot
 
-    server = serve(servers, tmp_path / "data", "--web-port", "0")
+    server = serve(servers, tmp_path / "data", "--web-port", "0", *PEOPLE_ONLY)
     ann_ssh = Player(tmux, make_key(tmp_path, "ann"), "Ann")
     name_at_the_tables(ann_ssh, server.port)
     link = link_from_title(ann_ssh)
@@ -481,7 +482,7 @@ def test_the_server_stopping_ends_the_browser_game_cleanly(
     is left, and the server exits 0."""
     from serve_support import group_alive, process_alive
 
-    server = serve(servers, tmp_path / "data", "--web-port", "0")
+    server = serve(servers, tmp_path / "data", "--web-port", "0", *PEOPLE_ONLY)
     ann_ssh = Player(tmux, make_key(tmp_path, "ann"), "Ann")
     ann_ssh.connect(server.port)
     link = link_from_title(ann_ssh)

@@ -97,21 +97,6 @@ def start_game_and_move(page: Any, screen: PageScreen, data: Path) -> int:
     return moves_saved(data)
 
 
-def test_the_title_appears_and_a_move_is_played_by_keys(context: Any, web: WebCommand) -> None:
-    page = context.new_page()
-    screen = PageScreen(page)
-    page.goto(web.link)
-    assert page.url == f"{web.base_url}/"  # the link signed in and went to the game
-    screen.wait_for_text(TITLE)
-    assert "New game" in screen.text()
-    screenshot(page, "title")
-    played = start_game_and_move(page, screen, web.data)
-    assert played >= 2
-    assert "South" in screen.text() and "Your hand" in screen.text()
-    screenshot(page, "after-a-move")
-    assert len(web.app_processes()) == 1
-
-
 def cell_of(screen: PageScreen, text: str) -> tuple[int, int]:
     """The column and row where ``text`` begins on the page's terminal."""
     for row, line in enumerate(screen.text().splitlines()):
@@ -172,18 +157,26 @@ def tap_cell(page: Any, screen: PageScreen, col: int, row: int) -> None:
     page.touchscreen.tap(*cell_centre(page, screen, col, row))
 
 
-def test_a_phone_plays_a_move_by_taps_alone(browser: Any, web: WebCommand) -> None:
-    """A phone: a small touch screen in portrait (no mouse, no keyboard). The page fits the
-    game's 80 columns into the phone's width (smaller letters, nothing cut off), and taps
-    alone start a game from the title and play a card (one tap chooses it, a second plays
-    it)."""
-    phone = browser.new_context(viewport={"width": 412, "height": 915}, is_mobile=True,
+def test_a_phone_turned_to_portrait_gets_letters_that_fit_and_plays_by_taps_alone(
+        browser: Any, web: WebCommand) -> None:
+    """A phone: a small touch screen (no mouse, no keyboard). Turned from landscape to
+    portrait, the landscape letters would leave the game under 80 columns: the page loads
+    again with letters that fit the game's 80 columns into the phone's width (nothing cut
+    off). There, taps alone start a game from the title and play a card (one tap chooses it,
+    a second plays it)."""
+    phone = browser.new_context(viewport={"width": 915, "height": 412}, is_mobile=True,
                                 has_touch=True)
     try:
         page = phone.new_page()
         screen = PageScreen(page)
         page.goto(web.link)
         screen.wait_for_text(TITLE)
+        font = "document.getElementById('terminal').dataset.fontSize"
+        assert page.evaluate(font) == "13"  # 24 rows in 412 px
+        page.set_viewport_size({"width": 412, "height": 915})
+        screen.wait_for(lambda: len(screen.sockets) == 2, what="the page loaded again")
+        screen.wait_for_text(TITLE)
+        assert page.evaluate(font) == "8"
         assert screen.screen is not None
         assert screen.screen.columns >= 80 and screen.screen.lines >= 24
         box = page.locator(".xterm-screen").bounding_box()
@@ -212,34 +205,24 @@ def test_a_phone_plays_a_move_by_taps_alone(browser: Any, web: WebCommand) -> No
         phone.close()
 
 
-def test_a_phone_turned_from_landscape_to_portrait_gets_letters_that_fit(
-        browser: Any, web: WebCommand) -> None:
-    """Turned to portrait, the landscape letters would leave the game under 80 columns: the
-    page loads again with letters that fit (and the game goes on there)."""
-    phone = browser.new_context(viewport={"width": 915, "height": 412}, is_mobile=True,
-                                has_touch=True)
-    try:
-        page = phone.new_page()
-        screen = PageScreen(page)
-        page.goto(web.link)
-        screen.wait_for_text(TITLE)
-        font = "document.getElementById('terminal').dataset.fontSize"
-        assert page.evaluate(font) == "13"  # 24 rows in 412 px
-        page.set_viewport_size({"width": 412, "height": 915})
-        screen.wait_for(lambda: len(screen.sockets) == 2, what="the page loaded again")
-        screen.wait_for_text(TITLE)
-        assert page.evaluate(font) == "8"
-        assert screen.screen is not None and screen.screen.columns >= 80
-    finally:
-        phone.close()
-
-
-def test_a_reload_mid_game_resumes(context: Any, web: WebCommand) -> None:
+def test_the_title_a_move_by_keys_and_a_reload_mid_game_that_resumes(
+        context: Any, web: WebCommand) -> None:
+    """The link signs in and opens the title; a game started and a move played by keys (one
+    game process); a reload puts the page back at the table, in a new process, and play goes
+    on there."""
     page = context.new_page()
     screen = PageScreen(page)
     page.goto(web.link)
+    assert page.url == f"{web.base_url}/"  # the link signed in and went to the game
+    screen.wait_for_text(TITLE)
+    assert "New game" in screen.text()
+    screenshot(page, "title")
     played = start_game_and_move(page, screen, web.data)
+    assert played >= 2
+    assert "South" in screen.text() and "Your hand" in screen.text()
+    screenshot(page, "after-a-move")
     first = web.app_processes()
+    assert len(first) == 1
     page.reload()
     screen.wait_for(lambda: len(screen.sockets) == 2, what="the new websocket")
     screen.wait_for_text("Your turn")  # back at the table, not at the title
@@ -265,22 +248,27 @@ def test_refused_without_a_valid_link_or_cookie(context: Any, web: WebCommand) -
                           "url": web.base_url}])
     response = page.goto(web.base_url + "/")
     assert response is not None and response.status == 403
-    # a link used once already
+    # a link used once already: someone else opened it first (another browser profile; its
+    # request alone, so that no page and no game is started for it)
     link = web.link
     other = context.browser.new_context(viewport=VIEWPORT)
     try:
-        assert other.new_page().goto(link).status == 200  # someone else opened it first
+        opened = other.request.get(link, max_redirects=0)
+        assert opened.status == 303 and opened.headers["location"] == "/"  # signed in
+        assert any(c["name"].startswith("casino_tui_") for c in other.cookies())
     finally:
         other.close()
     response = page.goto(link)
     assert response is not None and response.status == 403
     assert "already used or has expired" in page.inner_text("body")
     screenshot(page, "used-link")
-    until(lambda: not web.app_processes(), what="the other page's app to end")
     assert web.app_processes() == []
 
 
-def test_an_expired_link_is_refused(context: Any, tmp_path: Path) -> None:
+def test_an_expired_link_is_refused_and_a_new_one_works_with_localhost_too(
+        context: Any, tmp_path: Path) -> None:
+    """A link past its time is refused; Enter in the command's terminal prints a new one,
+    which works, here with ``localhost`` for ``127.0.0.1`` (the page's websocket too)."""
     web = WebCommand(tmp_path / "data", "--link-minutes", "0.04")  # 2.4 seconds
     try:
         time.sleep(2.6)
@@ -290,8 +278,9 @@ def test_an_expired_link_is_refused(context: Any, tmp_path: Path) -> None:
         assert "already used or has expired" in page.inner_text("body")
         fresh = web.new_link()  # Enter in its terminal
         screen = PageScreen(page)
-        page.goto(fresh)
+        page.goto(fresh.replace("127.0.0.1", "localhost"))
         screen.wait_for_text(TITLE)
+        assert screen.sockets[0].startswith("ws://localhost:")
     finally:
         assert web.stop() == 0
 
@@ -320,12 +309,12 @@ class _ForeignPage(BaseHTTPRequestHandler):
 
 
 def test_a_foreign_origin_is_refused(context: Any, web: WebCommand) -> None:
-    page = context.new_page()
-    screen = PageScreen(page)
-    page.goto(web.link)  # signed in: the browser has the cookie
-    screen.wait_for_text(TITLE)
-    page.close()
-    until(lambda: not web.app_processes(), what="the game page's app to end")
+    # Signed in: the browser has the cookie (the link opened by the browser profile's own
+    # request, which shares its cookies; no game page, so no game is started).
+    opened = context.request.get(web.link, max_redirects=0)
+    assert opened.status == 303
+    assert any(c["name"].startswith("casino_tui_") for c in context.cookies())
+    assert web.app_processes() == []
     handler = type("Foreign", (_ForeignPage,), {
         "target": web.base_url.replace("http:", "ws:") + "/ws?width=80&height=24"})
     foreign = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -381,14 +370,6 @@ def test_a_game_goes_from_the_browser_to_the_terminal_and_back(context: Any,
     finally:
         assert web.stop() == 0
         assert not web.app_processes()
-
-
-def test_the_link_works_with_localhost_too(context: Any, web: WebCommand) -> None:
-    page = context.new_page()
-    screen = PageScreen(page)
-    page.goto(web.link.replace("127.0.0.1", "localhost"))
-    screen.wait_for_text(TITLE)
-    assert screen.sockets[0].startswith("ws://localhost:")
 
 
 def test_an_idle_game_is_stopped_and_the_page_says_why(context: Any, tmp_path: Path) -> None:
