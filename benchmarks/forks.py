@@ -284,6 +284,8 @@ async def one_run(mode: str, games: int, into_game: bool, moves: int = 1,
         "pss_mib_median": round(statistics.median(m["Pss"] for m in memory) / 1024, 1),
         "private_mib_median": round(statistics.median(
             m["Private_Dirty"] + m["Private_Clean"] for m in memory) / 1024, 1),
+        "anonymous_mib_median": round(statistics.median(m["Anonymous"] for m in memory) / 1024,
+                                      1),
         "fork_server_pss_mib": round(forker_pss / 1024, 1) if forker_pss else None,
         "ksm_merged_mib_median": round(statistics.median(merged) / 1024, 1),
         "threads_max": max(threads),
