@@ -333,9 +333,9 @@ def _log_merging(offered: bool, run: Path = KSM_RUN) -> None:
         log.info("games' memory: the kernel's same-page merging (KSM) is on, and the games "
                  "use it")
     elif offered and on is False:
-        log.info("games' memory: the kernel's same-page merging (KSM) is off: each game would "
-                 "take about half its memory with it on (as root: echo 1 > %s; "
-                 "docs/SERVE.md)", run)
+        log.info("games' memory: the kernel's same-page merging (KSM) is off; with it on a "
+                 "game's own memory is about halved (as root: echo 1 > %s; docs/SERVE.md)",
+                 run)
 
 
 async def _send_fd(loop: asyncio.AbstractEventLoop, sock: socket.socket, message: bytes,
