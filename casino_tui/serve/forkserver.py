@@ -24,6 +24,10 @@ A session's game runs at a lower CPU priority than the server and the computer p
 work (logins, relaying every key and screen, the tables) and the pool come first, so none of it
 waits behind the games it serves.
 
+The fork server offers its memory, and so every game's, to the kernel's same-page merging
+(:func:`merge_pages`): a game copies the pages of what it uses (Python writes reference counts),
+and where the host runs KSM the copies that hold the same bytes again are shared again.
+
 The random module reseeds itself in a forked child; ``secrets`` reads the kernel. The string
 hash seed is the fork server's (Python fixes it at start), random per fork server.
 
@@ -327,7 +331,8 @@ class ForkServer:
 
 
 def _log_merging(offered: bool, run: Path = KSM_RUN) -> None:
-    """Say once whether the games' memory is merged by the kernel (docs/SERVE.md, "Memory")."""
+    """Say once whether the games' memory is merged by the kernel (docs/SERVE.md, "Warm
+    sessions")."""
     on = merging_on(run)
     if offered and on:
         log.info("games' memory: the kernel's same-page merging (KSM) is on, and the games "
@@ -476,8 +481,6 @@ def _warm_up() -> None:
         finally:
             os.environ.clear()
             os.environ.update(saved)
-
-
 
 
 def merge_pages() -> bool:
