@@ -44,6 +44,16 @@ PROBE = textwrap.dedent('''
     import atexit, json, os, random, signal, sys, threading, time
     from casino_tui.serve.forkserver import autogroup_nice, serve_forks
 
+    def ksm_merge_any():
+        try:
+            with open("/proc/self/ksm_stat") as stat:
+                for line in stat:
+                    if line.startswith("ksm_merge_any:"):
+                        return line.split()[1] == "yes"
+        except OSError:
+            pass
+        return None
+
     def main(args):
         if args[0] == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
@@ -80,7 +90,8 @@ PROBE = textwrap.dedent('''
                   "foreground": os.tcgetpgrp(0), "tty": os.ttyname(0), "argv": sys.argv[1:],
                   "random": random.random(), "stdout_tty": sys.stdout.isatty(),
                   "stdout_encoding": sys.stdout.encoding,
-                  "nice": os.getpriority(os.PRIO_PROCESS, 0), "autogroup": autogroup_nice()}
+                  "nice": os.getpriority(os.PRIO_PROCESS, 0), "autogroup": autogroup_nice(),
+                  "ksm": ksm_merge_any()}
         with open(args[0], "w") as out:
             json.dump(report, out)
         return int(args[1])
@@ -200,6 +211,46 @@ def test_children_run_below_the_servers_priority_when_asked(probe: Path) -> None
     if group is not None:  # a kernel with autogroups: the group is lowered too
         assert same["autogroup"] == 0  # a new session's group starts at 0
         assert lower["autogroup"] == min(19, group + 4)
+
+
+def test_children_offer_their_memory_to_the_kernels_same_page_merging(probe: Path) -> None:
+    """The fork server offers its memory to KSM (prctl PR_SET_MEMORY_MERGE), and every child
+    inherits it: the pages a game copies on write and that hold the same bytes again can be
+    shared again where the host runs KSM. Kernels that cannot say so (before 6.4) skip it."""
+    async def scenario() -> dict[str, object]:
+        forker = await started()
+        try:
+            child, master, _ = await fork(forker, [str(probe / "ksm.json"), "0"], {}, probe)
+            try:
+                assert await asyncio.wait_for(child.wait(), 30) == 0
+            finally:
+                os.close(master)
+            return json.loads((probe / "ksm.json").read_text())
+        finally:
+            await forker.close()
+
+    report = asyncio.run(scenario())
+    if report["ksm"] is None:
+        pytest.skip("this kernel does not report ksm_merge_any in /proc/PID/ksm_stat")
+    assert report["ksm"] is True
+
+
+def test_the_log_says_whether_the_kernel_merges_the_games_pages(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    run = tmp_path / "run"
+    caplog.set_level("INFO", logger="casino_tui.serve")
+    run.write_text("0\n")
+    forkserver._log_merging(True, run)
+    run.write_text("1\n")
+    forkserver._log_merging(True, run)
+    forkserver._log_merging(False, run)  # not offered (an old kernel): nothing to say
+    forkserver._log_merging(True, tmp_path / "none")  # no KSM in this kernel: nothing either
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2
+    assert "is off" in lines[0] and f"echo 1 > {run}" in lines[0]
+    assert "is on" in lines[1]
+    assert forkserver.merging_on(run) is True
+    assert forkserver.merging_on(tmp_path / "none") is None
 
 
 def test_a_crash_touches_no_other_child_nor_the_fork_server(probe: Path) -> None:

@@ -27,6 +27,10 @@ A session's game runs at a lower CPU priority than the server and the computer p
 work (logins, relaying every key and screen, the tables) and the pool come first, so none of it
 waits behind the games it serves.
 
+The fork server offers its memory, and so every game's, to the kernel's same-page merging
+(:func:`merge_pages`): a game copies the pages of what it uses (Python writes reference counts),
+and where the host runs KSM the copies that hold the same bytes again are shared again.
+
 The random module reseeds itself in a forked child; ``secrets`` reads the kernel. The string
 hash seed is the fork server's (Python fixes it at start), random per fork server.
 
@@ -77,6 +81,10 @@ MAX_RESTART_PAUSE = 300.0  # ... doubled after each start that fails, up to this
 # same as a session's), and nothing else.
 _SERVER_ENV_KEEP = ("PATH", "PYTHONPATH", "TMPDIR")
 _FORK_SERVER_ENV = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUTF8": "1"}
+# prctl(2): let the kernel's same-page merging (KSM) scan this process's memory, and its forks'
+_PR_SET_MEMORY_MERGE = 67
+KSM_RUN = Path("/sys/kernel/mm/ksm/run")  # "1" while the kernel merges pages
+_merging = False  # the fork server's memory (and its children's) is offered to KSM
 
 
 class ForkServerError(Exception):
@@ -210,6 +218,8 @@ class ForkServer:
             return
         self._proc, self._sock, self.pid = proc, ours, proc.pid
         self.starts += 1
+        if self.starts == 1:
+            _log_merging(bool(json.loads(hello).get("merge")))
         self._failed_starts = 0
         self._reader = loop.create_task(self._read(ours, proc))
         self._ready.set()
@@ -325,6 +335,19 @@ class ForkServer:
                 await asyncio.wait_for(self._reader, 5.0)
 
 
+def _log_merging(offered: bool, run: Path = KSM_RUN) -> None:
+    """Say once whether the games' memory is merged by the kernel (docs/SERVE.md, "Warm
+    sessions")."""
+    on = merging_on(run)
+    if offered and on:
+        log.info("games' memory: the kernel's same-page merging (KSM) is on, and the games "
+                 "use it")
+    elif offered and on is False:
+        log.info("games' memory: the kernel's same-page merging (KSM) is off; with it on a "
+                 "game's own memory is about halved (as root: echo 1 > %s; docs/SERVE.md)",
+                 run)
+
+
 async def _send_fd(loop: asyncio.AbstractEventLoop, sock: socket.socket, message: bytes,
                    fd: int) -> None:
     while True:
@@ -413,6 +436,8 @@ def _prepare(warm: bool) -> None:
               f"{threading.enumerate()}", file=sys.stderr)
     gc.collect()
     gc.freeze()
+    global _merging
+    _merging = merge_pages()
 
 
 # What a game imports after its title (its screens and widgets, the computer players' worker and
@@ -465,6 +490,32 @@ def _warm_up() -> None:
             os.environ.update(saved)
 
 
+def merge_pages() -> bool:
+    """Offer this process's memory, and so every game forked from it (the setting is
+    inherited on fork), to the kernel's same-page merging (KSM: Linux 6.4 or later), which
+    shares pages again that hold the same bytes, when the host runs it (:func:`merging_on`).
+    Python writes an object's reference count each time it uses it, so a game copies the
+    pages of everything it touches; at rest, many of those copies hold the fork server's bytes
+    again, or another game's. Costs nothing where KSM is off. Whether it was done."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_MEMORY_MERGE, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def merging_on(run: Path = KSM_RUN) -> bool | None:
+    """Whether the host's kernel merges same pages now (None: it has no KSM)."""
+    try:
+        return run.read_text().strip() == "1"
+    except OSError:
+        return None
+
+
 class _Request:
     def __init__(self, fd: int, args: list[str], env: dict[str, str], cwd: str,
                  nice: int = 0) -> None:
@@ -488,7 +539,7 @@ class _Loop:
         signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
         self.selector.register(self.sock, selectors.EVENT_READ)
         self.selector.register(self.wake_r, selectors.EVENT_READ)
-        self._send({"ready": True})
+        self._send({"ready": True, "merge": _merging})
         try:
             while True:
                 for key, _ in self.selector.select():
@@ -649,11 +700,14 @@ def _open_stdio() -> None:
 
 __all__ = [
     "FORK_SERVER_COMMAND",
+    "KSM_RUN",
     "ForkServer",
     "ForkServerError",
     "ForkedGame",
     "autogroup_nice",
     "fork_server_environment",
     "lower_priority",
+    "merge_pages",
+    "merging_on",
     "serve_forks",
 ]
