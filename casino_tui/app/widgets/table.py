@@ -841,7 +841,6 @@ class LogView(DataWidget[LogData]):
     wheel scrolls it back (``back``: lines above the newest); a new entry shows the newest."""
 
     SCROLL_LINES: ClassVar[int] = 3  # lines a notch of the wheel moves
-    line_by_line = False  # a new entry moves every line up: drawn as a whole
 
     def __init__(self, data: LogData | None = None, *, id: str | None = None,
                  classes: str | None = None) -> None:
