@@ -71,18 +71,19 @@ class DataWidget(Widget, Generic[D]):
             return False
         drawn = self._drawn
         self._data = data
-        if drawn is None or drawn[1] != self.size or not self.is_mounted:
+        size = self.size  # (Textual finds it on the screen at each call: asked once)
+        if drawn is None or drawn[1] != size or not self.is_mounted:
             self.refresh()
             return True
-        new = self.render()
+        new = self._render_at(size)
+        width = size.width
         # drawn line by line, a line the text does not reach is blank: a text of more or fewer
         # lines than before changes only the lines that differ (the log's first entries)
-        rows = changed_rows(drawn[2], new, self.size.width,
-                            ragged=self.line_by_line and self._lines_of(new) is not None)
+        rows = changed_rows(drawn[2], new, width,
+                            ragged=self.line_by_line and self._lines_at(new, width) is not None)
         if rows is None:
             self.refresh()
         elif rows:  # only those lines: the text of the others is what is on the screen
-            width = self.size.width
             super().refresh(*(Region(0, y, width, 1) for y in rows))
         return True
 
@@ -91,7 +92,11 @@ class DataWidget(Widget, Generic[D]):
         return Text()
 
     def render(self) -> Text:
-        drawn, size = self._drawn, self.size
+        return self._render_at(self.size)
+
+    def _render_at(self, size: Size) -> Text:
+        """:meth:`render` with the widget's size (``self.size``) given."""
+        drawn = self._drawn
         if drawn is not None and drawn[0] is self._data and drawn[1] == size:
             return drawn[2]
         text = self.render_data()
@@ -109,10 +114,11 @@ class DataWidget(Widget, Generic[D]):
         """Line ``y`` of the content, made into a strip only when it was not made before
         (Textual's own render_line makes every line of the widget when any is redrawn). A
         text Textual would wrap or align as a whole goes Textual's way."""
-        lines = self._lines_of(self.render()) if self.line_by_line else None
+        size = self.size
+        width = size.width
+        lines = self._lines_at(self._render_at(size), width) if self.line_by_line else None
         if lines is None:
             return super().render_line(y)
-        width = self.size.width
         style = self.visual_style
         if y >= len(lines):
             return Strip.blank(width, style.rich_style)
@@ -120,7 +126,7 @@ class DataWidget(Widget, Generic[D]):
         key = (line.plain, tuple(line.spans), line.style, width, style)
         strip = self._strips.get(key)
         if strip is None:
-            if len(self._strips) >= 4 * max(1, self.size.height) + 8:
+            if len(self._strips) >= 4 * max(1, size.height) + 8:
                 self._strips.clear()  # bounded: the lines of the last few drawings
             strip = self._line_strip(line, width, style)
             self._strips[key] = strip
@@ -135,11 +141,10 @@ class DataWidget(Widget, Generic[D]):
                                   width, 1, style)
         return strips[0] if strips else Strip.blank(0)
 
-    def _lines_of(self, text: Text) -> list[Text] | None:
+    def _lines_at(self, text: Text, width: int) -> list[Text] | None:
         """``text``'s lines when each can be drawn alone as Textual would draw them among the
-        others: none wider than the widget (no wrapping), aligned left at the top, no text
-        selected; else None."""
-        width = self.size.width
+        others: none wider than the widget (``width``: no wrapping), aligned left at the top,
+        no text selected; else None."""
         split = self._split
         if split is not None and split[0] is text and split[1] == width:
             return split[2]
