@@ -168,6 +168,37 @@ async def test_the_log_moving_up_makes_only_its_new_lines() -> None:
         assert _screen_text(pilot) == await _redrawn_text(pilot)
 
 
+@asynctest
+async def test_a_seat_whose_cards_change_redraws_only_those_lines() -> None:
+    """A seat box whose counts change but not its border's subtitle (a seat not to move):
+    only the lines that changed are drawn again, not the whole box with its border."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        box = next(b for b in screen.query(SeatBox) if b.data is not None
+                   and not b.data.to_move and not b.data.thinking)
+        data = box.data
+        assert data is not None
+        asked: list[tuple[Region, ...]] = []
+        refresh = Widget.refresh
+
+        def spy(widget: Widget, *regions: Region, **kw: Any) -> Widget:
+            if widget is box:
+                asked.append(regions)
+            return refresh(widget, *regions, **kw)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Widget, "refresh", spy)
+            box.set_data(replace(data, taken=data.taken + 4))
+            await pilot.pause()
+        assert asked and all(asked)  # some lines, never all of it
+        shown = _screen_text(pilot)
+        assert shown == await _redrawn_text(pilot)
+
+
 def test_changed_rows_of_texts_of_more_or_fewer_lines() -> None:
     """Lines compared one by one; a text of another number of lines is compared only when the
     lines it lacks are blank rows (``ragged``): those rows changed too."""
