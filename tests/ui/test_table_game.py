@@ -10,7 +10,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from table_support import SeededThinker, cards_in
 from textual.binding import Binding
 from textual.pilot import Pilot
@@ -637,37 +636,3 @@ async def test_a_moves_answer_after_its_events_leaves_the_screen_up_to_date() ->
                 break
         await settle_table(pilot, hub, tid)
         assert line(screen, "#move-line") == "Waiting for Bob"
-
-
-@asynctest
-async def test_the_other_persons_move_and_the_turn_after_it_are_drawn_once() -> None:
-    """Bob's move arrives and Ann's turn begins: the screen is prepared once for both (the
-    turn's drawing has the move in it), and is what a full redraw draws."""
-    hub = LocalHub(SeededThinker(), clock=Clock())
-    app = table_app(hub)
-    async with app.run_test(size=(100, 30)) as pilot:
-        tid = await new_table(hub)
-        screen = await sit_at(pilot, hub, tid, 0)
-        await pilot.press("enter")
-        await settle_table(pilot, hub, tid)
-        assert not screen.awaiting_human
-        drawn: list[bool] = []
-        refresh_all = TableGameScreen.refresh_all
-
-        def spy(self: TableGameScreen) -> None:
-            drawn.append(self.awaiting_human)
-            refresh_all(self)
-
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(TableGameScreen, "refresh_all", spy)
-            played = await plays(hub, tid, BOB)
-            await settle_table(pilot, hub, tid)
-        assert screen.awaiting_human and drawn == [True]
-        assert log_texts(screen)[-1].startswith("Bob ")
-        assert played in hub.controller(tid).state.history
-        assert line(screen, "#message-line") == "Your turn"
-        shown = app.export_screenshot()
-        for widget in screen.walk_children():
-            widget.refresh()
-        await pilot.pause()
-        assert app.export_screenshot() == shown

@@ -206,15 +206,9 @@ class TableGameScreen(GameScreen):
             self._cursor = None
         if self._awaiting and not self._my_turn():
             self._awaiting = False
-        # at once, not later: the next turn's changes go out in the same frame as the move;
-        # a turn that begins draws the move with it (one refresh_all, not the move's and then
-        # the turn's over it: the CPU a move costs the other player's game)
-        begins = self._turn_begins()
-        if not begins:
-            self.refresh_all()
+        self.refresh_all()
+        # at once, not later: the next turn's changes go out in the same frame as the move
         self._advance()
-        if begins and not self._awaiting:  # the turn did not begin after all: the move alone
-            self.refresh_all()
 
     def _new_game(self) -> None:
         """A new game was dealt at the table (the same seats): play on."""
@@ -253,12 +247,6 @@ class TableGameScreen(GameScreen):
         seen = self._seen()
         return seat is not None and seen.to_move == seat and not self.net.stand_in(seat) \
             and seen.phase in (Phase.PLAY, Phase.PLUCK)
-
-    def _turn_begins(self) -> bool:
-        """:meth:`_advance` would begin the person's turn now (which draws the table)."""
-        return not (self._finished or self._modal or self._gone or not self.is_active
-                    or self.casino.too_small) and self._my_turn() \
-            and not (self._awaiting or self._sending or self._sent == self.net.position_key())
 
     def _players_turn_next(self) -> bool:
         return False  # the server says whose turn it is: _advance follows its events
