@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casino_tui.engine import CasinoError, Rules, State
+from casino_tui.engine import CasinoError, Rules, State, serialize
 from casino_tui.engine.notation import (
     compass_names,
     format_move,
@@ -123,6 +123,61 @@ def test_whole_games_round_trip(preset: str) -> None:
         same_game(back, state)
         assert back.is_game_over and state.winner is not None
         assert back.winner == state.winner
+
+
+def _fresh_save(state: State, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """game_to_dict with no replay kept from an earlier save: every move replayed from the
+    seed."""
+    with monkeypatch.context() as patch:
+        patch.setattr(serialize, "_REPLAYS", {})
+        return game_to_dict(state)
+
+
+def test_a_save_after_every_move_is_the_save_of_a_replay_from_the_seed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save goes on from the replay of the game's previous save (serialize._REPLAYS): the
+    same record as a save that replays every move, across rounds, after next_round(), after
+    an undo (a shorter history), for a game of the same seed that went another way, and for an
+    earlier copy of the game whose round has not started yet."""
+    state = State(CLASSIC, 2, seed=3)
+    rng = random.Random(3)
+    copies: list[State] = []
+    while not state.is_game_over and len(state.history) < 70:
+        if state.is_round_over:
+            copies.append(state.clone())
+            state.next_round()
+        else:
+            state.apply(rng.choice(state.legal_moves()))
+        assert game_to_dict(state) == _fresh_save(state, monkeypatch)
+    assert state.round_no >= 2 and copies
+    ended = copies[0]  # the first round over: saved after the next round started, then not
+    started = ended.clone()
+    started.next_round()
+    game_to_dict(started)
+    assert game_to_dict(ended) == _fresh_save(ended, monkeypatch)
+    undone = State(CLASSIC, 2, seed=3)
+    for move in state.history[:20]:
+        if undone.is_round_over:
+            undone.next_round()
+        undone.apply(move)
+    game_to_dict(state)
+    assert game_to_dict(undone) == _fresh_save(undone, monkeypatch)
+    other = play(State(CLASSIC, 2, seed=3), 30, seed=99)
+    assert other.history[:30] != state.history[:30]
+    assert game_to_dict(other) == _fresh_save(other, monkeypatch)
+    same_game(game_from_dict(game_to_dict(state)), state)
+
+
+def test_a_move_that_does_not_replay_is_refused_after_earlier_saves() -> None:
+    """The moves replayed by earlier saves are not replayed again, but every new one is: a move
+    added to the history that the position does not allow cannot be saved."""
+    state = play(State(CLASSIC, 2, seed=5), 12, seed=5)
+    game_to_dict(state)
+    state.history.append(state.history[-1])  # the card just played, played again
+    with pytest.raises(ReplayError, match="move 13 of the game's history"):
+        game_to_dict(state)
+    state.history.pop()
+    assert game_to_dict(state)["moves"] == history_notation(state)
 
 
 def test_replay_function() -> None:

@@ -17,8 +17,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from casino_tui.app.screens.game import GameScreen
-from casino_tui.app.widgets.base import DataWidget
-from casino_tui.app.widgets.table import HandView, SeatBox, TableView
+from casino_tui.app.widgets.base import DataWidget, changed_rows
+from casino_tui.app.widgets.table import HandView, LogView, SeatBox, TableView
 
 from .conftest import asynctest, make_app, settle
 from .positions import table_4p
@@ -99,12 +99,12 @@ async def test_only_the_lines_drawn_again_are_made_again_and_once() -> None:
     app = make_app(table_4p())
     async with app.run_test(size=(100, 30)) as pilot:
         hand, table = await _hand_and_table(pilot)
-        made: list[tuple[str, int]] = []
+        made: list[tuple[str, str]] = []
         line_strip = DataWidget._line_strip
 
-        def spy(widget: DataWidget[Any], line: Text, y: int, width: int, style: Any) -> Strip:
-            made.append((widget.id or "", y))
-            return line_strip(widget, line, y, width, style)
+        def spy(widget: DataWidget[Any], line: Text, width: int, style: Any) -> Strip:
+            made.append((widget.id or "", line.plain))
+            return line_strip(widget, line, width, style)
 
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(DataWidget, "_line_strip", spy)
@@ -116,8 +116,8 @@ async def test_only_the_lines_drawn_again_are_made_again_and_once() -> None:
             await pilot.pause()
             await pilot.press("right")
             await pilot.pause()
-        assert 0 < len([y for w, y in first if w == "hand"]) <= hand.size.height
-        assert 0 < len([y for w, y in first if w == "table"]) < table.size.height
+        assert 0 < len([t for w, t in first if w == "hand"]) <= hand.size.height
+        assert 0 < len([t for w, t in first if w == "table"]) < table.size.height
         assert not [m for m in made if m[0] in ("hand", "table")]
         for widget in (hand, table):
             for y in range(widget.size.height):
@@ -125,6 +125,88 @@ async def test_only_the_lines_drawn_again_are_made_again_and_once() -> None:
                         if s.style is not None and s.style._meta is not None
                         and "offset" in s.style.meta}
                 assert rows <= {y}
+
+
+@asynctest
+async def test_the_log_moving_up_makes_only_its_new_lines() -> None:
+    """A play moves every line of the log up a row: only the lines of the new entries are made
+    into strips, the others are the strips made before, each with its new row in its offsets
+    (text selection), and the screen is what a full redraw draws."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        log = screen.query_one("#log", LogView)
+        for _ in range(3):  # enough entries to fill the log
+            await pilot.press("enter")
+            await settle(pilot)
+            await pilot.pause()
+        before = [line.plain for line in log.render().split("\n")]
+        made: list[str] = []
+        line_strip = DataWidget._line_strip
+
+        def spy(widget: DataWidget[Any], line: Text, width: int, style: Any) -> Strip:
+            if widget is log:
+                made.append(line.plain)
+            return line_strip(widget, line, width, style)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(DataWidget, "_line_strip", spy)
+            await pilot.press("enter")
+            await settle(pilot)
+            await pilot.pause()
+        after = [line.plain for line in log.render().split("\n")]
+        assert after != before and len(after) == log.size.height
+        assert made and not set(made) & set(before)  # lines seen before were not made again
+        for y in range(log.size.height):
+            rows = {s.style.meta["offset"][1] for s in log.render_line(y)
+                    if s.style is not None and s.style._meta is not None
+                    and "offset" in s.style.meta}
+            assert rows == {y}
+        assert _screen_text(pilot) == await _redrawn_text(pilot)
+
+
+@asynctest
+async def test_a_seat_whose_cards_change_redraws_only_those_lines() -> None:
+    """A seat box whose counts change but not its border's subtitle (a seat not to move):
+    only the lines that changed are drawn again, not the whole box with its border."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        box = next(b for b in screen.query(SeatBox) if b.data is not None
+                   and not b.data.to_move and not b.data.thinking)
+        data = box.data
+        assert data is not None
+        asked: list[tuple[Region, ...]] = []
+        refresh = Widget.refresh
+
+        def spy(widget: Widget, *regions: Region, **kw: Any) -> Widget:
+            if widget is box:
+                asked.append(regions)
+            return refresh(widget, *regions, **kw)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Widget, "refresh", spy)
+            box.set_data(replace(data, taken=data.taken + 4))
+            await pilot.pause()
+        assert asked and all(asked)  # some lines, never all of it
+        shown = _screen_text(pilot)
+        assert shown == await _redrawn_text(pilot)
+
+
+def test_changed_rows_of_texts_of_more_or_fewer_lines() -> None:
+    """Lines compared one by one; a text of another number of lines is compared only when the
+    lines it lacks are blank rows (``ragged``): those rows changed too."""
+    old, new = Text("a\nb"), Text("a\nc\nd")
+    assert changed_rows(old, new, 10) is None
+    assert changed_rows(old, new, 10, ragged=True) == [1, 2]
+    assert changed_rows(new, old, 10, ragged=True) == [1, 2]
+    assert changed_rows(old, Text("a\nb\n" + "x" * 11), 10, ragged=True) is None  # would wrap
 
 
 class _Thinking:

@@ -16,8 +16,9 @@ Textual turns a widget's text into lines of segments all at once whenever any li
 to be drawn again (a widget of fourteen lines, one changed: fourteen lines styled and cut into
 segments). :meth:`DataWidget.render_line` (Textual's line API) does it one line at a time
 instead, for the lines Textual asks for, and keeps the lines it made: a line drawn again with
-the same text at the same place (the key bar and the message lines going back and forth at
-each play, the rows of a hand around the card chosen) costs nothing more.
+the same text (the key bar and the message lines going back and forth at each play, the rows of
+a hand around the card chosen), at the same row or another (the log's lines moving up a row at
+each move), costs nothing more than its row put into it.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class DataWidget(Widget, Generic[D]):
     # key costs the game (benchmarks/keycpu.py).
     auto_links = False
     # Drawn line by line (render_line); False for a widget whose lines mostly all change at
-    # once (the log moving up a line), which Textual draws more cheaply as a whole.
+    # once into lines never drawn before, which Textual draws more cheaply as a whole.
     line_by_line: bool = True
 
     def __init__(self, data: D | None = None, *, id: str | None = None,
@@ -58,7 +59,7 @@ class DataWidget(Widget, Generic[D]):
         self._drawn: tuple[D | None, Size, Text] | None = None
         # the drawn text's lines (None: not drawn line by line), for render_line
         self._split: tuple[Text, int, list[Text] | None] | None = None
-        # lines made into strips: (text, spans, style, row, width, base style) -> strip
+        # lines made into strips at row 0: (text, spans, style, width, base style) -> strip
         self._strips: dict[tuple[object, ...], Strip] = {}
 
     @property
@@ -70,14 +71,19 @@ class DataWidget(Widget, Generic[D]):
             return False
         drawn = self._drawn
         self._data = data
-        if drawn is None or drawn[1] != self.size or not self.is_mounted:
+        size = self.size  # (Textual finds it on the screen at each call: asked once)
+        if drawn is None or drawn[1] != size or not self.is_mounted:
             self.refresh()
             return True
-        rows = changed_rows(drawn[2], self.render(), self.size.width)
+        new = self._render_at(size)
+        width = size.width
+        # drawn line by line, a line the text does not reach is blank: a text of more or fewer
+        # lines than before changes only the lines that differ (the log's first entries)
+        rows = changed_rows(drawn[2], new, width,
+                            ragged=self.line_by_line and self._lines_at(new, width) is not None)
         if rows is None:
             self.refresh()
         elif rows:  # only those lines: the text of the others is what is on the screen
-            width = self.size.width
             super().refresh(*(Region(0, y, width, 1) for y in rows))
         return True
 
@@ -86,7 +92,11 @@ class DataWidget(Widget, Generic[D]):
         return Text()
 
     def render(self) -> Text:
-        drawn, size = self._drawn, self.size
+        return self._render_at(self.size)
+
+    def _render_at(self, size: Size) -> Text:
+        """:meth:`render` with the widget's size (``self.size``) given."""
+        drawn = self._drawn
         if drawn is not None and drawn[0] is self._data and drawn[1] == size:
             return drawn[2]
         text = self.render_data()
@@ -104,36 +114,37 @@ class DataWidget(Widget, Generic[D]):
         """Line ``y`` of the content, made into a strip only when it was not made before
         (Textual's own render_line makes every line of the widget when any is redrawn). A
         text Textual would wrap or align as a whole goes Textual's way."""
-        lines = self._lines_of(self.render()) if self.line_by_line else None
+        size = self.size
+        width = size.width
+        lines = self._lines_at(self._render_at(size), width) if self.line_by_line else None
         if lines is None:
             return super().render_line(y)
-        width = self.size.width
         style = self.visual_style
         if y >= len(lines):
             return Strip.blank(width, style.rich_style)
         line = lines[y]
-        key = (line.plain, tuple(line.spans), line.style, y, width, style)
+        key = (line.plain, tuple(line.spans), line.style, width, style)
         strip = self._strips.get(key)
         if strip is None:
-            if len(self._strips) >= 4 * max(1, self.size.height) + 8:
+            if len(self._strips) >= 4 * max(1, size.height) + 8:
                 self._strips.clear()  # bounded: the lines of the last few drawings
-            strip = self._line_strip(line, y, width, style)
+            strip = self._line_strip(line, width, style)
             self._strips[key] = strip
-        return strip
-
-    def _line_strip(self, line: Text, y: int, width: int, style: Style) -> Strip:
-        """One line as Textual's ``Visual.to_strips`` makes it in the widget's row ``y`` (the
-        row goes into each segment's offset, which text selection reads)."""
-        strips = Visual.to_strips(self, Content.from_rich_text(line, console=self.app.console),
-                                  width, 1, style)
-        strip = strips[0] if strips else Strip.blank(0)
+        # the row goes into each segment's offset, which text selection reads; the strip keeps
+        # the one it made for each row (Strip.apply_offsets), so a line moved to another row
+        # (the log moving up at each play) is not made again
         return strip.apply_offsets(0, y) if y else strip
 
-    def _lines_of(self, text: Text) -> list[Text] | None:
+    def _line_strip(self, line: Text, width: int, style: Style) -> Strip:
+        """One line as Textual's ``Visual.to_strips`` makes it in the widget's first row."""
+        strips = Visual.to_strips(self, Content.from_rich_text(line, console=self.app.console),
+                                  width, 1, style)
+        return strips[0] if strips else Strip.blank(0)
+
+    def _lines_at(self, text: Text, width: int) -> list[Text] | None:
         """``text``'s lines when each can be drawn alone as Textual would draw them among the
-        others: none wider than the widget (no wrapping), aligned left at the top, no text
-        selected; else None."""
-        width = self.size.width
+        others: none wider than the widget (``width``: no wrapping), aligned left at the top,
+        no text selected; else None."""
         split = self._split
         if split is not None and split[0] is text and split[1] == width:
             return split[2]
@@ -182,21 +193,27 @@ class DataWidget(Widget, Generic[D]):
         return True
 
 
-def changed_rows(old: Text, new: Text, width: int) -> list[int] | None:
+def changed_rows(old: Text, new: Text, width: int, *, ragged: bool = False) -> list[int] | None:
     """The lines of ``new`` that differ from those of ``old``, drawn ``width`` cells wide;
-    None when lines cannot be compared one by one (their number or the text's own settings
-    differ, or a line is wider than ``width``, which Textual would wrap or cut)."""
+    None when lines cannot be compared one by one (the text's own settings differ, a line is
+    wider than ``width``, which Textual would wrap or cut, or their number differs, unless
+    ``ragged``: then a line only one of them has is a line that changed)."""
     if (old.style, old.justify, old.overflow, old.no_wrap, old.end, old.tab_size) != (
             new.style, new.justify, new.overflow, new.no_wrap, new.end, new.tab_size):
         return None
     before = old.split("\n", allow_blank=True)
     after = new.split("\n", allow_blank=True)
-    if len(before) != len(after):
+    if len(before) != len(after) and not ragged:
         return None
     rows = []
-    for y, (a, b) in enumerate(zip(before, after, strict=True)):
+    for y, (a, b) in enumerate(zip(before, after, strict=False)):
         if a.cell_len > width or b.cell_len > width:
             return None
         if a.plain != b.plain or a.spans != b.spans or a.style != b.style:
             rows.append(y)
+    common = min(len(before), len(after))
+    extra = (before if len(before) > len(after) else after)[common:]
+    if any(line.cell_len > width for line in extra):
+        return None
+    rows.extend(range(common, common + len(extra)))
     return rows

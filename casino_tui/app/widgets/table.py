@@ -455,13 +455,17 @@ class SeatBox(DataWidget[SeatData]):
     the cards in hand as countable backs, cards taken, sweeps (where they score), dealer."""
 
     _to_move = False  # drawn as the seat to move (see _show_turn)
+    _subtitle: str | None = None  # the border's subtitle set last
 
     def set_data(self, data: SeatData) -> bool:
         changed = super().set_data(data)
         if changed:
             self._set_title()
-            self.border_subtitle = "thinking…" if data.thinking else (
+            subtitle = "thinking…" if data.thinking else (
                 "to play" if data.to_move else "partner" if data.partner else "")
+            if subtitle != self._subtitle:  # (setting it redraws the whole box, border and all)
+                self._subtitle = subtitle
+                self.border_subtitle = subtitle
             if data.to_move != self._to_move:
                 self._show_turn()
         return changed
@@ -841,7 +845,6 @@ class LogView(DataWidget[LogData]):
     wheel scrolls it back (``back``: lines above the newest); a new entry shows the newest."""
 
     SCROLL_LINES: ClassVar[int] = 3  # lines a notch of the wheel moves
-    line_by_line = False  # a new entry moves every line up: drawn as a whole
 
     def __init__(self, data: LogData | None = None, *, id: str | None = None,
                  classes: str | None = None) -> None:
