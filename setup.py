@@ -41,7 +41,7 @@ class OptionalBuildExt(build_ext):
 
     def run(self) -> None:
         if self.extensions:
-            _tell("casino-tui: compiling the engine to C (about 90 s on two cores; "
+            _tell("casino-tui: compiling the engine to C (about 15 s on two cores; "
                   "CASINO_TUI_PURE=1 skips it)")
         try:
             super().run()

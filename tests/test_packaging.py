@@ -85,7 +85,7 @@ cmd.run()
 
 
 def test_the_install_says_on_the_terminal_that_it_compiles_the_engine(tmp_path: Path) -> None:
-    """The first install compiles for about 90 s behind pip's spinner: setup.py writes a line
+    """The first install compiles for about 15 s behind pip's spinner: setup.py writes a line
     on the terminal itself (pip shows a build's output only with -v), before compiling."""
     from pty_support import PtyApp, app_env
 
@@ -95,7 +95,7 @@ def test_the_install_says_on_the_terminal_that_it_compiles_the_engine(tmp_path: 
         proc.wait_for("compiler started")
         assert proc.wait_exit() == 0
         text = proc.text()
-        said = "casino-tui: compiling the engine to C (about 90 s on two cores; " \
+        said = "casino-tui: compiling the engine to C (about 15 s on two cores; " \
                "CASINO_TUI_PURE=1 skips it)"
         assert said in text and text.index(said) < text.index("compiler started")
     finally:
