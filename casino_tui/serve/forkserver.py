@@ -84,7 +84,6 @@ _FORK_SERVER_ENV = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUTF8": "1"}
 # prctl(2): let the kernel's same-page merging (KSM) scan this process's memory, and its forks'
 _PR_SET_MEMORY_MERGE = 67
 KSM_RUN = Path("/sys/kernel/mm/ksm/run")  # "1" while the kernel merges pages
-_merging = False  # the fork server's memory (and its children's) is offered to KSM
 
 
 class ForkServerError(Exception):
@@ -414,16 +413,17 @@ def serve_forks(argv: Sequence[str], main: Callable[[Sequence[str]], int]) -> in
     # Ctrl+C at the server's terminal reaches its process group, which this process is in: the
     # server hangs up its games and then closes this socket, which ends the fork server.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _prepare(warm="--cold" not in argv[1:])
-    request = _Loop(sock).run()
+    merging = _prepare(warm="--cold" not in argv[1:])
+    request = _Loop(sock, merging).run()
     if request is None:
         return 0
     return _child(request, main)
 
 
-def _prepare(warm: bool) -> None:
+def _prepare(warm: bool) -> bool:
     """Import what a game imports and, when ``warm``, draw its title once headless, so that a
-    child starts with the stylesheets parsed and the widgets loaded; then freeze it all."""
+    child starts with the stylesheets parsed and the widgets loaded; then freeze it all and
+    offer it to the kernel's same-page merging (whether that was done: :func:`merge_pages`)."""
     import casino_tui.app.app  # noqa: F401  (Textual, Rich, the engine, the screens)
     if warm:
         _import_game_modules()
@@ -436,8 +436,7 @@ def _prepare(warm: bool) -> None:
               f"{threading.enumerate()}", file=sys.stderr)
     gc.collect()
     gc.freeze()
-    global _merging
-    _merging = merge_pages()
+    return merge_pages()
 
 
 # What a game imports after its title (its screens and widgets, the computer players' worker and
@@ -525,8 +524,9 @@ class _Request:
 class _Loop:
     """Requests in, children out: forks on each request, reports each child's end."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, merging: bool) -> None:
         self.sock = sock
+        self.merging = merging  # told to the server in the hello (ForkServer._start)
         self.children: set[int] = set()
         self.wake_r, self.wake_w = os.pipe()
         for fd in (self.wake_r, self.wake_w):
@@ -539,7 +539,7 @@ class _Loop:
         signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
         self.selector.register(self.sock, selectors.EVENT_READ)
         self.selector.register(self.wake_r, selectors.EVENT_READ)
-        self._send({"ready": True, "merge": _merging})
+        self._send({"ready": True, "merge": self.merging})
         try:
             while True:
                 for key, _ in self.selector.select():
@@ -657,11 +657,9 @@ def _leave(status: int) -> NoReturn:
     ``multiprocessing``'s forked children end: their threads joined, their streams flushed).
     Everything the game must keep is done before ``main()`` returns: its saves are written and
     synced, the terminal is restored."""
-    shutdown = getattr(threading, "_shutdown", None)
-    steps: list[Callable[[], object]] = [atexit._run_exitfuncs]
-    if shutdown is not None:
-        steps.insert(0, shutdown)
-    for step in steps:
+    for step in (getattr(threading, "_shutdown", None), atexit._run_exitfuncs):
+        if step is None:
+            continue
         try:
             step()
         except BaseException:  # reported as Python reports it at exit, and on to the next

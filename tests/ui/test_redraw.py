@@ -121,10 +121,13 @@ async def test_only_the_lines_drawn_again_are_made_again_and_once() -> None:
         assert not [m for m in made if m[0] in ("hand", "table")]
         for widget in (hand, table):
             for y in range(widget.size.height):
-                rows = {s.style.meta["offset"][1] for s in widget.render_line(y)
-                        if s.style is not None and s.style._meta is not None
-                        and "offset" in s.style.meta}
-                assert rows <= {y}
+                assert _offset_rows(widget, y) <= {y}
+
+
+def _offset_rows(widget: DataWidget[Any], y: int) -> set[int]:
+    """The rows in the offsets (which text selection reads) of line ``y`` of ``widget``."""
+    return {s.style.meta["offset"][1] for s in widget.render_line(y)
+            if s.style is not None and s.style._meta is not None and "offset" in s.style.meta}
 
 
 @asynctest
@@ -161,10 +164,7 @@ async def test_the_log_moving_up_makes_only_its_new_lines() -> None:
         assert after != before and len(after) == log.size.height
         assert made and not set(made) & set(before)  # lines seen before were not made again
         for y in range(log.size.height):
-            rows = {s.style.meta["offset"][1] for s in log.render_line(y)
-                    if s.style is not None and s.style._meta is not None
-                    and "offset" in s.style.meta}
-            assert rows == {y}
+            assert _offset_rows(log, y) == {y}
         assert _screen_text(pilot) == await _redrawn_text(pilot)
 
 
