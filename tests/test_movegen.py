@@ -719,3 +719,31 @@ def test_the_c_seeded_shuffle_matches_the_hot_path() -> None:
         native.shuffled_seeded(list(deck), b"\x01")
     with pytest.raises(TypeError):
         native.shuffled_seeded(deck, "text")
+
+
+def test_a_compiled_engine_that_lacks_a_function_falls_back_to_the_sources() -> None:
+    """A compiled ``_hot`` that imports but lacks what the engine uses (as a mypyc build that
+    read other options once produced) is not used: the engine warns, naming the rebuild, loads
+    its sources instead, and plays; it does not fail at import."""
+    probe = (
+        "import sys, types, warnings\n"
+        "broken = types.ModuleType('casino_tui.engine._hot')\n"
+        "broken.__file__ = '/nowhere/_hot.cpython-311-x86_64-linux-gnu.so'\n"
+        "sys.modules['casino_tui.engine._hot'] = broken\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from casino_tui.engine import Rules, State, _hotpath\n"
+        "print([str(w.message) for w in caught if 'compiled engine' in str(w.message)])\n"
+        "print(_hotpath.hot is not broken, _hotpath.is_compiled(), _hotpath.hot.__file__)\n"
+        "state = State(Rules.preset('classic'), 2, seed=7)\n"
+        "print(len(state.legal_moves()) > 0)\n"
+    )
+    env = {**os.environ}
+    env.pop("CASINO_TUI_PURE", None)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env=env, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    warned, swapped, played = done.stdout.splitlines()
+    assert "it lacks generate_for" in warned and "pip install -e ." in warned
+    assert swapped.startswith("True False ") and swapped.endswith("_hot.py")
+    assert played == "True"

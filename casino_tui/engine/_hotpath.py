@@ -87,10 +87,38 @@ def _prefer_current_sources() -> None:
 
 _prefer_current_sources()
 
-from . import _hot  # noqa: E402  (after the finder: the source if the build is stale)
-from .moves import Build, Move, Pile  # noqa: E402
+# What the rest of the engine takes from _hot: a compiled build that lacks any of it (a broken
+# or foreign build) is not used; the sources are.
+REQUIRED = ("generate_for", "play_on_table", "play_card", "order_by_keys", "shuffled",
+            "shuffled_seeded", "_TRAILS")
 
-hot: ModuleType = _hot
+
+def _load_hot() -> ModuleType:
+    """``_hot`` as built, or from its source (with every compiled module, with a warning naming
+    the rebuild) when the build cannot be imported or lacks part of what the engine uses."""
+    name = f"{PACKAGE}._hot"
+    try:
+        module = importlib.import_module(name)
+        problem = ", ".join(n for n in REQUIRED if not hasattr(module, n))
+        problem = problem and f"it lacks {problem}"
+    except ImportError as exc:  # a build for another Python or engine
+        module, problem = None, str(exc)
+    if not problem:
+        assert module is not None
+        return module
+    if module is not None and (module.__file__ or "").endswith(".py"):
+        raise ImportError(f"{name} ({module.__file__}): {problem}")  # the source itself is wrong
+    warnings.warn(f"casino_tui/engine: the compiled engine cannot be used ({problem}); running "
+                  "the slower pure-Python engine (rebuild with: pip install -e .)", stacklevel=3)
+    for compiled in COMPILED:
+        sys.modules.pop(f"{PACKAGE}.{compiled}", None)
+    sys.meta_path.insert(0, _SourceFinder(COMPILED))
+    return importlib.import_module(name)
+
+
+hot: ModuleType = _load_hot()
+
+from .moves import Build, Move, Pile  # noqa: E402
 
 NATIVE = "_cgen"  # casino_tui/engine/_cgen.c: move generation in C, built by setup.py if it can
 
