@@ -460,14 +460,16 @@ class SeatBox(DataWidget[SeatData]):
     def set_data(self, data: SeatData) -> bool:
         changed = super().set_data(data)
         if changed:
-            self._set_title()
-            subtitle = "thinking…" if data.thinking else (
-                "to play" if data.to_move else "partner" if data.partner else "")
-            if subtitle != self._subtitle:  # (setting it redraws the whole box, border and all)
-                self._subtitle = subtitle
-                self.border_subtitle = subtitle
-            if data.to_move != self._to_move:
-                self._show_turn()
+            # (each of these redraws the whole box, border and all: its lines as drawn)
+            with self.keeping_strips():
+                self._set_title()
+                subtitle = "thinking…" if data.thinking else (
+                    "to play" if data.to_move else "partner" if data.partner else "")
+                if subtitle != self._subtitle:
+                    self._subtitle = subtitle
+                    self.border_subtitle = subtitle
+                if data.to_move != self._to_move:
+                    self._show_turn()
         return changed
 
     def on_mount(self) -> None:
