@@ -60,6 +60,9 @@ class DataWidget(Widget, Generic[D]):
         self._drawn: tuple[D | None, Size, Text] | None = None
         # the drawn text's lines (None: not drawn line by line), for render_line
         self._split: tuple[Text, int, list[Text] | None] | None = None
+        # the lines of the texts split last (the drawn one and the new one): each text is
+        # split once, not once to compare it and again to draw it
+        self._splits: list[tuple[Text, list[Text]]] = []
         # lines made into strips at row 0: (text, spans, style, width, base style) -> strip,
         # the least recently drawn first
         self._strips: dict[tuple[object, ...], Strip] = {}
@@ -85,8 +88,9 @@ class DataWidget(Widget, Generic[D]):
         width = size.width
         # drawn line by line, a line the text does not reach is blank: a text of more or fewer
         # lines than before changes only the lines that differ (the log's first entries)
-        rows = changed_rows(drawn[2], new, width,
-                            ragged=self.line_by_line and self._lines_at(new, width) is not None)
+        ragged = self.line_by_line and self._lines_at(new, width) is not None
+        rows = changed_rows(drawn[2], new, width, ragged=ragged,
+                            lines=(self._lines_of(drawn[2]), self._lines_of(new)))
         if rows is None:
             self.redraw()
         elif rows:  # only those lines: the text of the others is what is on the screen
@@ -178,13 +182,24 @@ class DataWidget(Widget, Generic[D]):
         split = self._split
         if split is not None and split[0] is text and split[1] == width:
             return split[2]
-        lines: list[Text] | None = list(text.split("\n", allow_blank=True))
+        lines: list[Text] | None = self._lines_of(text)
         styles = self.styles
         if (self.text_selection is not None or styles.text_align not in ("left", "start")
                 or tuple(styles.content_align) != ("left", "top")
                 or any(line.cell_len > width or "\t" in line.plain for line in lines or ())):
             lines = None
         self._split = (text, width, lines)
+        return lines
+
+    def _lines_of(self, text: Text) -> list[Text]:
+        """``text`` split into its lines (kept for the last two texts split; never changed:
+        a drawn text is not changed after it is drawn)."""
+        splits = self._splits
+        for done, lines in splits:
+            if done is text:
+                return lines
+        lines = list(text.split("\n", allow_blank=True))
+        self._splits = [(text, lines), *splits[:1]]
         return lines
 
     def box_height(self, content_lines: int) -> int:
@@ -223,17 +238,21 @@ class DataWidget(Widget, Generic[D]):
         return True
 
 
-def changed_rows(old: Text, new: Text, width: int, *, ragged: bool = False) -> list[int] | None:
+def changed_rows(old: Text, new: Text, width: int, *, ragged: bool = False,
+                 lines: tuple[list[Text], list[Text]] | None = None) -> list[int] | None:
     """The lines of ``new`` that differ from those of ``old``, drawn ``width`` cells wide;
     None when lines cannot be compared one by one (the text's own settings differ, a line is
     wider than ``width``, which Textual would wrap or cut, or their number differs, unless
-    ``ragged``: then a line only one of them has is a line that changed)."""
+    ``ragged``: then a line only one of them has is a line that changed). ``lines``: the two
+    texts already split into their lines."""
     # (a different base style is not one of them: each line has it, and is compared with it)
     if (old.justify, old.overflow, old.no_wrap, old.end, old.tab_size) != (
             new.justify, new.overflow, new.no_wrap, new.end, new.tab_size):
         return None
-    before = old.split("\n", allow_blank=True)
-    after = new.split("\n", allow_blank=True)
+    if lines is None:
+        lines = (list(old.split("\n", allow_blank=True)),
+                 list(new.split("\n", allow_blank=True)))
+    before, after = lines
     if len(before) != len(after) and not ragged:
         return None
     rows = []
