@@ -13,7 +13,7 @@ from pty_support import PtyApp, app_env
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.drivers.linux_driver import LinuxDriver
 
-from casino_tui.app.quiet_input import QUIET_AFTER, QuietLinuxDriver, quiet_input
+from casino_tui.app.quiet_input import AWAKE_AFTER_WAKE, QuietLinuxDriver, quiet_input
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="needs Linux (/proc, PTYs)")
@@ -47,7 +47,7 @@ def test_the_quiet_driver_stands_in_for_textuals_linux_driver_only() -> None:
 
 def test_an_idle_game_sleeps_and_still_answers_keys_escape_and_leaving(app: PtyApp) -> None:
     app.wait_for("fishing card game")
-    time.sleep(QUIET_AFTER + 0.5)  # no input for a while: the keyboard thread sleeps
+    time.sleep(AWAKE_AFTER_WAKE + 0.5)  # no input for a while: the keyboard thread sleeps
     before = _wakeups(app.pid)
     time.sleep(1.0)
     # Textual's own loop wakes ten times a second; asleep, nothing wakes (a little slack for
@@ -56,10 +56,10 @@ def test_an_idle_game_sleeps_and_still_answers_keys_escape_and_leaving(app: PtyA
     mark = app.mark()
     app.send("r")  # the rules, from a thread that was asleep
     app.wait_for("Esc close", since=mark)
-    time.sleep(QUIET_AFTER + 0.5)
+    time.sleep(AWAKE_AFTER_WAKE + 0.5)
     mark = app.mark()
     app.send("\x1b")  # a lone Escape: told from a sequence's start by its timeout, as before
     app.wait_for("fishing card game", since=mark)
-    time.sleep(QUIET_AFTER + 0.5)
+    time.sleep(AWAKE_AFTER_WAKE + 0.5)
     app.send("q")  # leaving wakes it: the program ends at once, as before
     assert app.wait_exit(10) == 0

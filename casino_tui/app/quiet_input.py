@@ -5,9 +5,10 @@ Textual 8's Linux driver reads the terminal in a thread that wakes ten times a s
 timed out, whether anything came or not: about 1 ms of CPU a second for every game, idle or
 not, which at 200 players is a fifth of a core (and at a key every two seconds, as much as a
 tenth of what a key costs the game: benchmarks/keycpu.py). :func:`quiet_input` gives the app
-that driver with the same loop, except that once :data:`QUIET_AFTER` seconds have passed since
-the last input (a lone Escape's timeout is long over by then) it waits for input without a
-timeout; disabling input (suspending, leaving) wakes it through a pipe of its own.
+that driver with the same loop, except that it waits for input without a timeout unless a
+timeout is pending: a lone Escape's (the parser's own; then it wakes ten times a second, as
+before, until the Escape is told from a sequence's start), or Textual's signal to stop after
+input is disabled (suspending, leaving), which wakes it through a pipe of its own.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from typing import Any
 
 from textual.drivers import linux_driver
 
-# Seconds after the last input during which the thread still wakes ten times a second (as
-# Textual's does), so that a lone Escape (Textual's escape delay is 0.1 s) is told from the
-# start of a sequence as quickly as before.
-QUIET_AFTER = 0.5
-POLL = 0.1  # Textual's own interval, while input is recent
+POLL = 0.1  # Textual's own interval, while a timeout is pending
+# Seconds after a wake-up (input being disabled) during which the thread wakes ten times a
+# second, so that it sees Textual's signal to stop as soon as Textual's own loop would.
+AWAKE_AFTER_WAKE = 0.5
+# (the parser's pending timeout, read where Textual keeps it: ``_timeout_time``, None when none
+# is pending. A parser without it counts as always pending: Textual's own loop.)
+_NO_TIMEOUT_KNOWN = 0.0
 
 
 class QuietLinuxDriver(linux_driver.LinuxDriver):
@@ -53,8 +56,8 @@ class QuietLinuxDriver(linux_driver.LinuxDriver):
                 os.close(fd)
 
     def run_input_thread(self) -> None:
-        """Textual's ``LinuxDriver.run_input_thread`` (8.2), waiting without a timeout once
-        input is no longer recent."""
+        """Textual's ``LinuxDriver.run_input_thread`` (8.2), waiting without a timeout while
+        none is pending."""
         selector = selectors.SelectSelector()
         fileno = self.fileno
         wake = self._wake_r
@@ -86,22 +89,26 @@ class QuietLinuxDriver(linux_driver.LinuxDriver):
             for event in tick():
                 self.process_message(event)
 
+        awake_until = 0.0
+
         def select(timeout: float | None) -> list[tuple[selectors.SelectorKey, int]]:
+            nonlocal awake_until
             ready = selector.select(timeout)
             if any(key.fd == wake for key, _mask in ready):
+                awake_until = monotonic() + AWAKE_AFTER_WAKE
                 with contextlib.suppress(OSError):
                     while read(wake, 512):
                         pass
             return [(key, mask) for key, mask in ready if key.fd == fileno]
 
-        last_input = monotonic()
+        def pending() -> bool:
+            """A timeout to wait for: a lone Escape's, or Textual's signal to stop."""
+            return (getattr(parser, "_timeout_time", _NO_TIMEOUT_KNOWN) is not None
+                    or monotonic() < awake_until)
+
         try:
             while not self.exit_event.is_set():
-                quiet = monotonic() - last_input >= QUIET_AFTER
-                ready = select(None if quiet else POLL)
-                if ready or quiet:  # input, or woken: ten times a second again for a while
-                    last_input = monotonic()
-                process_selector_events(ready)
+                process_selector_events(select(POLL if pending() else None))
             selector.unregister(fileno)
             process_selector_events(select(POLL), final=True)
 
