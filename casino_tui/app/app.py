@@ -184,12 +184,14 @@ class CasinoApp(App[None]):
     # ------------------------------------------------------------------ start and size
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform, reading input that is not UTF-8 without dying
-        (see :mod:`casino_tui.app.input_bytes`)."""
+        (see :mod:`casino_tui.app.input_bytes`), and on Linux with its input thread asleep
+        while nobody types (:mod:`casino_tui.app.quiet_input`)."""
         from .input_bytes import lenient_input
+        from .quiet_input import quiet_input
 
         driver = super().get_driver_class()
         lenient_input(driver)
-        return driver
+        return quiet_input(driver)
 
     def get_default_screen(self) -> TitleScreen:
         return TitleScreen()

@@ -169,6 +169,38 @@ async def test_the_log_moving_up_makes_only_its_new_lines() -> None:
 
 
 @asynctest
+async def test_lines_drawn_before_are_not_made_again_when_their_widget_is_drawn_whole() -> None:
+    """At each play the seats' boxes are drawn again whole (their border and title change with
+    the turn) and the message lines change their kind ("Your turn", "Waiting for ..."): the
+    lines they drew before are not made into strips again, and the screen is what a full
+    redraw draws."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        made: list[tuple[str, str, tuple[Any, ...]]] = []
+        line_strip = DataWidget._line_strip
+
+        def spy(widget: DataWidget[Any], line: Text, width: int, style: Any) -> Strip:
+            made.append((widget.id or "", line.plain, tuple(line.spans)))
+            return line_strip(widget, line, width, style)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(DataWidget, "_line_strip", spy)
+            for _ in range(4):
+                await pilot.press("enter")
+                await settle(pilot)
+                await pilot.pause()
+        watched = [m for m in made
+                   if m[0] in ("message-line", "move-line") or m[0].startswith("seat-")]
+        assert any(m[0] == "message-line" for m in watched)
+        assert any(m[0].startswith("seat-") for m in watched)
+        twice = [m for m in set(watched) if watched.count(m) > 1]
+        assert not twice
+        assert _screen_text(pilot) == await _redrawn_text(pilot)
+
+
+@asynctest
 async def test_a_seat_whose_cards_change_redraws_only_those_lines() -> None:
     """A seat box whose counts change but not its border's subtitle (a seat not to move):
     only the lines that changed are drawn again, not the whole box with its border."""

@@ -23,8 +23,9 @@ each move), costs nothing more than its row put into it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Generic, Self, TypeVar
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Generic, Self, TypeVar, cast
 
 from rich.text import Text
 from textual.content import Content
@@ -32,8 +33,11 @@ from textual.css.scalar import Unit
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.style import Style
-from textual.visual import Visual
+from textual.visual import RenderOptions
 from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from textual.css.styles import RulesMap
 
 D = TypeVar("D")
 
@@ -59,8 +63,16 @@ class DataWidget(Widget, Generic[D]):
         self._drawn: tuple[D | None, Size, Text] | None = None
         # the drawn text's lines (None: not drawn line by line), for render_line
         self._split: tuple[Text, int, list[Text] | None] | None = None
-        # lines made into strips at row 0: (text, spans, style, width, base style) -> strip
+        # the lines of the texts split last (the drawn one and the new one): each text is
+        # split once, not once to compare it and again to draw it
+        self._splits: list[tuple[Text, list[Text]]] = []
+        # lines made into strips at row 0: (text, spans, style, width, base style) -> strip,
+        # the least recently drawn first
         self._strips: dict[tuple[object, ...], Strip] = {}
+        # a redraw of the whole widget (redraw()) keeps what was drawn and the strips: the
+        # drawing is kept with its data and size, and a strip's key holds all that makes it
+        # (its line's text, spans and style, the width, the widget's own style)
+        self._keep_strips = False
 
     @property
     def data(self) -> D | None:
@@ -73,16 +85,17 @@ class DataWidget(Widget, Generic[D]):
         self._data = data
         size = self.size  # (Textual finds it on the screen at each call: asked once)
         if drawn is None or drawn[1] != size or not self.is_mounted:
-            self.refresh()
+            self.redraw()
             return True
         new = self._render_at(size)
         width = size.width
         # drawn line by line, a line the text does not reach is blank: a text of more or fewer
         # lines than before changes only the lines that differ (the log's first entries)
-        rows = changed_rows(drawn[2], new, width,
-                            ragged=self.line_by_line and self._lines_at(new, width) is not None)
+        ragged = self.line_by_line and self._lines_at(new, width) is not None
+        rows = changed_rows(drawn[2], new, width, ragged=ragged,
+                            lines=(self._lines_of(drawn[2]), self._lines_of(new)))
         if rows is None:
-            self.refresh()
+            self.redraw()
         elif rows:  # only those lines: the text of the others is what is on the screen
             super().refresh(*(Region(0, y, width, 1) for y in rows))
         return True
@@ -105,10 +118,32 @@ class DataWidget(Widget, Generic[D]):
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
                 recompose: bool = False) -> Self:
-        self._drawn = None  # something besides the data changed: draw it all again
-        self._strips.clear()
+        if not self._keep_strips:  # something besides the data changed (a theme, say)
+            self._drawn = None  # draw it all again, every line made again
+            self._strips.clear()
         super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
         return self
+
+    def redraw(self, *, layout: bool = False) -> None:
+        """Draw the whole widget again (its data, its size or its border changed), keeping
+        its drawing (kept by its data and size: :meth:`_render_at`) and the strips already
+        made: a line drawn before (the message lines and a seat's box going back and forth
+        at each play) costs only its row put into it."""
+        self._keep_strips = True
+        try:
+            self.refresh(layout=layout)
+        finally:
+            self._keep_strips = False
+
+    @contextmanager
+    def keeping_strips(self) -> Iterator[None]:
+        """Within it, Textual's own refreshes of the widget (a style or a border title set)
+        keep its drawing and the strips already made, as :meth:`redraw` does."""
+        keep, self._keep_strips = self._keep_strips, True
+        try:
+            yield
+        finally:
+            self._keep_strips = keep
 
     def render_line(self, y: int) -> Strip:
         """Line ``y`` of the content, made into a strip only when it was not made before
@@ -124,21 +159,29 @@ class DataWidget(Widget, Generic[D]):
             return Strip.blank(width, style.rich_style)
         line = lines[y]
         key = (line.plain, tuple(line.spans), line.style, width, style)
-        strip = self._strips.get(key)
+        strips = self._strips
+        strip = strips.pop(key, None)
         if strip is None:
-            if len(self._strips) >= 4 * max(1, size.height) + 8:
-                self._strips.clear()  # bounded: the lines of the last few drawings
+            if len(strips) >= 4 * max(1, size.height) + 8:
+                # bounded: the lines of the last few drawings (the least recently drawn goes)
+                del strips[next(iter(strips))]
             strip = self._line_strip(line, width, style)
-            self._strips[key] = strip
+        strips[key] = strip  # (the most recently drawn last)
         # the row goes into each segment's offset, which text selection reads; the strip keeps
         # the one it made for each row (Strip.apply_offsets), so a line moved to another row
         # (the log moving up at each play) is not made again
         return strip.apply_offsets(0, y) if y else strip
 
     def _line_strip(self, line: Text, width: int, style: Style) -> Strip:
-        """One line as Textual's ``Visual.to_strips`` makes it in the widget's first row."""
-        strips = Visual.to_strips(self, Content.from_rich_text(line, console=self.app.console),
-                                  width, 1, style)
+        """One line as Textual's ``Visual.to_strips`` makes it in the widget's first row: the
+        content's own ``render_strips``, which is all that ``to_strips`` does for a line drawn
+        line by line (no text selected, no links, no padding, aligned left at the top:
+        :meth:`_lines_at`), without the rest (a style for the padding it does not add, made
+        at every call: a fifth of the line's CPU)."""
+        content = Content.from_rich_text(line, console=self.app.console)
+        # (the widget's styles as the rules, as to_strips passes them: read with .get)
+        rules = cast("RulesMap", self.styles)
+        strips = content.render_strips(width, 1, style, RenderOptions(self._get_style, rules))
         return strips[0] if strips else Strip.blank(0)
 
     def _lines_at(self, text: Text, width: int) -> list[Text] | None:
@@ -148,13 +191,24 @@ class DataWidget(Widget, Generic[D]):
         split = self._split
         if split is not None and split[0] is text and split[1] == width:
             return split[2]
-        lines: list[Text] | None = list(text.split("\n", allow_blank=True))
+        lines: list[Text] | None = self._lines_of(text)
         styles = self.styles
         if (self.text_selection is not None or styles.text_align not in ("left", "start")
                 or tuple(styles.content_align) != ("left", "top")
                 or any(line.cell_len > width or "\t" in line.plain for line in lines or ())):
             lines = None
         self._split = (text, width, lines)
+        return lines
+
+    def _lines_of(self, text: Text) -> list[Text]:
+        """``text`` split into its lines (kept for the last two texts split; never changed:
+        a drawn text is not changed after it is drawn)."""
+        splits = self._splits
+        for done, lines in splits:
+            if done is text:
+                return lines
+        lines = list(text.split("\n", allow_blank=True))
+        self._splits = [(text, lines), *splits[:1]]
         return lines
 
     def box_height(self, content_lines: int) -> int:
@@ -180,7 +234,7 @@ class DataWidget(Widget, Generic[D]):
         before = self.box_height(content_lines(width))
         changed = DataWidget.set_data(self, data)  # (subclasses call this from set_data)
         if changed and self.box_height(content_lines(width)) != before:
-            self.refresh(layout=True)
+            self.redraw(layout=True)
         return changed
 
     def set_title(self, title: str) -> bool:
@@ -193,16 +247,21 @@ class DataWidget(Widget, Generic[D]):
         return True
 
 
-def changed_rows(old: Text, new: Text, width: int, *, ragged: bool = False) -> list[int] | None:
+def changed_rows(old: Text, new: Text, width: int, *, ragged: bool = False,
+                 lines: tuple[list[Text], list[Text]] | None = None) -> list[int] | None:
     """The lines of ``new`` that differ from those of ``old``, drawn ``width`` cells wide;
     None when lines cannot be compared one by one (the text's own settings differ, a line is
     wider than ``width``, which Textual would wrap or cut, or their number differs, unless
-    ``ragged``: then a line only one of them has is a line that changed)."""
-    if (old.style, old.justify, old.overflow, old.no_wrap, old.end, old.tab_size) != (
-            new.style, new.justify, new.overflow, new.no_wrap, new.end, new.tab_size):
+    ``ragged``: then a line only one of them has is a line that changed). ``lines``: the two
+    texts already split into their lines."""
+    # (a different base style is not one of them: each line has it, and is compared with it)
+    if (old.justify, old.overflow, old.no_wrap, old.end, old.tab_size) != (
+            new.justify, new.overflow, new.no_wrap, new.end, new.tab_size):
         return None
-    before = old.split("\n", allow_blank=True)
-    after = new.split("\n", allow_blank=True)
+    if lines is None:
+        lines = (list(old.split("\n", allow_blank=True)),
+                 list(new.split("\n", allow_blank=True)))
+    before, after = lines
     if len(before) != len(after) and not ragged:
         return None
     rows = []

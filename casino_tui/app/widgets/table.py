@@ -460,14 +460,16 @@ class SeatBox(DataWidget[SeatData]):
     def set_data(self, data: SeatData) -> bool:
         changed = super().set_data(data)
         if changed:
-            self._set_title()
-            subtitle = "thinking…" if data.thinking else (
-                "to play" if data.to_move else "partner" if data.partner else "")
-            if subtitle != self._subtitle:  # (setting it redraws the whole box, border and all)
-                self._subtitle = subtitle
-                self.border_subtitle = subtitle
-            if data.to_move != self._to_move:
-                self._show_turn()
+            # (each of these redraws the whole box, border and all: its lines as drawn)
+            with self.keeping_strips():
+                self._set_title()
+                subtitle = "thinking…" if data.thinking else (
+                    "to play" if data.to_move else "partner" if data.partner else "")
+                if subtitle != self._subtitle:
+                    self._subtitle = subtitle
+                    self.border_subtitle = subtitle
+                if data.to_move != self._to_move:
+                    self._show_turn()
         return changed
 
     def on_mount(self) -> None:
@@ -851,6 +853,9 @@ class LogView(DataWidget[LogData]):
         super().__init__(data, id=id, classes=classes)
         self.back = 0
         self.hint = ""  # the border's subtitle while the newest lines are shown
+        # each entry's line as last made, by (text, note, width): at a play one or two
+        # entries are new and the others are made again as they were
+        self._made: dict[tuple[str, bool, int], Text] = {}
 
     def set_data(self, data: LogData) -> bool:
         changed = super().set_data(data)
@@ -866,10 +871,18 @@ class LogView(DataWidget[LogData]):
         width = max(8, self.size.width)
         entries = d.entries if enough is None else d.entries[-enough:]
         lines: list[Text] = []
+        made = self._made
+        kept: dict[tuple[str, bool, int], Text] = {}
         for text, note in entries:
-            entry = Text(text, style="dim italic" if note else "", no_wrap=True)
-            entry.truncate(width, overflow="ellipsis")
+            key = (text, note, width)
+            entry = made.get(key) or kept.get(key)
+            if entry is None:
+                entry = Text(text, style="dim italic" if note else "", no_wrap=True)
+                entry.truncate(width, overflow="ellipsis")
+            kept[key] = entry  # (never changed: joined into the drawing as a copy)
             lines.append(entry)
+        if enough is not None:  # (the whole log, for the wheel, keeps only what is drawn)
+            self._made = kept
         return lines
 
     def _show_back(self, back: int) -> None:

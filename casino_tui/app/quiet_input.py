@@ -1,0 +1,128 @@
+"""Textual's keyboard thread asleep while nobody types.
+
+Textual 8's Linux driver reads the terminal in a thread that wakes ten times a second
+(``selector.select(0.1)``) to see whether input came and whether a lone Escape's sequence has
+timed out, whether anything came or not: about 1 ms of CPU a second for every game, idle or
+not, which at 200 players is a fifth of a core (and at a key every two seconds, as much as a
+tenth of what a key costs the game: benchmarks/keycpu.py). :func:`quiet_input` gives the app
+that driver with the same loop, except that it waits for input without a timeout unless a
+timeout is pending: a lone Escape's (the parser's own; then it wakes ten times a second, as
+before, until the Escape is told from a sequence's start), or Textual's signal to stop after
+input is disabled (suspending, leaving), which wakes it through a pipe of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import time
+from typing import Any
+
+from textual.drivers import linux_driver
+
+POLL = 0.1  # Textual's own interval, while a timeout is pending
+# Seconds after a wake-up (input being disabled) during which the thread wakes ten times a
+# second, so that it sees Textual's signal to stop as soon as Textual's own loop would.
+AWAKE_AFTER_WAKE = 0.5
+# (the parser's pending timeout, read where Textual keeps it: ``_timeout_time``, None when none
+# is pending. A parser without it counts as always pending: Textual's own loop.)
+_NO_TIMEOUT_KNOWN = 0.0
+
+
+class QuietLinuxDriver(linux_driver.LinuxDriver):
+    """Textual's Linux driver whose input thread sleeps while no input comes."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._wake_r, self._wake_w = os.pipe()  # (not inherited by child processes)
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):  # full (it is awake already) or closed
+            os.write(self._wake_w, b"w")
+
+    def disable_input(self) -> None:
+        # The thread wakes and waits ten times a second again, so it sees the exit Textual
+        # signals next (and joins) as soon as it would have before.
+        self._wake()
+        super().disable_input()
+
+    def close(self) -> None:
+        super().close()
+        for fd in (self._wake_r, self._wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def run_input_thread(self) -> None:
+        """Textual's ``LinuxDriver.run_input_thread`` (8.2), waiting without a timeout while
+        none is pending."""
+        selector = selectors.SelectSelector()
+        fileno = self.fileno
+        wake = self._wake_r
+        selector.register(fileno, selectors.EVENT_READ)
+        selector.register(wake, selectors.EVENT_READ)
+        EVENT_READ = selectors.EVENT_READ
+
+        parser = linux_driver.XTermParser(self._debug)
+        feed = parser.feed
+        tick = parser.tick
+
+        # the module's decoder, as Textual's loop takes it (casino_tui.app.input_bytes makes
+        # it lenient)
+        decode = linux_driver.getincrementaldecoder("utf-8")().decode
+        read = os.read
+        monotonic = time.monotonic
+
+        def process_selector_events(
+                selector_events: list[tuple[selectors.SelectorKey, int]],
+                final: bool = False) -> None:
+            for last, (_selector_key, mask) in linux_driver.loop_last(selector_events):
+                if mask & EVENT_READ:
+                    unicode_data = decode(read(fileno, 1024 * 4), final=final and last)
+                    if not unicode_data:
+                        # This can occur if the stdin is piped
+                        break
+                    for event in feed(unicode_data):
+                        self.process_message(event)
+            for event in tick():
+                self.process_message(event)
+
+        awake_until = 0.0
+
+        def select(timeout: float | None) -> list[tuple[selectors.SelectorKey, int]]:
+            nonlocal awake_until
+            ready = selector.select(timeout)
+            if any(key.fd == wake for key, _mask in ready):
+                awake_until = monotonic() + AWAKE_AFTER_WAKE
+                with contextlib.suppress(OSError):
+                    while read(wake, 512):
+                        pass
+            return [(key, mask) for key, mask in ready if key.fd == fileno]
+
+        def pending() -> bool:
+            """A timeout to wait for: a lone Escape's, or Textual's signal to stop."""
+            return (getattr(parser, "_timeout_time", _NO_TIMEOUT_KNOWN) is not None
+                    or monotonic() < awake_until)
+
+        try:
+            while not self.exit_event.is_set():
+                process_selector_events(select(POLL if pending() else None))
+            selector.unregister(fileno)
+            process_selector_events(select(POLL), final=True)
+
+        finally:
+            selector.close()
+            try:
+                for _event in feed(""):
+                    pass
+            except (EOFError, linux_driver.ParseError):
+                pass
+
+
+def quiet_input(driver_class: type) -> type:
+    """``driver_class``, or the quiet one in its place when it is Textual's Linux driver."""
+    if driver_class is linux_driver.LinuxDriver:
+        return QuietLinuxDriver
+    return driver_class

@@ -1,0 +1,65 @@
+"""The keyboard thread sleeps while nobody types (casino_tui/app/quiet_input.py): an idle game
+wakes no thread, and keys, a lone Escape and leaving still work after it has slept."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pty_support import PtyApp, app_env
+from textual.drivers.headless_driver import HeadlessDriver
+from textual.drivers.linux_driver import LinuxDriver
+
+from casino_tui.app.quiet_input import AWAKE_AFTER_WAKE, QuietLinuxDriver, quiet_input
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="needs Linux (/proc, PTYs)")
+
+
+def _wakeups(pid: int) -> int:
+    """Every time a thread of ``pid`` went to sleep and was woken, so far."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            status = (task / "status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("voluntary_ctxt_switches:"):
+                total += int(line.split()[1])
+    return total
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[PtyApp]:
+    started = PtyApp([], app_env(tmp_path), size=(100, 30))
+    yield started
+    started.close()
+
+
+def test_the_quiet_driver_stands_in_for_textuals_linux_driver_only() -> None:
+    assert quiet_input(LinuxDriver) is QuietLinuxDriver
+    assert quiet_input(HeadlessDriver) is HeadlessDriver
+
+
+def test_an_idle_game_sleeps_and_still_answers_keys_escape_and_leaving(app: PtyApp) -> None:
+    app.wait_for("fishing card game")
+    time.sleep(AWAKE_AFTER_WAKE + 0.5)  # no input for a while: the keyboard thread sleeps
+    before = _wakeups(app.pid)
+    time.sleep(1.0)
+    # Textual's own loop wakes ten times a second; asleep, nothing wakes (a little slack for
+    # anything else the process might do once)
+    assert _wakeups(app.pid) - before <= 3
+    mark = app.mark()
+    app.send("r")  # the rules, from a thread that was asleep
+    app.wait_for("Esc close", since=mark)
+    time.sleep(AWAKE_AFTER_WAKE + 0.5)
+    mark = app.mark()
+    app.send("\x1b")  # a lone Escape: told from a sequence's start by its timeout, as before
+    app.wait_for("fishing card game", since=mark)
+    time.sleep(AWAKE_AFTER_WAKE + 0.5)
+    app.send("q")  # leaving wakes it: the program ends at once, as before
+    assert app.wait_exit(10) == 0
