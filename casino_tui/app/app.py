@@ -22,7 +22,7 @@ from casino_tui.settings import Settings, load_settings, save_settings
 from .cardfmt import CardPainter, face_background
 from .screens.title import TitleScreen
 from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
-from .sharedcss import SharedStylesheet
+from .sharedcss import SharedStylesheet, theme_variables
 from .styles import css
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -182,6 +182,15 @@ class CasinoApp(App[None]):
         return [*filters, self._ascii_filter]
 
     # ------------------------------------------------------------------ start and size
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's variables of the theme, generated once per process and theme (the fork
+        server's are every game's): Textual makes the theme's colour system anew each time,
+        twice as an app starts."""
+        variables = theme_variables(self.current_theme, self.get_theme_variable_defaults(),
+                                    super().get_css_variables)
+        self.theme_variables = variables  # as Textual's own sets it
+        return variables
+
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform, reading input that is not UTF-8 without dying
         (see :mod:`casino_tui.app.input_bytes`)."""
