@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from textual.driver import Driver
     from textual.filter import LineFilter
+    from textual.geometry import Size
 
     from casino_tui.engine import Rules, State
     from casino_tui.saves import LoadedGame, SaveEntry, SaveSlot, SaveStore
@@ -135,6 +136,7 @@ class CasinoApp(App[None]):
         self.chooser_factory = chooser_factory
         self.save_settings_to_disk = save_settings_to_disk
         self.too_small = False
+        self._size_known: Size | None = None  # the terminal's size of the last resize passed on
         self._pending_start: tuple[GameConfig | None, State | None, LoadedGame | None] | None \
             = None
         self._chooser: Chooser | None = None
@@ -246,6 +248,12 @@ class CasinoApp(App[None]):
         self._check_size(self.size.width, self.size.height)
 
     def on_resize(self, event: events.Resize) -> None:
+        if event.size == self._size_known:
+            # Textual's driver tells the terminal's size as the app starts, after the app has
+            # taken it: passed on, the screen would be laid out and drawn whole once more
+            event.prevent_default()
+            return
+        self._size_known = event.size
         self._check_size(event.size.width, event.size.height)
 
     def _check_size(self, width: int, height: int) -> None:

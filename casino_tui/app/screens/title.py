@@ -6,10 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Middle, Vertical
 from textual.css.query import NoMatches
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -95,7 +97,31 @@ class TitleScreen(Screen[None]):
                          + key_link("? help", "question_mark"), id="title-keys")
 
     def on_mount(self) -> None:
+        self._set_breakpoints(self.app.size)
         self.refresh_menu()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A resize to the size the screen is already laid out at changes nothing, and is
+        dropped: Textual lays a screen out and draws all of it for every resize, and it sends
+        the first screen two such resizes after its first frame (the app's size as it starts,
+        and the screen's own region once laid out). Any other resize goes on to Textual."""
+        if event.size == self.region.size and self.is_current:  # as laid out now
+            event.prevent_default()
+            self._set_breakpoints(event.size)
+
+    def _set_breakpoints(self, size: Size) -> None:
+        """The breakpoint classes (``-narrow``, ``-wide``: ``HORIZONTAL_BREAKPOINTS``) of
+        ``size``, as Textual sets them on a screen at each resize: here before the first
+        frame, so that it is drawn with them."""
+        app = self.app
+        for dimension, points in (
+                (size.width, (app.HORIZONTAL_BREAKPOINTS if self.HORIZONTAL_BREAKPOINTS is None
+                              else self.HORIZONTAL_BREAKPOINTS) or []),
+                (size.height, (app.VERTICAL_BREAKPOINTS if self.VERTICAL_BREAKPOINTS is None
+                               else self.VERTICAL_BREAKPOINTS) or [])):
+            reached = [name for at, name in sorted(points, reverse=True) if dimension >= at][:1]
+            for _, name in points:
+                self.set_class(name in reached, name)
 
     def on_screen_resume(self) -> None:
         self.refresh_menu()
