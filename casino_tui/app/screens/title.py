@@ -3,6 +3,7 @@ front end), Continue, Load, Daily deal, Statistics, Rules, Settings, Quit."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -50,6 +51,10 @@ def fit_note(note: str, room: int) -> str:
     return note[:room - 1].rstrip() + "…"
 
 
+def _entries(options: Sequence[Option]) -> list[tuple[str | None, object, bool]]:
+    return [(o.id, o.prompt, o.disabled) for o in options]
+
+
 class TitleScreen(Screen[None]):
     """The menu; each entry also has a letter key."""
 
@@ -74,7 +79,7 @@ class TitleScreen(Screen[None]):
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         app = self.casino
         tables = [("t", "tables: play with other people on this server")] \
-            if app.hub is not None else []
+            if app.offers_tables else []
         browser = [("b", "a one-time link to play in a web browser")] \
             if app.web_links is not None else []
         return [(self.HELP_TITLE, [
@@ -96,9 +101,12 @@ class TitleScreen(Screen[None]):
             yield Static("↑↓ choose · " + key_link("Enter select", "enter") + " · "
                          + key_link("? help", "question_mark"), id="title-keys")
 
+    _logo: Text | None = None  # the logo shown
+    _shown = False  # shown once already
+
     def on_mount(self) -> None:
         self._set_breakpoints(self.app.size)
-        self.refresh_menu()
+        self.refresh_menu(look=False)  # (it looks when shown, next)
 
     def on_resize(self, event: events.Resize) -> None:
         """A resize to the size the screen is already laid out at changes nothing, and is
@@ -124,7 +132,9 @@ class TitleScreen(Screen[None]):
                 self.set_class(name in reached, name)
 
     def on_screen_resume(self) -> None:
-        self.refresh_menu()
+        # The first time, under a server, the app looks once it has reached the tables
+        self.refresh_menu(look=self._shown or not self.casino.tables_from_link)
+        self._shown = True
 
     def refresh_menu(self, look: bool = True) -> None:
         """Show the menu again; ``look``: also ask the server's tables whether the player has
@@ -139,13 +149,14 @@ class TitleScreen(Screen[None]):
             title_logo = self.query_one("#title-logo", Static)
         except NoMatches:  # not composed yet, or being taken down (a quit as the app starts)
             return
-        title_logo.update(Text("\n").join([logo, Text(""), suits]))
+        drawn = Text("\n").join([logo, Text(""), suits])
+        if drawn != self._logo:  # (Textual lays the screen out again at each update)
+            self._logo = drawn
+            title_logo.update(drawn)
         saved = app.saved_game_label()
         note = saved or app.table_continue_label()
         can_load = app.can_load()
         menu = self.query_one("#title-menu", OptionList)
-        highlighted = menu.highlighted
-        menu.clear_options()
         def entry(label: str, key: str, note: str = "") -> Text:
             t = Text(f"{label:<12}", style="bold")
             t.append(key, style="underline")
@@ -154,10 +165,10 @@ class TitleScreen(Screen[None]):
             return t
 
         tables = [Option(entry("Tables", "t", "play with people here"), id="tables")] \
-            if app.hub is not None else []
+            if app.offers_tables else []
         browser = [Option(entry("Browser", "b", "a link to play in a browser"),
                           id="browser")] if app.web_links is not None else []
-        menu.add_options([
+        options = [
             Option(entry("New game", "n"), id="new"),
             *tables,
             *browser,
@@ -170,8 +181,12 @@ class TitleScreen(Screen[None]):
             Option(entry("Rules", "r"), id="rules"),
             Option(entry("Settings", "s"), id="settings"),
             Option(entry("Quit", "q"), id="quit"),
-        ])
-        menu.highlighted = highlighted if highlighted is not None else 0
+        ]
+        if _entries(options) != _entries(menu.options):  # a menu shown again lays it out again
+            highlighted = menu.highlighted
+            menu.clear_options()
+            menu.add_options(options)
+            menu.highlighted = highlighted if highlighted is not None else 0
         menu.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
