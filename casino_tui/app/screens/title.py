@@ -10,7 +10,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Center, Middle, Vertical
+from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.geometry import Size
 from textual.screen import Screen
@@ -94,7 +94,7 @@ class TitleScreen(Screen[None]):
         ])]
 
     def compose(self) -> ComposeResult:
-        with Middle(), Center(), Vertical(id="title-box"):
+        with Vertical(id="title-box"):  # in the middle of the screen (title.tcss)
             yield Static(id="title-logo")
             yield Static("the classic fishing card game", id="title-tagline")
             yield OptionList(id="title-menu")
