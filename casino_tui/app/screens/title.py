@@ -94,6 +94,7 @@ class TitleScreen(Screen[None]):
         ])]
 
     def compose(self) -> ComposeResult:
+        self._set_breakpoints(self.app.size)  # before its widgets are styled: styled once
         with Vertical(id="title-box"):  # in the middle of the screen (title.tcss)
             yield Static(id="title-logo")
             yield Static("the classic fishing card game", id="title-tagline")
@@ -105,7 +106,6 @@ class TitleScreen(Screen[None]):
     _shown = False  # shown once already
 
     def on_mount(self) -> None:
-        self._set_breakpoints(self.app.size)
         self.refresh_menu(look=False)  # (it looks when shown, next)
 
     def on_resize(self, event: events.Resize) -> None:
