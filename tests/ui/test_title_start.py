@@ -70,7 +70,7 @@ async def test_a_real_resize_lays_the_title_out_again(
     app = make_app(None)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        box = app.screen.query_one("#title-box")
+        box = app.screen.query_one("#title-menu")
         before = box.region
         layouts.clear()
         await pilot.resize_terminal(130, 40)

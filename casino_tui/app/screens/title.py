@@ -10,7 +10,6 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.geometry import Size
 from textual.screen import Screen
@@ -95,12 +94,12 @@ class TitleScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         self._set_breakpoints(self.app.size)  # before its widgets are styled: styled once
-        with Vertical(id="title-box"):  # in the middle of the screen (title.tcss)
-            yield Static(id="title-logo")
-            yield Static("the classic fishing card game", id="title-tagline")
-            yield OptionList(id="title-menu")
-            yield Static("↑↓ choose · " + key_link("Enter select", "enter") + " · "
-                         + key_link("? help", "question_mark"), id="title-keys")
+        # in the middle of the screen, one under the other (title.tcss)
+        yield Static(id="title-logo")
+        yield Static("the classic fishing card game", id="title-tagline")
+        yield OptionList(id="title-menu")
+        yield Static("↑↓ choose · " + key_link("Enter select", "enter") + " · "
+                     + key_link("? help", "question_mark"), id="title-keys")
 
     _logo: Text | None = None  # the logo shown
     _shown = False  # shown once already
