@@ -55,6 +55,19 @@ def _is_terminal() -> bool:
         return False
 
 
+_parser: argparse.ArgumentParser | None = None
+
+
+def game_parser() -> argparse.ArgumentParser:
+    """The game's command-line parser, built once per process (argparse only reads it to
+    parse): the fork server builds it before it forks, so a session's game does not build
+    it again."""
+    global _parser
+    if _parser is None:
+        _parser = build_parser()
+    return _parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "arena":
@@ -68,6 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list and args_list[0] == FORK_SERVER_COMMAND:
         from casino_tui.serve.forkserver import serve_forks
 
+        game_parser()
         return serve_forks(args_list[1:], main)
     if args_list and args_list[0] == "stats":
         from casino_tui.stats.command import main as stats_main
@@ -83,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from casino_tui.web.command import main as web_main
 
         return web_main(args_list[1:])
-    parser = build_parser()
+    parser = game_parser()
     args = parser.parse_args(args_list)
     if args.daily and any(v is not None for v in (args.preset, args.players, args.seed,
                                                   args.target)):

@@ -422,6 +422,35 @@ def test_password_login_refused_by_asyncssh_client(tmp_path: Path,
         asyncio.run(attempt())
 
 
+# OpenSSH's own order of ciphers (ssh -Q cipher-auth and ssh_config(5), OpenSSH 9)
+OPENSSH_CIPHERS = ["chacha20-poly1305@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr",
+                   "aes128-gcm@openssh.com", "aes256-gcm@openssh.com"]
+
+
+def test_clients_get_an_aes_cipher_not_chacha20(tmp_path: Path, servers: list[Server]) -> None:
+    """The server offers AES only (CIPHERS: ChaCha20-Poly1305 costs asyncssh more CPU a
+    packet), so clients that would take ChaCha20 first take AES, and one that speaks nothing
+    else is refused."""
+    import asyncio
+
+    import asyncssh
+
+    server = start(servers, tmp_path / "data", *NO_GAMES)
+    key = asyncssh.generate_private_key("ssh-ed25519")
+
+    async def cipher(algs: list[str] | None) -> str:
+        extra = {} if algs is None else {"encryption_algs": algs}
+        async with asyncssh.connect("127.0.0.1", server.port, username="alice",
+                                    client_keys=[key], known_hosts=None, agent_path=None,
+                                    **extra) as conn:
+            return str(conn.get_extra_info("send_cipher"))
+
+    assert asyncio.run(cipher(None)) == "aes256-gcm@openssh.com"  # asyncssh's own order
+    assert asyncio.run(cipher(OPENSSH_CIPHERS)) == "aes128-ctr"
+    with pytest.raises(asyncssh.KeyExchangeFailed):
+        asyncio.run(cipher(["chacha20-poly1305@openssh.com"]))
+
+
 @needs_ssh_tmux
 def test_players_are_isolated(tmp_path: Path, keys: dict[str, Key], tmux: Tmux,
                               servers: list[Server]) -> None:

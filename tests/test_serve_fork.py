@@ -602,3 +602,21 @@ def test_a_forked_game_with_its_own_computer_player_ends_it_and_is_saved_when_qu
         assert has_saved_game(player_dir(data, key) / "data")
     finally:
         server.stop()
+
+
+def test_a_forked_game_uses_the_parser_the_fork_server_built(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The game's command-line parser is built once per process (the fork server builds it
+    before it forks): main() parses with it and builds no other."""
+    import casino_tui.__main__ as game
+
+    monkeypatch.setattr(game, "_parser", None)
+    built = game.game_parser()
+
+    def no_second(*_args: object) -> None:
+        raise AssertionError("the parser was built again")
+
+    monkeypatch.setattr(game, "build_parser", no_second)
+    assert game.game_parser() is built
+    assert game.main(["--list-presets"]) == 0
+    assert "classic" in capsys.readouterr().out

@@ -22,7 +22,7 @@ from casino_tui.settings import Settings, load_settings, save_settings
 from .cardfmt import CardPainter, face_background
 from .screens.title import TitleScreen
 from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
-from .sharedcss import SharedStylesheet
+from .sharedcss import SharedStylesheet, theme_variables
 from .styles import css
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from textual.driver import Driver
     from textual.filter import LineFilter
+    from textual.geometry import Size
 
     from casino_tui.engine import Rules, State
     from casino_tui.saves import LoadedGame, SaveEntry, SaveSlot, SaveStore
@@ -111,6 +112,11 @@ class CasinoApp(App[None]):
         self.start_daily = daily
         self.clock = clock
         self.tables_link = tables_link  # the environment naming the server's table channel
+        # on the way to the server's tables (from on_mount until the channel answers or fails):
+        # the title offers Tables from its first frame, as it will once they are reached
+        self.reaching_tables = hub is None and tables_link is not None
+        # ... and that way's first look for a table to go back to is the title's first one
+        self.tables_from_link = self.reaching_tables
         self.tables = tables or hub is not None or tables_link is not None
         self.join_code = join
         self.handle_signals = handle_signals
@@ -135,6 +141,7 @@ class CasinoApp(App[None]):
         self.chooser_factory = chooser_factory
         self.save_settings_to_disk = save_settings_to_disk
         self.too_small = False
+        self._size_known: Size | None = None  # the terminal's size of the last resize passed on
         self._pending_start: tuple[GameConfig | None, State | None, LoadedGame | None] | None \
             = None
         self._chooser: Chooser | None = None
@@ -182,6 +189,15 @@ class CasinoApp(App[None]):
         return [*filters, self._ascii_filter]
 
     # ------------------------------------------------------------------ start and size
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's variables of the theme, generated once per process and theme (the fork
+        server's are every game's): Textual makes the theme's colour system anew each time,
+        twice as an app starts."""
+        variables = theme_variables(self.current_theme, self.get_theme_variable_defaults(),
+                                    super().get_css_variables)
+        self.theme_variables = variables  # as Textual's own sets it
+        return variables
+
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform, reading input that is not UTF-8 without dying
         (see :mod:`casino_tui.app.input_bytes`), and on Linux with its input thread asleep
@@ -239,6 +255,12 @@ class CasinoApp(App[None]):
         self._check_size(self.size.width, self.size.height)
 
     def on_resize(self, event: events.Resize) -> None:
+        if event.size == self._size_known:
+            # Textual's driver tells the terminal's size as the app starts, after the app has
+            # taken it: passed on, the screen would be laid out and drawn whole once more
+            event.prevent_default()
+            return
+        self._size_known = event.size
         self._check_size(event.size.width, event.size.height)
 
     def _check_size(self, width: int, height: int) -> None:
@@ -446,21 +468,22 @@ class CasinoApp(App[None]):
         try:
             hub = await hub_from_environment(link, on_wait=waiting)
         except HubError as err:
+            self.reaching_tables = False
+            self.refresh_title()  # no Tables entry
             self.notify(f"{err.reason}. Solo games work as usual.", title="Tables",
                         severity="warning", timeout=15, markup=False)
             return
+        self.reaching_tables = False
         if hub is None:
+            self.refresh_title()
             return
         self.hub = hub
         if hub.offers_web:  # the server has a web front end: the title offers a link
             self.web_links = hub
         if self.person is None:
             self.person = _Person(hub.player, self.settings.display_name or "")
-        from .screens.title import TitleScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, TitleScreen):
-                screen.refresh_menu()
+        # the table to continue, if any, is looked for once, below (or, joining, here)
+        self.refresh_title(look=self.join_code is not None)
         if self.join_code is not None:
             code, self.join_code = self.join_code, None
             self.show_tables(join=code)
@@ -482,7 +505,10 @@ class CasinoApp(App[None]):
             return
         mine = [t for t in tables
                 if t.your_seat is not None and t.started and not t.finished]
-        self.table_to_continue = mine[0] if mine else None
+        found = mine[0] if mine else None
+        if found != self.table_to_continue:
+            self.table_to_continue = found
+            self.refresh_title()
         if not mine or not isinstance(self.screen, TitleScreen):
             return
         if len(mine) > 1:
@@ -511,11 +537,29 @@ class CasinoApp(App[None]):
 
         with_display_name(self, named)
 
+    @property
+    def offers_tables(self) -> bool:
+        """Whether the title offers Tables: the server's tables are reached, or being
+        reached."""
+        return self.hub is not None or self.reaching_tables
+
+    def refresh_title(self, look: bool = False) -> None:
+        """Show the title screen's menu again, if the title is open (``look``: as
+        :meth:`TitleScreen.refresh_menu`)."""
+        from .screens.title import TitleScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, TitleScreen):
+                screen.refresh_menu(look=look)
+
     def show_tables(self, join: str | None = None) -> None:
         """The list of the hub's tables; with ``join``, joining the table of that code at
         once (``ssh HOST join CODE``)."""
         hub = self.hub
         if hub is None:
+            if self.reaching_tables:
+                self.notify("Still reaching the server's tables: try again in a moment.",
+                            title="Tables", timeout=5, markup=False)
             return
         from .screens.tables import TablesScreen
 

@@ -16,13 +16,44 @@ changed once parsed.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
+from typing import TypeVar
+
 from textual.css.model import RuleSet
 from textual.css.stylesheet import CSSLocation, Stylesheet
+from textual.css.tokenize import tokenize_values
+from textual.css.tokenizer import Token
+from textual.theme import Theme
 
+_Variables = tuple[tuple[str, str], ...]
 # (variables, css, where it was read from, is default CSS, tie breaker, scope) -> its rules
-_Key = tuple[tuple[tuple[str, str], ...], str, CSSLocation, bool, int, str]
+_Key = tuple[_Variables, str, CSSLocation, bool, int, str]
 MAX_PARSED = 512  # sources kept: about 50 a theme, so about ten themes
+MAX_THEMES = 16  # variables and their tokens kept: one set a theme
 _parsed: dict[_Key, list[RuleSet]] = {}
+_tokens: dict[_Variables, dict[str, list[Token]]] = {}
+_themes: dict[Hashable, tuple[Theme, dict[str, str]]] = {}
+_K = TypeVar("_K", bound=Hashable)
+_V = TypeVar("_V")
+
+
+def _keep(cache: dict[_K, _V], key: _K, value: _V, most: int) -> None:
+    if len(cache) >= most:
+        cache.pop(next(iter(cache)))  # the oldest
+    cache[key] = value
+
+
+def theme_variables(theme: Theme, defaults: dict[str, str],
+                    generate: Callable[[], dict[str, str]]) -> dict[str, str]:
+    """The CSS variables of ``theme`` over ``defaults`` (a copy): ``generate()`` (Textual's
+    ``App.get_css_variables``) the first time in this process, then what it returned. Kept by
+    the theme's name and the defaults, and only while the name is still that theme object."""
+    key = (theme.name, tuple(sorted(defaults.items())))
+    known = _themes.get(key)
+    if known is None or known[0] is not theme:
+        known = (theme, dict(generate()))
+        _keep(_themes, key, known, MAX_THEMES)
+    return dict(known[1])
 
 
 class SharedStylesheet(Stylesheet):
@@ -30,23 +61,35 @@ class SharedStylesheet(Stylesheet):
 
     def __init__(self, *, variables: dict[str, str] | None = None) -> None:
         super().__init__(variables=variables)
-        self._variables_key: tuple[tuple[str, str], ...] | None = None
+        self._variables_key: _Variables | None = None
 
     def set_variables(self, variables: dict[str, str]) -> None:
         super().set_variables(variables)
         self._variables_key = None
 
-    def _parse_rules(self, css: str, read_from: CSSLocation, is_default_rules: bool = False,
-                     tie_breaker: int = 0, scope: str = "") -> list[RuleSet]:
+    def _variables_now(self) -> _Variables:
         if self._variables_key is None:
             self._variables_key = tuple(sorted(self._variables.items()))
-        key = (self._variables_key, css, read_from, is_default_rules, tie_breaker, scope)
+        return self._variables_key
+
+    @property
+    def _variable_tokens(self) -> dict[str, list[Token]]:
+        """Textual's tokens of every variable's value, made once per process and variables
+        (never changed once made: Textual itself reuses them for every parse)."""
+        key = self._variables_now()
+        tokens = _tokens.get(key)
+        if tokens is None:
+            tokens = tokenize_values(self._variables)
+            _keep(_tokens, key, tokens, MAX_THEMES)
+        return tokens
+
+    def _parse_rules(self, css: str, read_from: CSSLocation, is_default_rules: bool = False,
+                     tie_breaker: int = 0, scope: str = "") -> list[RuleSet]:
+        key = (self._variables_now(), css, read_from, is_default_rules, tie_breaker, scope)
         rules = _parsed.get(key)
         if rules is None:
             rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
-            if len(_parsed) >= MAX_PARSED:
-                _parsed.pop(next(iter(_parsed)))  # the oldest
-            _parsed[key] = rules
+            _keep(_parsed, key, rules, MAX_PARSED)
         return rules
 
     def reparse(self) -> None:

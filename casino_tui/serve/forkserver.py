@@ -467,7 +467,8 @@ def _import_game_modules() -> None:
 
 
 def _warm_up() -> None:
-    """The title screen once, in a headless app with a throwaway data directory."""
+    """The title screen once, with a notification, in a headless app with a throwaway data
+    directory."""
     import tempfile
 
     from casino_tui.app.app import CasinoApp
@@ -480,7 +481,11 @@ def _warm_up() -> None:
         try:
             async def draw() -> None:
                 app = CasinoApp(store=open_store(None))
-                async with app.run_test(size=(80, 24)) as pilot:
+                # with the tooltip and the notifications' rack a game's screen has (a test's
+                # app has neither), and a notification, so that their CSS is parsed here too
+                async with app.run_test(size=(80, 24), tooltips=True,
+                                        notifications=True) as pilot:
+                    app.notify("warm")
                     await pilot.pause()
 
             asyncio.run(draw())

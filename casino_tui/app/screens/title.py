@@ -3,13 +3,15 @@ front end), Continue, Load, Daily deal, Statistics, Rules, Settings, Quit."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Center, Middle, Vertical
 from textual.css.query import NoMatches
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -48,6 +50,10 @@ def fit_note(note: str, room: int) -> str:
     return note[:room - 1].rstrip() + "…"
 
 
+def _entries(options: Sequence[Option]) -> list[tuple[str | None, object, bool]]:
+    return [(o.id, o.prompt, o.disabled) for o in options]
+
+
 class TitleScreen(Screen[None]):
     """The menu; each entry also has a letter key."""
 
@@ -72,7 +78,7 @@ class TitleScreen(Screen[None]):
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         app = self.casino
         tables = [("t", "tables: play with other people on this server")] \
-            if app.hub is not None else []
+            if app.offers_tables else []
         browser = [("b", "a one-time link to play in a web browser")] \
             if app.web_links is not None else []
         return [(self.HELP_TITLE, [
@@ -87,18 +93,47 @@ class TitleScreen(Screen[None]):
         ])]
 
     def compose(self) -> ComposeResult:
-        with Middle(), Center(), Vertical(id="title-box"):
-            yield Static(id="title-logo")
-            yield Static("the classic fishing card game", id="title-tagline")
-            yield OptionList(id="title-menu")
-            yield Static("↑↓ choose · " + key_link("Enter select", "enter") + " · "
-                         + key_link("? help", "question_mark"), id="title-keys")
+        self._set_breakpoints(self.app.size)  # before its widgets are styled: styled once
+        # in the middle of the screen, one under the other (title.tcss)
+        yield Static(id="title-logo")
+        yield Static("the classic fishing card game", id="title-tagline")
+        yield OptionList(id="title-menu")
+        yield Static("↑↓ choose · " + key_link("Enter select", "enter") + " · "
+                     + key_link("? help", "question_mark"), id="title-keys")
+
+    _logo: Text | None = None  # the logo shown
+    _shown = False  # shown once already
 
     def on_mount(self) -> None:
-        self.refresh_menu()
+        self.refresh_menu(look=False)  # (it looks when shown, next)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A resize to the size the screen is already laid out at changes nothing, and is
+        dropped: Textual lays a screen out and draws all of it for every resize, and it sends
+        the first screen two such resizes after its first frame (the app's size as it starts,
+        and the screen's own region once laid out). Any other resize goes on to Textual."""
+        if event.size == self.region.size and self.is_current:  # as laid out now
+            event.prevent_default()
+            self._set_breakpoints(event.size)
+
+    def _set_breakpoints(self, size: Size) -> None:
+        """The breakpoint classes (``-narrow``, ``-wide``: ``HORIZONTAL_BREAKPOINTS``) of
+        ``size``, as Textual sets them on a screen at each resize: here before the first
+        frame, so that it is drawn with them."""
+        app = self.app
+        for dimension, points in (
+                (size.width, (app.HORIZONTAL_BREAKPOINTS if self.HORIZONTAL_BREAKPOINTS is None
+                              else self.HORIZONTAL_BREAKPOINTS) or []),
+                (size.height, (app.VERTICAL_BREAKPOINTS if self.VERTICAL_BREAKPOINTS is None
+                               else self.VERTICAL_BREAKPOINTS) or [])):
+            reached = [name for at, name in sorted(points, reverse=True) if dimension >= at][:1]
+            for _, name in points:
+                self.set_class(name in reached, name)
 
     def on_screen_resume(self) -> None:
-        self.refresh_menu()
+        # The first time, under a server, the app looks once it has reached the tables
+        self.refresh_menu(look=self._shown or not self.casino.tables_from_link)
+        self._shown = True
 
     def refresh_menu(self, look: bool = True) -> None:
         """Show the menu again; ``look``: also ask the server's tables whether the player has
@@ -113,13 +148,14 @@ class TitleScreen(Screen[None]):
             title_logo = self.query_one("#title-logo", Static)
         except NoMatches:  # not composed yet, or being taken down (a quit as the app starts)
             return
-        title_logo.update(Text("\n").join([logo, Text(""), suits]))
+        drawn = Text("\n").join([logo, Text(""), suits])
+        if drawn != self._logo:  # (Textual lays the screen out again at each update)
+            self._logo = drawn
+            title_logo.update(drawn)
         saved = app.saved_game_label()
         note = saved or app.table_continue_label()
         can_load = app.can_load()
         menu = self.query_one("#title-menu", OptionList)
-        highlighted = menu.highlighted
-        menu.clear_options()
         def entry(label: str, key: str, note: str = "") -> Text:
             t = Text(f"{label:<12}", style="bold")
             t.append(key, style="underline")
@@ -128,10 +164,10 @@ class TitleScreen(Screen[None]):
             return t
 
         tables = [Option(entry("Tables", "t", "play with people here"), id="tables")] \
-            if app.hub is not None else []
+            if app.offers_tables else []
         browser = [Option(entry("Browser", "b", "a link to play in a browser"),
                           id="browser")] if app.web_links is not None else []
-        menu.add_options([
+        options = [
             Option(entry("New game", "n"), id="new"),
             *tables,
             *browser,
@@ -144,8 +180,12 @@ class TitleScreen(Screen[None]):
             Option(entry("Rules", "r"), id="rules"),
             Option(entry("Settings", "s"), id="settings"),
             Option(entry("Quit", "q"), id="quit"),
-        ])
-        menu.highlighted = highlighted if highlighted is not None else 0
+        ]
+        if _entries(options) != _entries(menu.options):  # a menu shown again lays it out again
+            highlighted = menu.highlighted
+            menu.clear_options()
+            menu.add_options(options)
+            menu.highlighted = highlighted if highlighted is not None else 0
         menu.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
