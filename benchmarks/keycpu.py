@@ -8,8 +8,10 @@ at each of the player's turns presses what a person does: Right to look at the n
 game previews its move), Left back, Right again, then Enter to play it (Right again while the
 card has no move). After each key it waits until the screen has been quiet for a moment, and
 reads the CPU time of the game's process (every thread, from ``/proc/PID/task/*/schedstat``,
-in nanoseconds) and the bytes it wrote. A play's figure runs until the player's next turn is on
-the screen, so it includes drawing the computer's answer (the computer itself thinks in a
+in nanoseconds) and the bytes it wrote. ``--forked``: each game is forked from a fork server of
+its own (``python -m casino_tui _fork-server FD``, warmed up as under ``serve``) instead of
+started as a fresh process, as a served game is. A play's figure runs until the player's next
+turn is on the screen, so it includes drawing the computer's answer (the computer itself thinks in a
 process of its own, not counted).
 
 It prints, per kind of key, the median and mean CPU milliseconds and bytes written, over
@@ -25,12 +27,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import pty
 import re
 import select
 import shutil
 import signal
+import socket
 import statistics
 import struct
 import subprocess
@@ -61,7 +65,8 @@ def cpu_ns(pid: int) -> int:
 class Game:
     """The game on a pseudo-terminal: :meth:`key` presses a key and waits for quiet."""
 
-    def __init__(self, size: tuple[int, int], seed: int, cprofile: str | None = None) -> None:
+    def __init__(self, size: tuple[int, int], seed: int, cprofile: str | None = None,
+                 forked: bool = False) -> None:
         self.home = tempfile.mkdtemp(prefix="casino-keycpu-")
         env = {"PATH": os.environ.get("PATH", ""), "HOME": self.home,
                "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
@@ -72,10 +77,18 @@ class Game:
         argv = [sys.executable, "-m", "casino_tui", "--seed", str(seed)]
         if cprofile:
             argv[2:3] = ["benchmarks.cprofiled", os.path.abspath(cprofile)]
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execvpe(argv[0], argv, env)
-        ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+        self.forker: ForkServerProcess | None = None
+        if forked:
+            self.forker = ForkServerProcess()
+            fd, slave = pty.openpty()
+            ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+            pid = self.forker.fork(slave, argv[3:], env, self.home)
+            os.close(slave)
+        else:
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execvpe(argv[0], argv, env)
+            ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
         self.pid, self.fd = pid, fd
         self.text = ""
         self.written = 0
@@ -133,6 +146,11 @@ class Game:
         text = self.read(until=until)
         return (cpu_ns(self.pid) - cpu) / 1e6, self.written - written, text
 
+    def ended(self) -> bool:
+        if self.forker is not None:  # the fork server's child: it reaps it
+            return self.forker.ended(self.pid)
+        return bool(os.waitpid(self.pid, os.WNOHANG)[0])
+
     def close(self) -> None:
         with contextlib.suppress(OSError):
             os.write(self.fd, KEY_QUIT)
@@ -141,23 +159,78 @@ class Game:
             with contextlib.suppress(OSError):
                 select.select([self.fd], [], [], 0.05)
                 os.read(self.fd, 65536)
-            if os.waitpid(self.pid, os.WNOHANG)[0]:
+            if self.ended():
                 break
         else:
             os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+            if self.forker is None:
+                os.waitpid(self.pid, 0)
         os.close(self.fd)
+        if self.forker is not None:
+            self.forker.close()
         if self.spy is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.spy.wait(10)
         shutil.rmtree(self.home, ignore_errors=True)
 
 
+class ForkServerProcess:
+    """A fork server of the game's own (``python -m casino_tui _fork-server FD``), spoken to
+    as ``casino_tui.serve.forkserver.ForkServer`` does, without an event loop."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = {k: os.environ[k] for k in ("PATH", "PYTHONPATH") if k in os.environ}
+        env.update({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUTF8": "1"})
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "casino_tui", "_fork-server", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, cwd="/")
+        theirs.close()
+        self.sock = ours
+        self.sock.settimeout(120)
+        hello = json.loads(self.sock.recv(1 << 16))
+        if hello.get("ready") is not True:
+            raise SystemExit("the fork server did not start")
+        self.exited: set[int] = set()
+
+    def fork(self, slave: int, args: list[str], env: dict[str, str], cwd: str) -> int:
+        message = {"id": 1, "args": args, "env": env, "cwd": cwd, "nice": 0}
+        socket.send_fds(self.sock, [json.dumps(message).encode()], [slave])
+        while True:
+            answer = json.loads(self.sock.recv(1 << 16))
+            if "pid" in answer:
+                return int(answer["pid"])
+            if "error" in answer:
+                raise SystemExit(f"the fork server could not fork: {answer['error']}")
+
+    def ended(self, pid: int) -> bool:
+        self.sock.setblocking(False)
+        try:
+            while True:
+                answer = json.loads(self.sock.recv(1 << 16))
+                if "exited" in answer:
+                    self.exited.add(int(answer["exited"]))
+        except BlockingIOError:
+            pass
+        finally:
+            self.sock.settimeout(120)
+        return pid in self.exited
+
+    def close(self) -> None:
+        self.sock.close()  # the fork server ends when its socket closes
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
 def play(turns: int, size: tuple[int, int], seed: int, profile: str | None,
          cprofile: str | None = None,
-         cprofile_keys: str = "all") -> dict[str, list[tuple[float, int]]]:
+         cprofile_keys: str = "all", forked: bool = False) -> dict[str, list[tuple[float, int]]]:
     costs: dict[str, list[tuple[float, int]]] = {"right": [], "left": [], "play": []}
-    game = Game(size, seed, cprofile)
+    game = Game(size, seed, cprofile, forked)
 
     def press(name: str, data: bytes, until: str | re.Pattern[str] | None = None
               ) -> tuple[float, int, str]:
@@ -209,16 +282,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cprofile-keys", choices=("all", "right", "left", "play"),
                         default="all", help="with --cprofile: only these keys (default all, "
                         "from the first turn on)")
+    parser.add_argument("--forked", action="store_true",
+                        help="fork each game from a warm fork server, as serve does")
     args = parser.parse_args(argv)
+    if args.forked and args.cprofile:
+        parser.error("--forked runs no cProfile")
     w, h = (int(x) for x in args.size.lower().split("x"))
     load = os.getloadavg()
     totals: dict[str, list[tuple[float, int]]] = {}
     for run in range(args.runs):
         costs = play(args.turns, (w, h), args.seed, args.profile if run == 0 else None,
-                     args.cprofile if run == 0 else None, args.cprofile_keys)
+                     args.cprofile if run == 0 else None, args.cprofile_keys, args.forked)
         for name, values in costs.items():
             totals.setdefault(name, []).extend(values)
-    print(f"CPU of the game's process per key ({args.runs} games of {args.turns} turns, "
+    print(f"CPU of the game's process per key ({args.runs} "
+          f"{'forked ' if args.forked else ''}games of {args.turns} turns, "
           f"{w}x{h}; load average {load[0]:.2f} before, {os.getloadavg()[0]:.2f} after):")
     for name, values in totals.items():
         if not values:
