@@ -679,3 +679,23 @@ async def test_a_move_the_hub_is_slow_to_play_says_playing_your_move_meanwhile()
         await settle_table(pilot, hub, tid)
         assert line(screen, "#move-line") == "Waiting for Bob"
         assert len(hub.controller(tid).state.history) == 1
+
+
+@asynctest
+async def test_the_other_persons_move_and_the_turn_it_gives_are_prepared_once() -> None:
+    hub = LocalHub(SeededThinker(), clock=Clock())
+    app = table_app(hub)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tid = await new_table(hub)
+        screen = await sit_at(pilot, hub, tid, 0)
+        await pilot.press("enter")
+        await settle_table(pilot, hub, tid)
+        assert not screen.awaiting_human
+        redraws: list[int] = []
+        redraw = screen.refresh_all
+        screen.refresh_all = lambda: (redraws.append(1), redraw())[1]  # type: ignore[method-assign]
+        await plays(hub, tid, BOB)
+        await settle_table(pilot, hub, tid)
+        assert screen.awaiting_human and line(screen, "#message-line") == "Your turn"
+        assert log_texts(screen)[-1].startswith("Bob ")
+        assert len(redraws) == 1

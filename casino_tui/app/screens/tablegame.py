@@ -223,8 +223,11 @@ class TableGameScreen(GameScreen):
             self._cursor = None
         if self._awaiting and not self._my_turn():
             self._awaiting = False
-        self.refresh_all()
-        # at once, not later: the next turn's changes go out in the same frame as the move
+        # at once, not later: the next turn's changes go out in the same frame as the move;
+        # a turn that begins now redraws everything itself (the move with it), so the move
+        # is not prepared twice
+        if not self._turn_begins():
+            self.refresh_all()
         self._advance()
 
     def _new_game(self) -> None:
@@ -271,9 +274,17 @@ class TableGameScreen(GameScreen):
     def _computers_turn_next(self) -> bool:
         return False  # (the same)
 
+    def _can_advance(self) -> bool:
+        return not (self._finished or self._modal or self._gone or not self.is_active
+                    or self.casino.too_small)
+
+    def _turn_begins(self) -> bool:
+        """Whether :meth:`_advance` begins the person's turn now (which redraws it all)."""
+        return self._can_advance() and self._my_turn() and not (
+            self._awaiting or self._sending or self._sent == self.net.position_key())
+
     def _advance(self) -> None:
-        if self._finished or self._modal or self._gone or not self.is_active \
-                or self.casino.too_small:
+        if not self._can_advance():
             return
         seen = self._seen()
         if seen.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
