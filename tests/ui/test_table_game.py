@@ -608,6 +608,19 @@ async def test_a_seat_left_open_at_the_start_is_taken_by_a_computer_and_said_so(
         assert not any(t.startswith("A computer plays for") for t in logged)
 
 
+def count_redraws(screen: TableGameScreen) -> list[int]:
+    """A list that gets an item at each of the screen's ``refresh_all`` from now on."""
+    redraws: list[int] = []
+    redraw = screen.refresh_all
+
+    def counted() -> None:
+        redraws.append(1)
+        redraw()
+
+    screen.refresh_all = counted  # type: ignore[method-assign]
+    return redraws
+
+
 class SlowAnswerHub(LocalHub):
     """A hub whose answer to a move comes after the move's events, as over a busy channel."""
 
@@ -632,9 +645,7 @@ async def test_a_moves_events_before_its_answer_show_it_in_one_redraw() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         tid = await new_table(hub)
         screen = await sit_at(pilot, hub, tid, 0)
-        redraws: list[int] = []
-        redraw = screen.refresh_all
-        screen.refresh_all = lambda: (redraws.append(1), redraw())[1]  # type: ignore[method-assign]
+        redraws = count_redraws(screen)
         await pilot.press("enter")
         await pilot.pause(0.1)  # the events are in; the answer comes 0.3 s after them
         assert not screen._sending  # played: its events said so
@@ -691,9 +702,7 @@ async def test_the_other_persons_move_and_the_turn_it_gives_are_prepared_once() 
         await pilot.press("enter")
         await settle_table(pilot, hub, tid)
         assert not screen.awaiting_human
-        redraws: list[int] = []
-        redraw = screen.refresh_all
-        screen.refresh_all = lambda: (redraws.append(1), redraw())[1]  # type: ignore[method-assign]
+        redraws = count_redraws(screen)
         await plays(hub, tid, BOB)
         await settle_table(pilot, hub, tid)
         assert screen.awaiting_human and line(screen, "#message-line") == "Your turn"
