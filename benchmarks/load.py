@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from casino_tui.serve.players import PlayerDirs, has_saved_game
+from casino_tui.table import trace
 
 from .loadkit import (
     HOST,
@@ -640,6 +641,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--session-nice", type=int, choices=range(20), metavar="N",
                         help="the server's --session-nice: its games run N nice steps below "
                              "it (default: the server's own default; 0: the same priority)")
+    parser.add_argument("--trace", metavar="FILE", type=Path,
+                        help="with --tables: the server's games, its table channel and this "
+                             "tool append each step of every move to FILE (JSON lines; "
+                             "python -m benchmarks.tracetables FILE says where the time went)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")
@@ -667,6 +672,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--pace must be between 0 and 60 seconds")
     if args.redraw_timeout <= 0:
         parser.error("--redraw-timeout must be positive")
+    if args.trace is not None:  # read by the server it starts, its games and this tool
+        os.environ[trace.TRACE_ENV] = str(args.trace.resolve())
+        trace.reset()
     return asyncio.run(run(args, (w, h)))
 
 

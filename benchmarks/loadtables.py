@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from casino_tui.table import trace
+
 from .loadkit import (
     HOST,
     KEY_ENTER,
@@ -269,13 +271,17 @@ class Table:
         """Tasks that time seat ``i``'s move, played now, until it shows on each other
         screen."""
         sent = time.monotonic()
-        pattern = moved(self.result.players[i].name)
+        name = self.result.players[i].name
+        if trace.enabled():
+            trace.note("tool-sent", f"L{self.number}", -1, who=name, sent=sent)
+        pattern = moved(name)
         return [asyncio.create_task(self._seen_on(other.screen, other.screen.received,
-                                                  pattern, sent))
+                                                  pattern, sent, name,
+                                                  self.result.players[j].name))
                 for j, other in enumerate(self.terminals) if j != i]
 
     async def _seen_on(self, screen: Screen, received: int, pattern: re.Pattern[str],
-                       sent: float) -> None:
+                       sent: float, mover: str = "", watcher: str = "") -> None:
         try:
             _, arrived = await screen.seen_after(received, pattern, ROUND_OVER,
                                                  timeout=self.step)
@@ -283,6 +289,9 @@ class Table:
             self.result.missed += 1
             return
         self.result.latencies.append(arrived - sent)
+        if trace.enabled():
+            trace.note("tool-seen", f"L{self.number}", -1, who=mover, to=watcher, sent=sent,
+                       arrived=arrived)
 
     async def _all_quiet(self, period: float = 0.15) -> None:
         """Until no screen at the table has had output for ``period`` seconds."""

@@ -81,7 +81,8 @@ TERMINAL_RESET = (
 )
 
 # Variables of the server's own environment that the game needs to start the same Python.
-_SERVER_ENV_KEEP = ("PATH", "PYTHONPATH", "TMPDIR")
+# (and the tables' debug trace: casino_tui.table.trace, off unless set)
+_SERVER_ENV_KEEP = ("PATH", "PYTHONPATH", "TMPDIR", "CASINO_TUI_TABLE_TRACE")
 # Variables a client may send (OpenSSH: SendEnv / SetEnv) that the game may see.
 _CLIENT_ENV_KEEP = ("COLORTERM", "NO_COLOR")
 _MAX_ENV_VALUE = 64

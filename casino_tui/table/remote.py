@@ -36,6 +36,7 @@ from typing import Any
 
 from casino_tui.engine import Move
 
+from . import trace
 from .codec import JSON, move_to_json
 from .config import DEFAULT_LEVEL, GameConfig, config_to_json
 from .controller import MoveRefused
@@ -202,8 +203,10 @@ class RemoteHub:
             sub = self._subs.get(sub_number) if isinstance(sub_number, int) else None
             if sub is not None:
                 view = message.get("view")
-                sub.deliver(TableEvent.from_json(message.get("event")),
-                            None if view is None else TableView.from_json(view))
+                event = TableEvent.from_json(message.get("event"))
+                if trace.enabled():
+                    trace.note("recv", sub.table_id, event.number, who=sub.name)
+                sub.deliver(event, None if view is None else TableView.from_json(view))
             return
         if kind == "lost":
             sub = self._subs.pop(sub_number, None) if isinstance(sub_number, int) else None
@@ -376,9 +379,14 @@ class RemoteHub:
 
     async def submit_move(self, table_id: str, person: Person, seat: int,
                           move: Move) -> list[TableEvent]:
+        if trace.enabled():
+            trace.note("send", table_id, -1, who=person.name)
         value = await self._call("submit_move", {"table": table_id, "seat": seat,
                                                  "move": move_to_json(move)}, person.name)
-        return [_event(e) for e in _list(value)]
+        events = [_event(e) for e in _list(value)]
+        if trace.enabled() and events:
+            trace.note("answer", table_id, events[0].number, who=person.name)
+        return events
 
     async def next_round(self, table_id: str, person: Person) -> None:
         await self._call("next_round", {"table": table_id}, person.name)

@@ -77,6 +77,7 @@ from typing import Any
 
 from casino_tui.names import clean_display_name
 
+from . import trace
 from .codec import JSON, move_from_json
 from .config import DEFAULT_LEVEL, LEVELS, config_from_json
 from .controller import MoveRefused
@@ -442,6 +443,9 @@ class HubService:
             last = i == len(events) - 1
             if not self._push(identity, feed, event.to_json(), view if last else None):
                 return False
+        if trace.enabled() and events:
+            trace.note("server-pushed", feed.table_id, events[0].number,
+                       upto=events[-1].number, to=feed.person.name)
         return True
 
     def _push(self, identity: Identity, feed: _Feed, event: JSON, view: JSON = None) -> bool:
@@ -589,7 +593,11 @@ class HubService:
             move = move_from_json(call.args.get("move"))
         except ValueError as err:
             raise BadRequest(f"move: {err}") from None
+        if trace.enabled():
+            trace.note("server-call", table, -1, who=call.person.name)
         events = await self.hub.submit_move(table, call.person, seat, move)
+        if trace.enabled() and events:
+            trace.note("server-played", table, events[0].number, who=call.person.name)
         self._at_table[call.identity.player] = (table, self.clock())
         return [e.to_json() for e in events]
 

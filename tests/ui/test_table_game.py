@@ -608,6 +608,19 @@ async def test_a_seat_left_open_at_the_start_is_taken_by_a_computer_and_said_so(
         assert not any(t.startswith("A computer plays for") for t in logged)
 
 
+def count_redraws(screen: TableGameScreen) -> list[int]:
+    """A list that gets an item at each of the screen's ``refresh_all`` from now on."""
+    redraws: list[int] = []
+    redraw = screen.refresh_all
+
+    def counted() -> None:
+        redraws.append(1)
+        redraw()
+
+    screen.refresh_all = counted  # type: ignore[method-assign]
+    return redraws
+
+
 class SlowAnswerHub(LocalHub):
     """A hub whose answer to a move comes after the move's events, as over a busy channel."""
 
@@ -621,18 +634,77 @@ class SlowAnswerHub(LocalHub):
 
 
 @asynctest
-async def test_a_moves_answer_after_its_events_leaves_the_screen_up_to_date() -> None:
+async def test_a_moves_events_before_its_answer_show_it_in_one_redraw() -> None:
+    """Over the table channel a move's events usually come before its answer: the screen
+    draws the move with them at once (no "Playing your move…" before it, no redraw at the
+    answer), one redraw in all."""
+    import asyncio
+
     hub = SlowAnswerHub(SeededThinker(), clock=Clock())
     app = table_app(hub)
     async with app.run_test(size=(80, 24)) as pilot:
         tid = await new_table(hub)
         screen = await sit_at(pilot, hub, tid, 0)
+        redraws = count_redraws(screen)
         await pilot.press("enter")
-        await pilot.pause(0.1)
+        await pilot.pause(0.1)  # the events are in; the answer comes 0.3 s after them
+        assert not screen._sending  # played: its events said so
+        assert line(screen, "#move-line") == "Waiting for Bob"
+        assert log_texts(screen)[-1].startswith("Ann ")
+        assert len(redraws) == 1
+        await asyncio.sleep(0.4)  # the answer: nothing more to draw
+        await settle_table(pilot, hub, tid)
+        assert len(redraws) == 1
+        assert line(screen, "#move-line") == "Waiting for Bob"
+        assert len(hub.controller(tid).state.history) == 1
+
+
+class SlowHub(LocalHub):
+    """A hub that takes its time to play a move (a busy server): events and answer late."""
+
+    async def submit_move(self, table_id: str, person: Person, seat: int,
+                          move: Move) -> list[TableEvent]:
+        import asyncio
+
+        await asyncio.sleep(0.4)
+        return await super().submit_move(table_id, person, seat, move)
+
+
+@asynctest
+async def test_a_move_the_hub_is_slow_to_play_says_playing_your_move_meanwhile() -> None:
+    hub = SlowHub(SeededThinker(), clock=Clock())
+    app = table_app(hub)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tid = await new_table(hub)
+        screen = await sit_at(pilot, hub, tid, 0)
+        await pilot.press("enter")
+        await pilot.pause(screen.SENDING_SHOWN_AFTER + 0.15)
+        assert screen._sending
         assert line(screen, "#move-line") == "Playing your move…"
+        assert not screen.awaiting_human
+        await pilot.press("enter")  # sent already: nothing more goes
         for _ in range(100):
             await pilot.pause(0.02)
             if not screen._sending:
                 break
         await settle_table(pilot, hub, tid)
         assert line(screen, "#move-line") == "Waiting for Bob"
+        assert len(hub.controller(tid).state.history) == 1
+
+
+@asynctest
+async def test_the_other_persons_move_and_the_turn_it_gives_are_prepared_once() -> None:
+    hub = LocalHub(SeededThinker(), clock=Clock())
+    app = table_app(hub)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tid = await new_table(hub)
+        screen = await sit_at(pilot, hub, tid, 0)
+        await pilot.press("enter")
+        await settle_table(pilot, hub, tid)
+        assert not screen.awaiting_human
+        redraws = count_redraws(screen)
+        await plays(hub, tid, BOB)
+        await settle_table(pilot, hub, tid)
+        assert screen.awaiting_human and line(screen, "#message-line") == "Your turn"
+        assert log_texts(screen)[-1].startswith("Bob ")
+        assert len(redraws) == 1

@@ -33,7 +33,8 @@ from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 
-from casino_tui.engine import Card, IllegalMoveError, Move, Phase, RoundSummary, SeatView
+from casino_tui.engine import Card, IllegalMoveError, Move, MoveEvent, Phase, RoundSummary, SeatView
+from casino_tui.table import trace
 from casino_tui.table.client import TableUpdate
 from casino_tui.table.config import DEFAULT_LEVEL
 from casino_tui.table.hub import AWAY_GRACE, HubError
@@ -80,11 +81,16 @@ class TableGameScreen(GameScreen):
     SKIP_NOTE: ClassVar[str] = ""
     AWAY_REFRESH: ClassVar[float] = 10.0  # seconds between updates of "away 2m"
     RETRY_AFTER: ClassVar[float] = 2.0  # seconds before a broken connection is tried again
+    # A move sent to the hub is drawn with its events, which come at once when the server is
+    # not busy; if they have not come after this long, "Playing your move…" is shown first.
+    SENDING_SHOWN_AFTER: ClassVar[float] = 0.1
 
     def __init__(self, session: NetSession, chooser: Chooser) -> None:
         super().__init__(session, chooser)  # the person's seat is on screen (watching: 0)
         self.net = session
         self._sending = False  # a move is on its way to the hub
+        self._sending_key = 0  # the position it was sent in
+        self._unshown = False  # ... and no frame has been drawn since
         self._sent: int | None = None  # the position the move was sent in
         self._updating = False  # an update of the table is being taken
         self._gone = False  # the table closed
@@ -175,9 +181,19 @@ class TableGameScreen(GameScreen):
                 continue
             self._updating = True
             try:
+                if trace.enabled() and update.events:
+                    self._trace("take", update.events[0].number)
                 self._take_update(update)
+                if trace.enabled() and update.events:
+                    number = update.events[0].number
+                    self._trace("taken", number)
+                    self.call_after_refresh(self._trace, "drawn", number)
             finally:
                 self._updating = False
+
+    def _trace(self, stage: str, number: int) -> None:
+        client = self.net.client
+        trace.note(stage, client.table_id, number, who=client.person.name)
 
     def _take_update(self, update: TableUpdate) -> None:
         net = self.net
@@ -193,6 +209,7 @@ class TableGameScreen(GameScreen):
             self._clear_recent()
             self._awaiting = False
             self._sent = None
+        self._played(moves)
         for ev, start, end in moves:
             self._note_recent(ev, start, end)
             if ev.seat == net.seat and ev.move.kind in ("trail", "capture", "build"):
@@ -206,8 +223,11 @@ class TableGameScreen(GameScreen):
             self._cursor = None
         if self._awaiting and not self._my_turn():
             self._awaiting = False
-        self.refresh_all()
-        # at once, not later: the next turn's changes go out in the same frame as the move
+        # at once, not later: the next turn's changes go out in the same frame as the move;
+        # a turn that begins now redraws everything itself (the move with it), so the move
+        # is not prepared twice
+        if not self._turn_begins():
+            self.refresh_all()
         self._advance()
 
     def _new_game(self) -> None:
@@ -254,9 +274,17 @@ class TableGameScreen(GameScreen):
     def _computers_turn_next(self) -> bool:
         return False  # (the same)
 
+    def _can_advance(self) -> bool:
+        return not (self._finished or self._modal or self._gone or not self.is_active
+                    or self.casino.too_small)
+
+    def _turn_begins(self) -> bool:
+        """Whether :meth:`_advance` begins the person's turn now (which redraws it all)."""
+        return self._can_advance() and self._my_turn() and not (
+            self._awaiting or self._sending or self._sent == self.net.position_key())
+
     def _advance(self) -> None:
-        if self._finished or self._modal or self._gone or not self.is_active \
-                or self.casino.too_small:
+        if not self._can_advance():
             return
         seen = self._seen()
         if seen.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
@@ -279,17 +307,43 @@ class TableGameScreen(GameScreen):
     def _apply_human(self, move: Move) -> None:
         if self._sending or not self._awaiting:
             return
+        if trace.enabled():
+            self._trace("key", self.net.view.number)
         self._sending = True
         self._awaiting = False
         self._message = LineData("")
-        self.refresh_all()
-        self.run_worker(self._send_move(move, self.net.position_key()), group="move",
-                        exit_on_error=False)
+        key = self._sending_key = self.net.position_key()
+        self.run_worker(self._send_move(move, key), group="move", exit_on_error=False)
+        # Not drawn now: the move's events usually come within a few milliseconds and are
+        # drawn in one frame with it (_take_update). Only a hub slower than that gets a
+        # frame saying "Playing your move…" first.
+        self._unshown = True
+        self.set_timer(self.SENDING_SHOWN_AFTER, self._show_sending)
+
+    def _show_sending(self) -> None:
+        if self._unshown and self._sending and self.is_mounted:
+            self.refresh_all()
+
+    def refresh_all(self) -> None:
+        self._unshown = False
+        super().refresh_all()
+
+    def _played(self, moves: list[tuple[MoveEvent, int, int]]) -> bool:
+        """Whether ``moves`` (an update's) hold the move being sent: its answer can only say
+        it was played, so the update ends the sending (the table as it is, in one frame)."""
+        seat = self.net.seat
+        if not self._sending or seat is None or not any(ev.seat == seat for ev, _, _ in moves):
+            return False
+        self._sending = False
+        self._sent = self._sending_key
+        return True
 
     async def _send_move(self, move: Move, key: int) -> None:
         try:
             await self.net.client.submit(move)
         except (HubError, IllegalMoveError) as err:
+            if not self._sending or self._sending_key != key:
+                return  # its events came (it was played) before the connection failed
             self._sending = False
             reason = getattr(err, "reason", str(err))
             if self._my_turn() and not self._finished:
@@ -297,10 +351,12 @@ class TableGameScreen(GameScreen):
             self._error(reason)
             self.refresh_all()
             return
+        if not self._sending or self._sending_key != key:
+            return  # its events came first and were shown with it (_take_update)
         self._sending = False
         self._sent = key  # no new turn in this position: the move's events are on their way
-        # Its events (and the view after it) may have come before this answer: the screen
-        # then still says "Playing your move…"; show the table as it is now.
+        # Its events (and the view after it) may have come before this answer without the
+        # move among them (a refusal cannot follow them): show the table as it is now.
         self.refresh_all()
         self._advance()
 
