@@ -152,18 +152,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     start at once on every worker, and the run ends on short tests, which move to whichever
     worker is free. The tests of a module with a module-scoped fixture (a browser, a set of
     saves) stay together, in their order, so that the fixture starts once. Every worker
-    computes the same order (pytest-xdist requires it). Elsewhere (``-n 0``, other ``--dist``
-    modes) the longest start first."""
-    if len(items) < 2:
+    computes the same order (pytest-xdist requires it; its workers are not told the ``--dist``
+    mode, so the layout is worksteal's whatever the mode). Without workers (``-n 0``) the
+    order stays as collected."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    if workers < 2 or len(items) < 2:
         return
     known = _recorded_durations()
     units = _units(items)
     cost = [sum(known.get(item.nodeid, SHORT_TEST) for item in unit) for unit in units]
     order = sorted(range(len(units)), key=lambda i: -cost[i])  # stable: ties keep their place
-    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
-    if workers < 2 or config.getoption("dist", "no") != "worksteal":
-        items[:] = [item for i in order for item in units[i]]
-        return
     # xdist's first handout: each idle worker in turn gets len(pending) // workers_left tests
     room, left = [], len(items)
     for k in range(workers, 0, -1):
