@@ -161,22 +161,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     known = _recorded_durations()
     units = _units(items)
     cost = [sum(known.get(item.nodeid, SHORT_TEST) for item in unit) for unit in units]
-    order = sorted(range(len(units)), key=lambda i: -cost[i])  # stable: ties keep their place
-    # xdist's first handout: each idle worker in turn gets len(pending) // workers_left tests
-    room, left = [], len(items)
+    order = worksteal_layout(cost, [len(unit) for unit in units], workers)
+    items[:] = [item for i in order for item in units[i]]
+
+
+def worksteal_layout(cost: list[float], size: list[int], workers: int) -> list[int]:
+    """The units (``cost`` seconds and ``size`` tests each) in the order to collect them: as
+    many parts as ``workers``, of the numbers of tests xdist's first handout gives each worker
+    (``len(pending) // workers_left`` in turn), about equal in cost, each longest first."""
+    order = sorted(range(len(cost)), key=lambda i: -cost[i])  # stable: ties keep their place
+    room, left = [], sum(size)
     for k in range(workers, 0, -1):
         room.append(left // k)
         left -= room[-1]
     parts: list[list[int]] = [[] for _ in range(workers)]
     load = [0.0] * workers
     for i in order:  # the longest first, each to the least loaded part that has room for it
-        fits = [p for p in range(workers) if room[p] >= len(units[i])] or [
+        fits = [p for p in range(workers) if room[p] >= size[i]] or [
             max(range(workers), key=lambda p: room[p])]
         p = min(fits, key=lambda p: load[p])
         parts[p].append(i)
         load[p] += cost[i]
-        room[p] -= len(units[i])
-    items[:] = [item for part in parts for i in part for item in units[i]]
+        room[p] -= size[i]
+    return [i for part in parts for i in part]
 
 
 def _recorded_durations() -> dict[str, float]:
