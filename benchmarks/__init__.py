@@ -15,4 +15,7 @@ Run from the repository's root, each as a module (``--help`` for its options):
   (the time and CPU to the title, memory), without SSH;
 - ``python -m benchmarks.pool``: the server's pool of computer players (memory per session,
   the wait of computer moves with busy sessions).
+- ``python -m benchmarks.suitecpu``: the test suite's CPU per test, its child processes'
+  included (a pytest plugin, ``-p benchmarks.suitecpu``, and its report), and the recorded
+  durations that order the suite (``tests/durations.json``).
 """

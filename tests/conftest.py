@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import compileall
 import gc
+import json
 import os
 import subprocess
 import sys
@@ -14,21 +15,13 @@ import pytest
 from pg_support import REQUIRE_ENV, PgCluster, PgUnavailable
 from serve_support import Server, Tmux
 
-# The modules holding the suite's longest tests (a whole game, a server with real clients, a
-# browser: 15 to 45 s each), longest first. They run first, so that the workers (pytest-xdist,
-# `--dist worksteal`) end on short tests together instead of one of them finishing a long one
-# alone at the end. Every other module keeps its place after them; the tests of a module stay
-# together (in their order), so a module-scoped fixture still starts once per worker.
-LONGEST_FIRST = (
-    "test_saves_kill.py", "test_serve_web_e2e.py", "test_serve_store_e2e.py",
-    "ui/test_literal_text.py", "test_serve_store.py", "test_store_tables.py",
-    "ui/test_stats_ui.py", "test_movegen.py", "test_conformance.py", "web/test_web_browser.py",
-    "test_serve_tables_e2e.py", "test_serve.py", "test_serve_faults.py", "ui/test_play.py",
-    "test_serve_bounds.py", "test_serve_computers.py", "ui/test_mouse.py",
-    "test_plain_tables.py", "test_serve_fork.py", "test_properties.py",
-    "ui/test_table_features.py", "ui/test_review.py", "test_arena.py",
-)
 TESTS = Path(__file__).parent
+# The wall time of the tests that took half a second or more in a recent run of the whole suite
+# (``python -m benchmarks.suitecpu FILE --durations tests/durations.json``), by node id: the
+# order in which the tests start (pytest_collection_modifyitems). A test not in it counts as
+# SHORT_TEST; a stale figure only makes the order less good, never a test fail.
+DURATIONS = TESTS / "durations.json"
+SHORT_TEST = 0.06  # seconds: the mean of the tests under half a second
 WARMING_ENV = "CASINO_TUI_TESTS_WARMING"  # set in the processes that warm the caches up
 WARM_TIMEOUT = 120  # seconds; past them the workers compile what is left themselves
 
@@ -46,8 +39,21 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> Generator[None, int,
     return cores + 2
 
 
+# The test process's garbage collector (gc.set_threshold): a collection of the youngest objects
+# every 50,000 allocations net (Python's default: 700), of the middle generation every 20 of
+# those (10), of everything every 100 of the middle ones (10). A worker keeps hundreds of
+# thousands of objects alive (Textual, rich, Playwright, Hypothesis, the tests' modules and what
+# the tests leave in caches), and with the defaults a full pass over them came every few tests:
+# a third of a Pilot test module's CPU went to the collector (12 of 44 CPU-s in
+# tests/ui/test_snapshots.py, test_lobby.py and tests/test_ai.py, run together), 2-3.5 with
+# these. Only when garbage is freed changes, not what a test checks; the processes the tests
+# start (servers, games) keep Python's defaults.
+GC_THRESHOLDS = (50_000, 20, 100)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Before pytest-xdist starts its workers: compile the package's and the tests' bytecode
+    """Set the collector's thresholds (:data:`GC_THRESHOLDS`). Then, before pytest-xdist
+    starts its workers: compile the package's and the tests' bytecode
     once, so that the workers read it instead of each compiling it again.
 
     Every worker imports every test module, and pytest rewrites the asserts of each; in a fresh
@@ -57,6 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
     (``--collect-only``, writing pytest's cache of rewritten modules beside them, in
     ``__pycache__``), and the package is compiled (``compileall``). Nothing else changes:
     pytest checks each cached file against its source and rewrites it again if it differs."""
+    gc.set_threshold(*GC_THRESHOLDS)
     if (hasattr(config, "workerinput") or os.environ.get(WARMING_ENV)
             or (getattr(config.option, "numprocesses", None) or 0) < 2
             or config.getoption("collectonly") or sys.pycache_prefix):
@@ -135,17 +142,81 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     gc.freeze()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Start the longest tests first, on every worker at once.
 
-    def module_rank(item: pytest.Item) -> int:
-        try:
-            name = item.path.relative_to(TESTS).as_posix()
-        except ValueError:  # a test file given from elsewhere
-            return len(rank)
-        return rank.get(name, len(rank))
+    ``--dist worksteal`` gives each of the N workers a contiguous Nth of the tests, in the
+    collected order, and a worker that runs out takes the second half of the longest queue
+    left. So the tests are laid out here as N such parts of about equal length (the recorded
+    durations, :data:`DURATIONS`), each longest first: the whole games, servers and browsers
+    start at once on every worker, and the run ends on short tests, which move to whichever
+    worker is free. The tests of a module with a module-scoped fixture (a browser, a set of
+    saves) stay together, in their order, so that the fixture starts once. Every worker
+    computes the same order (pytest-xdist requires it; its workers are not told the ``--dist``
+    mode, so the layout is worksteal's whatever the mode). Without workers (``-n 0``) the
+    order stays as collected."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    if workers < 2 or len(items) < 2:
+        return
+    known = _recorded_durations()
+    units = _units(items)
+    cost = [sum(known.get(item.nodeid, SHORT_TEST) for item in unit) for unit in units]
+    order = worksteal_layout(cost, [len(unit) for unit in units], workers)
+    items[:] = [item for i in order for item in units[i]]
 
-    items.sort(key=module_rank)  # stable: the order within a module, and of the rest, stays
+
+def worksteal_layout(cost: list[float], size: list[int], workers: int) -> list[int]:
+    """The units (``cost`` seconds and ``size`` tests each) in the order to collect them: as
+    many parts as ``workers``, of the numbers of tests xdist's first handout gives each worker
+    (``len(pending) // workers_left`` in turn), about equal in cost, each longest first."""
+    order = sorted(range(len(cost)), key=lambda i: -cost[i])  # stable: ties keep their place
+    room, left = [], sum(size)
+    for k in range(workers, 0, -1):
+        room.append(left // k)
+        left -= room[-1]
+    parts: list[list[int]] = [[] for _ in range(workers)]
+    load = [0.0] * workers
+    for i in order:  # the longest first, each to the least loaded part that has room for it
+        fits = [p for p in range(workers) if room[p] >= size[i]] or [
+            max(range(workers), key=lambda p: room[p])]
+        p = min(fits, key=lambda p: load[p])
+        parts[p].append(i)
+        load[p] += cost[i]
+        room[p] -= size[i]
+    return [i for part in parts for i in part]
+
+
+def _recorded_durations() -> dict[str, float]:
+    try:
+        found = json.loads(DURATIONS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: float(v) for k, v in found.items() if isinstance(v, (int, float))} \
+        if isinstance(found, dict) else {}
+
+
+def _units(items: list[pytest.Item]) -> list[list[pytest.Item]]:
+    """The tests in the units they are scheduled in: the tests of a module that has a
+    module-scoped fixture together, every other test alone."""
+    together: dict[Path, list[pytest.Item]] = {}
+    units: list[list[pytest.Item]] = []
+    for item in items:
+        if _uses_a_module_fixture(item):
+            unit = together.get(item.path)
+            if unit is None:
+                unit = together[item.path] = []
+                units.append(unit)
+            unit.append(item)
+        else:
+            units.append([item])
+    return units
+
+
+def _uses_a_module_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    defs = getattr(info, "name2fixturedefs", {}) if info is not None else {}
+    return any(fixturedefs and fixturedefs[-1].scope == "module"
+               for fixturedefs in defs.values())
 
 
 @pytest.fixture
