@@ -328,15 +328,13 @@ class TableGameScreen(GameScreen):
         self._unshown = False
         super().refresh_all()
 
-    def _played(self, moves: list[tuple[MoveEvent, int, int]]) -> bool:
-        """Whether ``moves`` (an update's) hold the move being sent: its answer can only say
-        it was played, so the update ends the sending (the table as it is, in one frame)."""
+    def _played(self, moves: list[tuple[MoveEvent, int, int]]) -> None:
+        """End the sending if ``moves`` (an update's) hold the move being sent: its answer can
+        only say it was played (the table as it is, in one frame)."""
         seat = self.net.seat
-        if not self._sending or seat is None or not any(ev.seat == seat for ev, _, _ in moves):
-            return False
-        self._sending = False
-        self._sent = self._sending_key
-        return True
+        if self._sending and seat is not None and any(ev.seat == seat for ev, _, _ in moves):
+            self._sending = False
+            self._sent = self._sending_key
 
     async def _send_move(self, move: Move, key: int) -> None:
         try:

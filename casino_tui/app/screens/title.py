@@ -121,14 +121,14 @@ class TitleScreen(Screen[None]):
         ``size``, as Textual sets them on a screen at each resize: here before the first
         frame, so that it is drawn with them."""
         app = self.app
-        for dimension, points in (
-                (size.width, (app.HORIZONTAL_BREAKPOINTS if self.HORIZONTAL_BREAKPOINTS is None
-                              else self.HORIZONTAL_BREAKPOINTS) or []),
-                (size.height, (app.VERTICAL_BREAKPOINTS if self.VERTICAL_BREAKPOINTS is None
-                               else self.VERTICAL_BREAKPOINTS) or [])):
-            reached = [name for at, name in sorted(points, reverse=True) if dimension >= at][:1]
-            for _, name in points:
-                self.set_class(name in reached, name)
+        horizontal = (app.HORIZONTAL_BREAKPOINTS if self.HORIZONTAL_BREAKPOINTS is None
+                      else self.HORIZONTAL_BREAKPOINTS) or []
+        vertical = (app.VERTICAL_BREAKPOINTS if self.VERTICAL_BREAKPOINTS is None
+                    else self.VERTICAL_BREAKPOINTS) or []
+        reached = self._get_breakpoint_classes(size.width, horizontal) \
+            | self._get_breakpoint_classes(size.height, vertical)  # (Textual's own choice)
+        self.update_classes({name: name in reached for _, name in horizontal + vertical},
+                            animate=False)
 
     def on_screen_resume(self) -> None:
         # The first time, under a server, the app looks once it has reached the tables
