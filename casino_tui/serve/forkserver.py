@@ -79,7 +79,7 @@ MAX_RESTART_PAUSE = 300.0  # ... doubled after each start that fails, up to this
 # The fork server's own environment: what every session's environment has that is not the
 # player's (Python's UTF-8 mode and the C.UTF-8 locale are fixed at start, so they must be the
 # same as a session's), and nothing else.
-_SERVER_ENV_KEEP = ("PATH", "PYTHONPATH", "TMPDIR")
+SERVER_ENV_KEEP = ("PATH", "PYTHONPATH", "TMPDIR")
 _FORK_SERVER_ENV = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUTF8": "1"}
 # prctl(2): let the kernel's same-page merging (KSM) scan this process's memory, and its forks'
 _PR_SET_MEMORY_MERGE = 67
@@ -100,7 +100,7 @@ class ForkServerError(Exception):
 
 def fork_server_environment(server_env: Mapping[str, str] | None = None) -> dict[str, str]:
     server_env = os.environ if server_env is None else server_env
-    env = {k: server_env[k] for k in _SERVER_ENV_KEEP if k in server_env}
+    env = {k: server_env[k] for k in SERVER_ENV_KEEP if k in server_env}
     env.update(_FORK_SERVER_ENV)
     return env
 

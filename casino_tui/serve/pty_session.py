@@ -47,7 +47,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .forkserver import ForkedGame, ForkServer, ForkServerError, autogroup_nice
+from casino_tui.table.trace import TRACE_ENV
+
+from .forkserver import (
+    SERVER_ENV_KEEP,
+    ForkedGame,
+    ForkServer,
+    ForkServerError,
+    autogroup_nice,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import asyncssh
@@ -80,9 +88,10 @@ TERMINAL_RESET = (
     b"\x1b[<u\x1b[0m\x1b[?25h\x1b[?7h\x1b[?1049l"
 )
 
-# Variables of the server's own environment that the game needs to start the same Python.
-# (and the tables' debug trace: casino_tui.table.trace, off unless set)
-_SERVER_ENV_KEEP = ("PATH", "PYTHONPATH", "TMPDIR", "CASINO_TUI_TABLE_TRACE")
+# Variables of the server's own environment that the game needs: those that start the same
+# Python (the fork server's own), and the tables' debug trace (casino_tui.table.trace, off
+# unless set).
+_SERVER_ENV_KEEP = (*SERVER_ENV_KEEP, TRACE_ENV)
 # Variables a client may send (OpenSSH: SendEnv / SetEnv) that the game may see.
 _CLIENT_ENV_KEEP = ("COLORTERM", "NO_COLOR")
 _MAX_ENV_VALUE = 64
