@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from rich.text import Text
+from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.color import Color
 from textual.geometry import Region
@@ -17,7 +18,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from casino_tui.app.screens.game import GameScreen
-from casino_tui.app.widgets.base import DataWidget, changed_rows
+from casino_tui.app.widgets.base import Column, DataWidget, Row, changed_rows
 from casino_tui.app.widgets.table import HandView, LogView, SeatBox, TableView
 
 from .conftest import asynctest, make_app, settle
@@ -89,6 +90,40 @@ async def test_choosing_a_card_redraws_only_the_lines_that_changed() -> None:
         table_rows = {y for regions in asked.get("table", []) for r in regions
                       for y in range(r.y, r.bottom)}
         assert len(table_rows) < table.size.height
+
+
+@asynctest
+async def test_what_a_key_did_not_change_is_not_styled_again() -> None:
+    """Right: Textual styles the lines of the hand, the table and the move line again, not
+    those of the game's containers (every frame covers them) nor of the widgets whose lines
+    stayed as they were (widgets.base.SteadyLines); a change of theme styles them all again,
+    in its colours, and the screen is what a full redraw draws."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _hand_and_table(pilot)
+        screen = app.screen
+        containers = {w.id for w in screen.query(Row)} | {w.id for w in screen.query(Column)}
+        assert {"game-body", "main-col", "side-col", "opponents", "table-box"} <= containers
+        styled: list[str] = []
+        render_widget = StylesCache.render_widget
+
+        def spy(cache: StylesCache, widget: Widget, crop: Region) -> list[Strip]:
+            styled.append(widget.id or "")
+            return render_widget(cache, widget, crop)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(StylesCache, "render_widget", spy)
+            await pilot.press("right")
+            await pilot.pause()
+            assert "hand" in styled
+            assert not (containers | {"game-header", "seat-0", "score", "log", "keys"}) & set(
+                styled)
+            styled.clear()
+            app.theme = "nord"
+            await pilot.pause()
+            await pilot.pause()
+            assert containers | {"hand", "table", "log", "seat-0"} <= set(styled)
+        assert _screen_text(pilot) == await _redrawn_text(pilot)
 
 
 @asynctest

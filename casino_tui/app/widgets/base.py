@@ -19,6 +19,12 @@ instead, for the lines Textual asks for, and keeps the lines it made: a line dra
 the same text (the key bar and the message lines going back and forth at each play, the rows of
 a hand around the card chosen), at the same row or another (the log's lines moving up a row at
 each move), costs nothing more than its row put into it.
+
+A frame draws every widget under the region it covers, changed or not: a play changes the top
+and the bottom of the screen, so every widget. :class:`SteadyLines` (the game widgets, and the
+game's containers :class:`Row` and :class:`Column`) gives Textual the strips it gave last while
+none of its lines was marked to be drawn again, where Textual styled each of its lines again
+from its cache (its line filters, the cut to the region).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Generic, Self, TypeVar, cast
 
 from rich.text import Text
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.scalar import Unit
 from textual.geometry import Region, Size
@@ -42,7 +49,43 @@ if TYPE_CHECKING:
 D = TypeVar("D")
 
 
-class DataWidget(Widget, Generic[D]):
+class SteadyLines(Widget):
+    """A widget whose drawing Textual asks for again while none of its lines changed (every
+    widget under the region of the screen a frame draws: the game's containers, and its
+    widgets whose data stayed as it was) gives the strips it gave last, where Textual would
+    style each of its lines again from its cache of lines (its line filters, the crop).
+
+    Textual marks the lines to draw again in the widget's styles cache (a refresh, a new size,
+    a style or theme change), and the strips depend only on those lines, the region asked for,
+    the widget's size and the app's line filters."""
+
+    _steady: tuple[tuple[object, ...], list[Strip]] | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        cache = self._styles_cache
+        key = (crop, self.region.size, *self.app.get_line_filters())
+        steady = self._steady
+        if (steady is not None and steady[0] == key and not cache._dirty_lines
+                and all(y in cache._cache for y in crop.line_range)):
+            return steady[1]
+        strips = super().render_lines(crop)
+        self._steady = (key, strips) if not self.auto_links else None
+        return strips
+
+
+class Row(Horizontal, SteadyLines):
+    """Textual's ``Horizontal``, its drawing kept while unchanged (:class:`SteadyLines`)."""
+
+    auto_links = False
+
+
+class Column(Vertical, SteadyLines):
+    """Textual's ``Vertical``, its drawing kept while unchanged (:class:`SteadyLines`)."""
+
+    auto_links = False
+
+
+class DataWidget(SteadyLines, Generic[D]):
     """``set_data(value)`` stores ``value`` and refreshes the widget if it differs."""
 
     # No links in what these widgets draw (a click is handled by the widget itself): Textual
