@@ -19,7 +19,16 @@ from textual.widget import Widget
 
 from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.widgets.base import Column, DataWidget, Row, changed_rows
-from casino_tui.app.widgets.table import HandView, LogView, SeatBox, TableView
+from casino_tui.app.widgets.table import (
+    HandView,
+    LineData,
+    LogView,
+    MessageLine,
+    RecentData,
+    RecentPlays,
+    SeatBox,
+    TableView,
+)
 
 from .conftest import asynctest, make_app, settle
 from .positions import table_4p
@@ -332,3 +341,32 @@ async def test_the_seat_to_move_is_drawn_in_the_themes_warning_colour() -> None:
                 else:
                     assert styles.border_top == ("round", panel)
                     assert not styles.border_title_style.bold
+
+
+@asynctest
+async def test_wrapped_lines_are_wrapped_once_per_change() -> None:
+    """A long recent play or message is wrapped once when it changes, not once for its height
+    before, once after and once to draw it; the screen is what a full redraw draws."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        screen = app.screen
+        recent = screen.query_one("#recent", RecentPlays)
+        message = screen.query_one("#message-line", MessageLine)
+        wrapped: list[str] = []
+        wrap = Text.wrap
+
+        def spy(text: Text, *args: Any, **kwargs: Any) -> Any:
+            wrapped.append(text.plain)
+            return wrap(text, *args, **kwargs)
+
+        long = "West built 9 with A♦ 4♠ 2♣ 2♦ on the 9♠ and took nothing else at all, " * 2
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Text, "wrap", spy)
+            recent.set_data(RecentData(((False, long),)))
+            message.set_data(LineData("Hint: " + long, "ok"))
+            await pilot.pause()
+        assert len(wrapped) == 2 and wrapped[0] == long
+        assert len(recent.render().split("\n")) > 1 and len(message.render().split("\n")) > 1
+        assert _screen_text(pilot) == await _redrawn_text(pilot)
