@@ -63,14 +63,19 @@ class SteadyLines(Widget):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         cache = self._styles_cache
-        key = (crop, self.region.size, *self.app.get_line_filters())
+        key = (crop, self.outer_size, *self.app.get_line_filters())
         steady = self._steady
         if (steady is not None and steady[0] == key and not cache._dirty_lines
                 and all(y in cache._cache for y in crop.line_range)):
             return steady[1]
-        strips = super().render_lines(crop)
+        strips = self._render_lines(crop)
         self._steady = (key, strips) if not self.auto_links else None
         return strips
+
+    def _render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's ``render_lines``: the widget's lines styled, those not marked to be drawn
+        again from Textual's cache."""
+        return super().render_lines(crop)
 
 
 class Row(Horizontal, SteadyLines):
@@ -116,6 +121,7 @@ class DataWidget(SteadyLines, Generic[D]):
         # drawing is kept with its data and size, and a strip's key holds all that makes it
         # (its line's text, spans and style, the width, the widget's own style)
         self._keep_strips = False
+        self._size_now: Size | None = None  # the size while Textual draws lines (_render_lines)
 
     @property
     def data(self) -> D | None:
@@ -188,11 +194,20 @@ class DataWidget(SteadyLines, Generic[D]):
         finally:
             self._keep_strips = keep
 
+    def _render_lines(self, crop: Region) -> list[Strip]:
+        # Textual asks render_line for each line it draws again: the widget's size is found
+        # once for them all (Textual finds the widget on the screen at each call)
+        self._size_now = self.size
+        try:
+            return super()._render_lines(crop)
+        finally:
+            self._size_now = None
+
     def render_line(self, y: int) -> Strip:
         """Line ``y`` of the content, made into a strip only when it was not made before
         (Textual's own render_line makes every line of the widget when any is redrawn). A
         text Textual would wrap or align as a whole goes Textual's way."""
-        size = self.size
+        size = self._size_now or self.size
         width = size.width
         lines = self._lines_at(self._render_at(size), width) if self.line_by_line else None
         if lines is None:
