@@ -370,3 +370,36 @@ async def test_wrapped_lines_are_wrapped_once_per_change() -> None:
         assert len(wrapped) == 2 and wrapped[0] == long
         assert len(recent.render().split("\n")) > 1 and len(message.render().split("\n")) > 1
         assert _screen_text(pilot) == await _redrawn_text(pilot)
+
+
+@asynctest
+async def test_a_line_is_made_into_the_strip_textual_makes() -> None:
+    """A game widget makes a line that fits it into a strip without Textual's wrapping (it
+    has nothing to wrap): the same segments as Textual's own ``render_strips`` of the line with
+    the widget's styles, on every line of every game widget after a few plays."""
+    from textual.content import Content
+    from textual.visual import RenderOptions
+
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for key in ("right", "enter", "right", "tab", "space", "down"):
+            await pilot.press(key)
+            await settle(pilot)
+            await pilot.pause()
+        compared = 0
+        for widget in app.screen.query(DataWidget):
+            width = widget.size.width
+            if not width:  # (not shown: the save line while saves work)
+                continue
+            lines = widget._lines_at(widget.render(), width)
+            for line in lines or ():
+                style = widget.visual_style
+                ours = widget._line_strip(line, width, style)
+                content = Content.from_rich_text(line, console=app.console)
+                theirs = content.render_strips(width, 1, style, RenderOptions(
+                    widget._get_style, widget.styles))[0]  # type: ignore[arg-type]
+                assert list(ours) == list(theirs), (widget.id, line.plain)
+                assert ours.cell_length == theirs.cell_length
+                compared += 1
+        assert compared > 20

@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 
 D = TypeVar("D")
 
+# The rules a line that fits its widget is drawn with (DataWidget._line_strip): not wrapped.
+_ONE_LINE = cast("RulesMap", {"text_wrap": "nowrap", "text_overflow": "clip"})
+
 
 class SteadyLines(Widget):
     """A widget whose drawing Textual asks for again while none of its lines changed (every
@@ -237,8 +240,15 @@ class DataWidget(SteadyLines, Generic[D]):
         :meth:`_lines_at`), without the rest (a style for the padding it does not add, made
         at every call: a fifth of the line's CPU)."""
         content = Content.from_rich_text(line, console=self.app.console)
+        styles = self.styles
         # (the widget's styles as the rules, as to_strips passes them: read with .get)
-        rules = cast("RulesMap", self.styles)
+        rules = cast("RulesMap", styles)
+        if not styles.line_pad:
+            # A line that fits (_lines_at) is the same strip unwrapped: render_strips reads only
+            # these rules and the alignment (left), and without wrapping it skips finding where
+            # to break the line, cutting it there and trimming and padding the pieces (about a
+            # third of a new line's CPU).
+            rules = _ONE_LINE
         strips = content.render_strips(width, 1, style, RenderOptions(self._get_style, rules))
         return strips[0] if strips else Strip.blank(0)
 
