@@ -138,6 +138,48 @@ def test_autosave_after_every_move_keeps_the_previous_version(store: SaveStore) 
     assert not [n for n in os.listdir(store.root) if n.endswith(".tmp")]
 
 
+def test_the_file_is_the_text_json_writes(store: SaveStore,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strings and numbers are written without json.dumps where it would write them as they
+    are: the file is byte for byte what json.dumps makes of every value, whatever the names
+    hold (quotes, backslashes, cards, a line separator), and reads back."""
+    from casino_tui.saves import fileformat
+
+    seats = [Seat('Ann "A" \\ 10♠', "human"), Seat("Bob\u2028/é", "computer", "easy")]
+    slot = store.new_game(seats, 'a "quoted" \\ name ♥')
+    state = State(Rules.preset("royal", target=11), 2, seed=11)
+    play(state, 30, seed=1)
+    store.autosave(slot, state)
+    written = slot.path.read_bytes()
+    when = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
+    ours = fileformat._game_to_bytes(state, slot, when)
+    monkeypatch.setattr(fileformat, "_compact",
+                        lambda value: json.dumps(value, ensure_ascii=False))
+    assert fileformat._game_to_bytes(state, slot, when) == ours
+    data = json.loads(written)
+    assert [s["name"] for s in data["extra"]["seats"]] == [s.name for s in seats]
+    assert data["extra"]["name"] == slot.name and data["rules"]["overrides"] == {"target": 11}
+    assert len(data["moves"]) == 30
+    for value in ("plain", 'q"', "b\\", "é♠", "\u2028", "\x7f", "", 0, -7, 10**20, True, None,
+                  1.5, ["x", 1], {"k": "v"}):
+        assert fileformat._compact(value) == json.dumps(value, ensure_ascii=False)
+
+
+def test_rules_overrides_are_a_new_dict_each_time() -> None:
+    """The rules' overrides are found once and handed out as new objects (a caller may change
+    them)."""
+    order = ["most_S", "cards", "big_casino", "little_casino", "ace_S", "ace_C", "ace_H",
+             "ace_D", "sweeps"]
+    rules = Rules.preset("classic", target=11, count_out_order=tuple(order))
+    first = rules.overrides()
+    assert first == {"target": 11, "count_out_order": order}
+    first["target"] = 99
+    first["count_out_order"].append("x")
+    assert rules.overrides() == {"target": 11, "count_out_order": order}
+    assert rules.to_dict() == {"preset": "classic", "overrides": rules.overrides()}
+    assert Rules.preset("classic").overrides() == {}
+
+
 def test_ids_are_unique_and_names_are_checked(store: SaveStore) -> None:
     slots = [store.new_game(TWO) for _ in range(5)]
     assert len({s.path for s in slots}) == 5

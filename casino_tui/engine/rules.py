@@ -133,16 +133,16 @@ class Rules:
         return dataclasses.replace(self, **overrides)
 
     def overrides(self) -> dict[str, Any]:
-        """Options that differ from this object's preset (JSON-able)."""
+        """Options that differ from this object's preset (JSON-able; a new dict each call)."""
+        return {name: list(v) if isinstance(v, tuple) else v for name, v in self._overrides}
+
+    @cached_property
+    def _overrides(self) -> tuple[tuple[str, Any], ...]:
+        """:meth:`overrides`, found once (the rules never change; a game's autosave writes
+        them after every move, and building the preset to compare with cost a fifth of it)."""
         base = Rules.preset(self.preset_name)
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            if f.name == "preset_name":
-                continue
-            v = getattr(self, f.name)
-            if v != getattr(base, f.name):
-                out[f.name] = list(v) if isinstance(v, tuple) else v
-        return out
+        return tuple((f.name, getattr(self, f.name)) for f in fields(self)
+                     if f.name != "preset_name" and getattr(self, f.name) != getattr(base, f.name))
 
     def to_dict(self) -> dict[str, Any]:
         """``{"preset": name, "overrides": {...}}``: the JSON form used in saves."""

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from rich.text import Text
+from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.color import Color
 from textual.geometry import Region
@@ -17,8 +18,17 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from casino_tui.app.screens.game import GameScreen
-from casino_tui.app.widgets.base import DataWidget, changed_rows
-from casino_tui.app.widgets.table import HandView, LogView, SeatBox, TableView
+from casino_tui.app.widgets.base import Column, DataWidget, Row, changed_rows
+from casino_tui.app.widgets.table import (
+    HandView,
+    LineData,
+    LogView,
+    MessageLine,
+    RecentData,
+    RecentPlays,
+    SeatBox,
+    TableView,
+)
 
 from .conftest import asynctest, make_app, settle
 from .positions import table_4p
@@ -89,6 +99,40 @@ async def test_choosing_a_card_redraws_only_the_lines_that_changed() -> None:
         table_rows = {y for regions in asked.get("table", []) for r in regions
                       for y in range(r.y, r.bottom)}
         assert len(table_rows) < table.size.height
+
+
+@asynctest
+async def test_what_a_key_did_not_change_is_not_styled_again() -> None:
+    """Right: Textual styles the lines of the hand, the table and the move line again, not
+    those of the game's containers (every frame covers them) nor of the widgets whose lines
+    stayed as they were (widgets.base.SteadyLines); a change of theme styles them all again,
+    in its colours, and the screen is what a full redraw draws."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _hand_and_table(pilot)
+        screen = app.screen
+        containers = {w.id for w in screen.query(Row)} | {w.id for w in screen.query(Column)}
+        assert {"game-body", "main-col", "side-col", "opponents", "table-box"} <= containers
+        styled: list[str] = []
+        render_widget = StylesCache.render_widget
+
+        def spy(cache: StylesCache, widget: Widget, crop: Region) -> list[Strip]:
+            styled.append(widget.id or "")
+            return render_widget(cache, widget, crop)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(StylesCache, "render_widget", spy)
+            await pilot.press("right")
+            await pilot.pause()
+            assert "hand" in styled
+            assert not (containers | {"game-header", "seat-0", "score", "log", "keys"}) & set(
+                styled)
+            styled.clear()
+            app.theme = "nord"
+            await pilot.pause()
+            await pilot.pause()
+            assert containers | {"hand", "table", "log", "seat-0"} <= set(styled)
+        assert _screen_text(pilot) == await _redrawn_text(pilot)
 
 
 @asynctest
@@ -297,3 +341,65 @@ async def test_the_seat_to_move_is_drawn_in_the_themes_warning_colour() -> None:
                 else:
                     assert styles.border_top == ("round", panel)
                     assert not styles.border_title_style.bold
+
+
+@asynctest
+async def test_wrapped_lines_are_wrapped_once_per_change() -> None:
+    """A long recent play or message is wrapped once when it changes, not once for its height
+    before, once after and once to draw it; the screen is what a full redraw draws."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        screen = app.screen
+        recent = screen.query_one("#recent", RecentPlays)
+        message = screen.query_one("#message-line", MessageLine)
+        wrapped: list[str] = []
+        wrap = Text.wrap
+
+        def spy(text: Text, *args: Any, **kwargs: Any) -> Any:
+            wrapped.append(text.plain)
+            return wrap(text, *args, **kwargs)
+
+        long = "West built 9 with A♦ 4♠ 2♣ 2♦ on the 9♠ and took nothing else at all, " * 2
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Text, "wrap", spy)
+            recent.set_data(RecentData(((False, long),)))
+            message.set_data(LineData("Hint: " + long, "ok"))
+            await pilot.pause()
+        assert len(wrapped) == 2 and wrapped[0] == long
+        assert len(recent.render().split("\n")) > 1 and len(message.render().split("\n")) > 1
+        assert _screen_text(pilot) == await _redrawn_text(pilot)
+
+
+@asynctest
+async def test_a_line_is_made_into_the_strip_textual_makes() -> None:
+    """A game widget makes a line that fits it into a strip without Textual's wrapping (it
+    has nothing to wrap): the same segments as Textual's own ``render_strips`` of the line with
+    the widget's styles, on every line of every game widget after a few plays."""
+    from textual.content import Content
+    from textual.visual import RenderOptions
+
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for key in ("right", "enter", "right", "tab", "space", "down"):
+            await pilot.press(key)
+            await settle(pilot)
+            await pilot.pause()
+        compared = 0
+        for widget in app.screen.query(DataWidget):
+            width = widget.size.width
+            if not width:  # (not shown: the save line while saves work)
+                continue
+            lines = widget._lines_at(widget.render(), width)
+            for line in lines or ():
+                style = widget.visual_style
+                ours = widget._line_strip(line, width, style)
+                content = Content.from_rich_text(line, console=app.console)
+                theirs = content.render_strips(width, 1, style, RenderOptions(
+                    widget._get_style, widget.styles))[0]  # type: ignore[arg-type]
+                assert list(ours) == list(theirs), (widget.id, line.plain)
+                assert ours.cell_length == theirs.cell_length
+                compared += 1
+        assert compared > 20

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
 
@@ -43,6 +42,7 @@ from ..players import Chooser
 from ..saveproblems import failure_message, save_status
 from ..session import GameSession, SessionBase, pile_index_of, seat_labels, undo_words
 from ..styles import css
+from ..widgets.base import Column, Row
 from ..widgets.table import (
     HandData,
     HandView,
@@ -263,16 +263,16 @@ class GameScreen(Screen[None]):
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield InfoBar(id="game-header")
-        with Horizontal(id="game-body"):
-            with Vertical(id="main-col"):
+        with Row(id="game-body"):
+            with Column(id="main-col"):
                 others = self.session.num_players - 1
                 if self.compact_seats:
                     yield SeatList(id="seat-list", classes=f"others-{others}")
                 else:
-                    with Horizontal(id="opponents"):
+                    with Row(id="opponents"):
                         for i in range(others):
                             yield SeatBox(id=f"seat-{i}", classes="seat")
-                with Vertical(id="table-box"):
+                with Column(id="table-box"):
                     yield TableView(id="table")
                     yield RecentPlays(id="recent",
                                       classes=f"lines-{min(3, self.session.num_players - 1)}")
@@ -280,7 +280,7 @@ class GameScreen(Screen[None]):
                 yield MessageLine(id="move-line")  # wrapped when long: never cut
                 yield MessageLine(id="message-line")
                 yield MessageLine(id="save-line")  # shown only while saving fails
-            with Vertical(id="side-col"):
+            with Column(id="side-col"):
                 yield ScorePanel(id="score")
                 yield LogView(id="log")
         yield KeyBar(id="keys")

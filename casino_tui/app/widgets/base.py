@@ -19,6 +19,12 @@ instead, for the lines Textual asks for, and keeps the lines it made: a line dra
 the same text (the key bar and the message lines going back and forth at each play, the rows of
 a hand around the card chosen), at the same row or another (the log's lines moving up a row at
 each move), costs nothing more than its row put into it.
+
+A frame draws every widget under the region it covers, changed or not: a play changes the top
+and the bottom of the screen, so every widget. :class:`SteadyLines` (the game widgets, and the
+game's containers :class:`Row` and :class:`Column`) gives Textual the strips it gave last while
+none of its lines was marked to be drawn again, where Textual styled each of its lines again
+from its cache (its line filters, the cut to the region).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Generic, Self, TypeVar, cast
 
 from rich.text import Text
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.scalar import Unit
 from textual.geometry import Region, Size
@@ -41,8 +48,52 @@ if TYPE_CHECKING:
 
 D = TypeVar("D")
 
+# The rules a line that fits its widget is drawn with (DataWidget._line_strip): not wrapped.
+_ONE_LINE = cast("RulesMap", {"text_wrap": "nowrap", "text_overflow": "clip"})
 
-class DataWidget(Widget, Generic[D]):
+
+class SteadyLines(Widget):
+    """A widget whose drawing Textual asks for again while none of its lines changed (every
+    widget under the region of the screen a frame draws: the game's containers, and its
+    widgets whose data stayed as it was) gives the strips it gave last, where Textual would
+    style each of its lines again from its cache of lines (its line filters, the crop).
+
+    Textual marks the lines to draw again in the widget's styles cache (a refresh, a new size,
+    a style or theme change), and the strips depend only on those lines, the region asked for,
+    the widget's size and the app's line filters."""
+
+    _steady: tuple[tuple[object, ...], list[Strip]] | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        cache = self._styles_cache
+        key = (crop, self.outer_size, *self.app.get_line_filters())
+        steady = self._steady
+        if (steady is not None and steady[0] == key and not cache._dirty_lines
+                and all(y in cache._cache for y in crop.line_range)):
+            return steady[1]
+        strips = self._render_lines(crop)
+        self._steady = (key, strips) if not self.auto_links else None
+        return strips
+
+    def _render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's ``render_lines``: the widget's lines styled, those not marked to be drawn
+        again from Textual's cache."""
+        return super().render_lines(crop)
+
+
+class Row(Horizontal, SteadyLines):
+    """Textual's ``Horizontal``, its drawing kept while unchanged (:class:`SteadyLines`)."""
+
+    auto_links = False
+
+
+class Column(Vertical, SteadyLines):
+    """Textual's ``Vertical``, its drawing kept while unchanged (:class:`SteadyLines`)."""
+
+    auto_links = False
+
+
+class DataWidget(SteadyLines, Generic[D]):
     """``set_data(value)`` stores ``value`` and refreshes the widget if it differs."""
 
     # No links in what these widgets draw (a click is handled by the widget itself): Textual
@@ -73,6 +124,7 @@ class DataWidget(Widget, Generic[D]):
         # drawing is kept with its data and size, and a strip's key holds all that makes it
         # (its line's text, spans and style, the width, the widget's own style)
         self._keep_strips = False
+        self._size_now: Size | None = None  # the size while Textual draws lines (_render_lines)
 
     @property
     def data(self) -> D | None:
@@ -145,11 +197,20 @@ class DataWidget(Widget, Generic[D]):
         finally:
             self._keep_strips = keep
 
+    def _render_lines(self, crop: Region) -> list[Strip]:
+        # Textual asks render_line for each line it draws again: the widget's size is found
+        # once for them all (Textual finds the widget on the screen at each call)
+        self._size_now = self.size
+        try:
+            return super()._render_lines(crop)
+        finally:
+            self._size_now = None
+
     def render_line(self, y: int) -> Strip:
         """Line ``y`` of the content, made into a strip only when it was not made before
         (Textual's own render_line makes every line of the widget when any is redrawn). A
         text Textual would wrap or align as a whole goes Textual's way."""
-        size = self.size
+        size = self._size_now or self.size
         width = size.width
         lines = self._lines_at(self._render_at(size), width) if self.line_by_line else None
         if lines is None:
@@ -179,8 +240,15 @@ class DataWidget(Widget, Generic[D]):
         :meth:`_lines_at`), without the rest (a style for the padding it does not add, made
         at every call: a fifth of the line's CPU)."""
         content = Content.from_rich_text(line, console=self.app.console)
+        styles = self.styles
         # (the widget's styles as the rules, as to_strips passes them: read with .get)
-        rules = cast("RulesMap", self.styles)
+        rules = cast("RulesMap", styles)
+        if not styles.line_pad:
+            # A line that fits (_lines_at) is the same strip unwrapped: render_strips reads only
+            # these rules and the alignment (left), and without wrapping it skips finding where
+            # to break the line, cutting it there and trimming and padding the pieces (about a
+            # third of a new line's CPU).
+            rules = _ONE_LINE
         strips = content.render_strips(width, 1, style, RenderOptions(self._get_style, rules))
         return strips[0] if strips else Strip.blank(0)
 
