@@ -148,9 +148,15 @@ def _dump_objects(path: Path) -> None:
                 owners[dict_] = "dict:instance"
         add(address - before, own + before, kind)
         stack.extend(gc.get_referents(obj))
-    names = sorted(kinds, key=kinds.__getitem__)
+    write_object_map(path, sorted(kinds, key=kinds.__getitem__), starts, ends, codes)
+
+
+def write_object_map(path: Path, kinds: list[str], starts: array.array[int],
+                     ends: array.array[int], codes: array.array[int]) -> None:
+    """The objects' ranges [start, end) and their kinds (an index in ``kinds``), as
+    :class:`ObjectMap` reads them."""
     with open(path, "wb") as out:
-        header = json.dumps(names).encode()
+        header = json.dumps(kinds).encode()
         out.write(len(header).to_bytes(8, "little") + header)
         out.write(len(starts).to_bytes(8, "little"))
         starts.tofile(out)
