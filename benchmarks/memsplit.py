@@ -283,6 +283,7 @@ def split(child: int, parent: int, objects: ObjectMap) -> dict[str, Any]:
                     parent_frames[begin + i * PAGE] = frame
     pages: dict[str, dict[str, int]] = {}
     copied: list[int] = []
+    mapping_of: dict[int, str] = {}
     with open(f"/proc/{child}/pagemap", "rb") as pagemap:
         for begin, end, name in _mappings(child):
             if begin >= 1 << 47:
@@ -296,6 +297,7 @@ def split(child: int, parent: int, objects: ObjectMap) -> dict[str, Any]:
                     row[kind] += 1
                     if kind == "copied":
                         copied.append(begin + i * PAGE)
+                        mapping_of[begin + i * PAGE] = name
     copied_set = set(copied)
     on_copied: Counter[str] = Counter()  # bytes of each kind on copied pages
     changed: Counter[str] = Counter()  # ... of objects whose bytes differ from the parent's
@@ -303,6 +305,7 @@ def split(child: int, parent: int, objects: ObjectMap) -> dict[str, Any]:
     objects_on_copied: Counter[str] = Counter()
     unchanged_pages = 0
     unattributed = 0
+    unattributed_by_mapping: Counter[str] = Counter()
     changed_fraction: list[float] = []
     with open(f"/proc/{child}/mem", "rb") as child_mem, \
             open(f"/proc/{parent}/mem", "rb") as parent_mem:
@@ -331,6 +334,7 @@ def split(child: int, parent: int, objects: ObjectMap) -> dict[str, Any]:
                     changed_count[kind] += 1
                     written += min(end, page + PAGE) - lo
             unattributed += max(PAGE - covered, 0)
+            unattributed_by_mapping[mapping_of[page]] += max(PAGE - covered, 0)
             changed_fraction.append(written / PAGE)
     mib = 2**20
     totals = {kind: round(sum(row[kind] for row in pages.values()) * PAGE / mib, 2)
@@ -353,6 +357,8 @@ def split(child: int, parent: int, objects: ObjectMap) -> dict[str, Any]:
         "pages_mib": totals,
         "by_mapping_kib": {name: {k: row[k] * PAGE // 1024 for k in ("copied", "new")}
                            for name, row in by_mapping[:10] if row["copied"] + row["new"]},
+        "copied_not_in_mapped_objects_kib": {
+            name: size // 1024 for name, size in unattributed_by_mapping.most_common(5)},
         "by_kind_on_copied_pages": [
             {"kind": k, "on_copied_kib": on_copied[k] // 1024,
              "on_other_kib": on_shared[k] // 1024,
