@@ -46,6 +46,8 @@ from collections.abc import Sequence
 from fcntl import ioctl
 from pathlib import Path
 
+from casino_tui.serve.forkserver import FORK_SERVER_FLAGS
+
 from .loadkit import ESCAPES, KEY_ENTER, KEY_QUIT, KEY_RIGHT, NO_MOVE, ROUND_OVER, TITLE, YOUR_TURN
 
 KEY_LEFT = b"\x1b[D"
@@ -183,7 +185,8 @@ class ForkServerProcess:
         env = {k: os.environ[k] for k in ("PATH", "PYTHONPATH") if k in os.environ}
         env.update({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUTF8": "1"})
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "casino_tui", "_fork-server", str(theirs.fileno())],
+            [sys.executable, *FORK_SERVER_FLAGS, "-m", "casino_tui", "_fork-server",
+             str(theirs.fileno())],
             pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, cwd="/")
         theirs.close()

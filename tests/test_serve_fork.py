@@ -93,7 +93,8 @@ PROBE = textwrap.dedent('''
                   "stdout_encoding": sys.stdout.encoding,
                   "nice": os.getpriority(os.PRIO_PROCESS, 0), "autogroup": autogroup_nice(),
                   "ksm": ksm_merge_any(), "gc_thresholds": gc.get_threshold(),
-                  "gc_frozen": gc.get_freeze_count()}
+                  "gc_frozen": gc.get_freeze_count(), "optimize": sys.flags.optimize,
+                  "docstring": serve_forks.__doc__}
         with open(args[0], "w") as out:
             json.dump(report, out)
         return int(args[1])
@@ -259,6 +260,28 @@ def test_children_collect_their_garbage_sooner_and_never_walk_the_frozen_objects
     assert report["gc_thresholds"] == list(forkserver.SESSION_GC_THRESHOLDS)
     assert forkserver.SESSION_GC_THRESHOLDS[0] < gc.get_threshold()[0]
     assert isinstance(report["gc_frozen"], int) and report["gc_frozen"] > 10_000
+
+
+def test_children_run_without_docstrings(probe: Path) -> None:
+    """The fork server runs Python with ``-OO`` (FORK_SERVER_FLAGS), and so does every game
+    forked from it: no docstring sits among the objects whose pages a game copies."""
+    async def scenario() -> dict[str, object]:
+        forker = await started()
+        try:
+            child, master, _ = await fork(forker, [str(probe / "oo.json"), "0"], {}, probe)
+            try:
+                assert await asyncio.wait_for(child.wait(), 30) == 0
+            finally:
+                os.close(master)
+            return json.loads((probe / "oo.json").read_text())
+        finally:
+            await forker.close()
+
+    assert forkserver.FORK_SERVER_FLAGS == ("-OO",)
+    report = asyncio.run(scenario())
+    assert report["optimize"] == 2
+    assert report["docstring"] is None
+    assert forkserver.serve_forks.__doc__  # this process (a fresh one) keeps them
 
 
 def test_the_log_says_whether_the_kernel_merges_the_games_pages(

@@ -23,6 +23,7 @@ from .cardfmt import CardPainter, face_background
 from .screens.title import TitleScreen
 from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .sharedcss import SharedStylesheet, theme_variables
+from .strips import lazy_strip_caches
 from .styles import css
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -103,6 +104,8 @@ class CasinoApp(App[None]):
                  replay: Replay | None = None,
                  web_links: WebLinks | None = None) -> None:
         super().__init__()
+        # the lines of the screen make their caches when first used: about 1 MiB less a game
+        lazy_strip_caches()
         # CSS parsed once per process (and before the fork, in the fork server), not per app
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
         self.web_links = web_links

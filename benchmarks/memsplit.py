@@ -1,0 +1,468 @@
+"""Where a forked game's own memory comes from, object by object: ``python -m benchmarks.memsplit``.
+
+    .venv/bin/python -m benchmarks.memsplit [--games 3] [--moves 3] [--settle 5] [--trace]
+
+Run as root (it reads page frames in ``/proc/PID/pagemap`` and memory in ``/proc/PID/mem``). It
+starts a fork server warmed up as under ``serve`` (this module's own ``_fork-server`` mode, which
+is ``casino_tui``'s with two probes added), forks ``--games`` games on PTYs (100x30, the pool of
+computer players on its channel, as :mod:`benchmarks.forks` does), starts a game in each and
+plays ``--moves`` moves (Right, Enter), waits ``--settle`` seconds, then splits the first game's
+private memory in two, page by page, against the fork server's:
+
+* **copied**: the fork server had a page at that address and the game now has its own frame
+  there (copied on write); ``copied_unchanged`` of those hold the fork server's bytes again;
+* **new**: the fork server had no page there (a new mapping, or a part of one it had not used).
+
+The probe in the fork server maps its objects before the fork: in a child of the fork server
+forked right after ``gc.freeze()`` (so the fork server's own memory is not disturbed), every
+object reachable from the collector's objects (code, strings and other untracked objects
+included) with its address range (its collector header and managed-dict pointers before it),
+and the separate blocks of dicts (their keys and values), lists and sets; each has a kind (its
+type; a code object or function with its package; a dict with whose it is: a module's, a
+class's, an instance's). For every copied page the objects on it are counted, and those whose
+bytes now differ from the fork server's (at least those were written: a reference count raised
+and lowered again looks unchanged), and the bytes on copied pages by kind. ``dense_mib`` is
+what the changed objects would take if they were packed together: the least a layout could
+copy.
+
+``--trace``: the games run ``tracemalloc`` from their start (after the fork: it sees only what
+the game allocates itself) and, at the end, the first game reports its largest allocations by
+line and by traceback, what ``gc`` finds, and ``sys._debugmallocstats()``. Tracing costs the
+game memory of its own, so its page split is not measured then. Prints JSON; a measuring tool,
+not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import array
+import asyncio
+import bisect
+import contextlib
+import gc
+import json
+import os
+import signal
+import statistics
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+TRACE_ENV = "CASINO_TUI_MEMSPLIT_TRACE"  # the games' report file (with --trace)
+_GC_FLAG, _MANAGED_DICT = 1 << 14, 1 << 4
+PAGE = os.sysconf("SC_PAGE_SIZE")
+# (the benchmark's side imports benchmarks.forks only when it runs, so that the fork server, which
+# runs this module too, imports nothing a served one does not)
+
+
+def object_map_path(fork_server_pid: int) -> Path:
+    return Path(tempfile.gettempdir()) / f"casino-memsplit-{fork_server_pid}.map"
+
+
+# ====================================================================== in the fork server
+def _package(filename: str) -> str:
+    for name in ("casino_tui", "textual", "rich", "asyncssh", "asyncio", "markdown_it",
+                 "platformdirs", "pygments"):
+        if f"/{name}/" in filename:
+            return name
+    return "stdlib" if "/python3." in filename else "other"
+
+
+def _dump_objects(path: Path) -> None:
+    """Write the address range and kind of every object reachable from the collector's (in a
+    throwaway child of the fork server: unfreezing and walking allocate)."""
+    import ctypes
+
+    gc.unfreeze()
+    owners: dict[int, str] = {}
+    for module in list(sys.modules.values()):
+        with contextlib.suppress(Exception):
+            owners[id(vars(module))] = "dict:module"
+    kinds: dict[str, int] = {}
+    starts, ends, codes = array.array("Q"), array.array("Q"), array.array("H")
+
+    def add(begin: int, size: int, kind: str) -> None:
+        if begin and size > 0:
+            starts.append(begin)
+            ends.append(begin + size)
+            codes.append(kinds.setdefault(kind, len(kinds)))
+
+    def ptr(address: int) -> int:
+        return ctypes.c_void_p.from_address(address).value or 0
+
+    seen: set[int] = set()
+    stack: list[Any] = gc.get_objects()
+    # this walk's own containers, made in this child: not the fork server's
+    seen.update(id(x) for x in (seen, stack, starts, ends, codes, owners, kinds))
+    while stack:
+        obj = stack.pop()
+        address = id(obj)
+        if address in seen:
+            continue
+        seen.add(address)
+        kind_type = type(obj)
+        kind = kind_type.__name__
+        try:
+            size = sys.getsizeof(obj)
+            own = obj.__sizeof__()
+        except Exception:
+            continue
+        before = size - own if kind_type.__flags__ & _GC_FLAG else 0
+        if isinstance(obj, type):
+            for ref in gc.get_referents(obj):
+                if type(ref) is dict:
+                    owners[id(ref)] = "dict:class"
+        if kind_type is dict:
+            kind = owners.get(address, "dict")
+            keys, values = ptr(address + 32), ptr(address + 40)
+            keys_size = own - 48 - (8 * len(obj) if values else 0)
+            add(keys, keys_size, kind + ":keys")
+            add(values, 8 * len(obj), kind + ":values")
+            own = 48
+        elif kind_type is list:
+            add(ptr(address + 24), 8 * ptr(address + 32), "list:items")
+            own = 40
+        elif kind_type in (set, frozenset):
+            table = ptr(address + 40)
+            if table != address + 64:
+                add(table, 16 * (ptr(address + 32) + 1), "set:table")
+                own = 200
+        elif kind == "code":
+            kind = f"code:{_package(obj.co_filename)}"
+            stack.extend((obj.co_consts, obj.co_names, obj.co_varnames, obj.co_freevars,
+                          obj.co_cellvars, obj.co_filename, obj.co_name, obj.co_qualname,
+                          obj.co_linetable, obj.co_exceptiontable))
+        elif kind == "function":
+            kind = f"function:{_package(obj.__code__.co_filename)}"
+        elif isinstance(obj, type):
+            kind = f"type:{_package(str(getattr(sys.modules.get(obj.__module__), '__file__', '')))}"
+        if kind_type.__flags__ & _MANAGED_DICT and not isinstance(obj, type):
+            values = ptr(address - 32)
+            if values:  # the instance's attribute values, beside its class's shared keys
+                add(values - 8, 8 * 8, "instance values")
+            dict_ = ptr(address - 24)
+            if dict_:
+                owners[dict_] = "dict:instance"
+        add(address - before, own + before, kind)
+        stack.extend(gc.get_referents(obj))
+    write_object_map(path, sorted(kinds, key=kinds.__getitem__), starts, ends, codes)
+
+
+def write_object_map(path: Path, kinds: list[str], starts: array.array[int],
+                     ends: array.array[int], codes: array.array[int]) -> None:
+    """The objects' ranges [start, end) and their kinds (an index in ``kinds``), as
+    :class:`ObjectMap` reads them."""
+    with open(path, "wb") as out:
+        header = json.dumps(kinds).encode()
+        out.write(len(header).to_bytes(8, "little") + header)
+        out.write(len(starts).to_bytes(8, "little"))
+        starts.tofile(out)
+        ends.tofile(out)
+        codes.tofile(out)
+
+
+def _probe_merge_pages(original: Callable[[], bool]) -> Callable[[], bool]:
+    """``merge_pages`` as the fork server calls it right after ``gc.freeze()``: first the
+    object map, by a child of its own."""
+    def probe() -> bool:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _dump_objects(object_map_path(os.getppid()))
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        return original()
+
+    return probe
+
+
+# ====================================================================== in a forked game
+def _report(path: str) -> None:
+    """The game's allocations since its fork (tracemalloc), its collector and its allocator."""
+    import tracemalloc
+
+    snapshot = tracemalloc.take_snapshot()
+    by_line = snapshot.statistics("lineno")
+    by_trace = snapshot.statistics("traceback")
+    garbage_before = len(gc.get_objects())
+    unreachable = gc.collect()
+    report: dict[str, Any] = {
+        "traced_mib": round(sum(s.size for s in by_line) / 2**20, 2),
+        "gc_objects": garbage_before, "gc_unreachable_collected": unreachable,
+        "gc_counts": gc.get_count(), "gc_threshold": gc.get_threshold(),
+        "top_lines": [{"kib": round(s.size / 1024, 1), "count": s.count,
+                       "at": str(s.traceback[0])} for s in by_line[:40]],
+        "top_tracebacks": [{"kib": round(s.size / 1024, 1), "count": s.count,
+                            "frames": [str(f) for f in s.traceback[:8]]}
+                           for s in by_trace[:25]],
+    }
+    by_type = Counter(type(o).__name__ for o in gc.get_objects())
+    report["gc_types"] = by_type.most_common(25)
+    with open(path, "w") as out:
+        json.dump(report, out)
+    with open(path + ".malloc", "w") as out:  # _debugmallocstats writes to C's stderr
+        saved = os.dup(2)
+        try:
+            os.dup2(out.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def _game_main(main: Callable[[Sequence[str]], int]) -> Callable[[Sequence[str]], int]:
+    def traced(args: Sequence[str]) -> int:
+        path = os.environ.pop(TRACE_ENV, None)
+        if path:
+            import tracemalloc
+
+            tracemalloc.start(10)
+            signal.signal(signal.SIGUSR2, lambda *_: _report(path))
+        return main(args)
+
+    return traced
+
+
+def fork_server(argv: Sequence[str]) -> int:
+    from casino_tui.__main__ import game_parser, main
+    from casino_tui.serve import forkserver
+
+    forkserver.merge_pages = _probe_merge_pages(forkserver.merge_pages)  # type: ignore[assignment]
+    game_parser()
+    return forkserver.serve_forks(argv, _game_main(main))
+
+
+# ====================================================================== the benchmark's side
+class ObjectMap:
+    def __init__(self, path: Path) -> None:
+        with open(path, "rb") as data:
+            header = data.read(int.from_bytes(data.read(8), "little"))
+            self.kinds: list[str] = json.loads(header)
+            count = int.from_bytes(data.read(8), "little")
+            starts, ends, codes = array.array("Q"), array.array("Q"), array.array("H")
+            starts.fromfile(data, count)
+            ends.fromfile(data, count)
+            codes.fromfile(data, count)
+        order = sorted(range(count), key=starts.__getitem__)
+        self.starts = [starts[i] for i in order]
+        self.ends = [ends[i] for i in order]
+        self.codes = [codes[i] for i in order]
+        self.longest = max((e - s for s, e in zip(self.starts, self.ends, strict=True)),
+                           default=0)
+
+    def on_page(self, page: int) -> list[tuple[int, int, int]]:
+        """(start, end, kind) of each range overlapping [page, page + PAGE)."""
+        first = bisect.bisect_left(self.starts, page - self.longest)
+        last = bisect.bisect_left(self.starts, page + PAGE)
+        return [(self.starts[i], self.ends[i], self.codes[i]) for i in range(first, last)
+                if self.ends[i] > page]
+
+
+def _read(mem: Any, address: int, size: int) -> bytes:
+    with contextlib.suppress(OSError):
+        mem.seek(address)
+        return bytes(mem.read(size))
+    return b""
+
+
+def split(child: int, parent: int, objects: ObjectMap) -> dict[str, Any]:
+    """The child's private pages against the parent's, and the objects on the copied ones."""
+    from .forks import _frames, _mappings
+
+    parent_frames: dict[int, int] = {}
+    with open(f"/proc/{parent}/pagemap", "rb") as pagemap:
+        for begin, end, _name in _mappings(parent):
+            if begin >= 1 << 47:
+                continue
+            for i, frame in enumerate(_frames(pagemap, begin, end)):
+                if frame:
+                    parent_frames[begin + i * PAGE] = frame
+    pages: dict[str, dict[str, int]] = {}
+    copied: list[int] = []
+    mapping_of: dict[int, str] = {}
+    with open(f"/proc/{child}/pagemap", "rb") as pagemap:
+        for begin, end, name in _mappings(child):
+            if begin >= 1 << 47:
+                continue
+            row = pages.setdefault(name, {"shared": 0, "copied": 0, "new": 0})
+            for i, frame in enumerate(_frames(pagemap, begin, end)):
+                if frame:
+                    parents = parent_frames.get(begin + i * PAGE)
+                    kind = ("new" if parents is None else "shared" if parents == frame
+                            else "copied")
+                    row[kind] += 1
+                    if kind == "copied":
+                        copied.append(begin + i * PAGE)
+                        mapping_of[begin + i * PAGE] = name
+    copied_set = set(copied)
+    on_copied: Counter[str] = Counter()  # bytes of each kind on copied pages
+    changed: Counter[str] = Counter()  # ... of objects whose bytes differ from the parent's
+    changed_count: Counter[str] = Counter()
+    objects_on_copied: Counter[str] = Counter()
+    unchanged_pages = 0
+    unattributed = 0
+    unattributed_by_mapping: Counter[str] = Counter()
+    changed_fraction: list[float] = []
+    with open(f"/proc/{child}/mem", "rb") as child_mem, \
+            open(f"/proc/{parent}/mem", "rb") as parent_mem:
+        for page in copied:
+            mine, theirs = _read(child_mem, page, PAGE), _read(parent_mem, page, PAGE)
+            if mine == theirs:
+                unchanged_pages += 1
+            covered = 0
+            written = 0
+            for begin, end, code in objects.on_page(page):
+                kind = objects.kinds[code]
+                lo, hi = max(begin, page), min(end, page + PAGE)
+                on_copied[kind] += hi - lo
+                covered += hi - lo
+                if begin < page:
+                    continue  # counted once, on the page where it starts
+                objects_on_copied[kind] += 1
+                # whole range, even past this page: compare where both pages are copied
+                if end <= page + PAGE:
+                    differs = mine[begin - page:end - page] != theirs[begin - page:end - page]
+                else:
+                    differs = (_read(child_mem, begin, end - begin)
+                               != _read(parent_mem, begin, end - begin))
+                if differs:
+                    changed[kind] += end - begin
+                    changed_count[kind] += 1
+                    written += min(end, page + PAGE) - lo
+            unattributed += max(PAGE - covered, 0)
+            unattributed_by_mapping[mapping_of[page]] += max(PAGE - covered, 0)
+            changed_fraction.append(written / PAGE)
+    mib = 2**20
+    totals = {kind: round(sum(row[kind] for row in pages.values()) * PAGE / mib, 2)
+              for kind in ("shared", "copied", "new")}
+    totals["copied_unchanged"] = round(unchanged_pages * PAGE / mib, 2)
+    totals["copied_in_mapped_objects"] = round(sum(on_copied.values()) / mib, 2)
+    totals["copied_not_in_mapped_objects"] = round(unattributed / mib, 2)
+    totals["changed_objects_mib"] = round(sum(changed.values()) / mib, 2)
+    totals["dense_mib"] = round(sum(changed.values()) / mib, 2)
+    totals["changed_bytes_per_copied_page_median"] = round(
+        statistics.median(changed_fraction) if changed_fraction else 0, 3)
+    by_mapping = sorted(pages.items(), key=lambda kv: -(kv[1]["copied"] + kv[1]["new"]))
+    # the parent's objects that are on pages the child did not copy: their kinds' share
+    on_shared: Counter[str] = Counter()
+    for begin, end, code in zip(objects.starts, objects.ends, objects.codes, strict=True):
+        if begin // PAGE * PAGE not in copied_set:
+            on_shared[objects.kinds[code]] += end - begin
+    kinds = sorted(on_copied, key=lambda k: -on_copied[k])[:30]
+    return {
+        "pages_mib": totals,
+        "by_mapping_kib": {name: {k: row[k] * PAGE // 1024 for k in ("copied", "new")}
+                           for name, row in by_mapping[:10] if row["copied"] + row["new"]},
+        "copied_not_in_mapped_objects_kib": {
+            name: size // 1024 for name, size in unattributed_by_mapping.most_common(5)},
+        "by_kind_on_copied_pages": [
+            {"kind": k, "on_copied_kib": on_copied[k] // 1024,
+             "on_other_kib": on_shared[k] // 1024,
+             "changed_kib": changed[k] // 1024,
+             "objects_on_copied": objects_on_copied[k], "changed": changed_count[k]}
+            for k in kinds],
+    }
+
+
+async def run(games: int, moves: int, settle: float, trace: bool) -> dict[str, Any]:
+    from casino_tui.serve.forkserver import ForkServer
+
+    from .forks import TITLE, Computers, ksm_merged_kib, smaps_rollup, start, wait_for
+
+    forker = ForkServer(main_module="benchmarks.memsplit")
+    forker.start()
+    if not await forker.wait_ready(120) or forker.pid is None:
+        raise SystemExit("the fork server did not start")
+    load = os.getloadavg()
+    out: dict[str, Any] = {"games": games, "moves": moves, "trace": trace,
+                           "load_before": [round(x, 1) for x in load]}
+    with tempfile.TemporaryDirectory(prefix="casino-memsplit-") as tmp:
+        report = Path(tmp) / "trace.json"
+        computers = Computers(Path(tmp))
+        await computers.start()
+        if trace:
+            real_environment = computers.environment
+
+            def environment() -> dict[str, str]:
+                return real_environment() | {TRACE_ENV: str(report)}
+
+            computers.environment = environment  # type: ignore[method-assign]
+        started = await asyncio.gather(*(start(forker, Path(tmp) / f"p{i}", computers)
+                                         for i in range(games)))
+        try:
+            await asyncio.gather(*(wait_for(g, TITLE, 120) for g in started))
+            await asyncio.sleep(1.0)
+            for g in started:
+                os.write(g.master, b"n")
+            await asyncio.gather(*(wait_for(g, b"Preset", 60) for g in started))
+            for g in started:
+                os.write(g.master, b"\r")
+            await asyncio.gather(*(wait_for(g, b"Your hand", 60) for g in started))
+            for _ in range(moves):
+                await asyncio.sleep(3.0)
+                for g in started:
+                    os.write(g.master, b"\x1b[C")
+                    await asyncio.sleep(0.1)
+                    os.write(g.master, b"\r")
+            await asyncio.sleep(settle)
+            memory = [smaps_rollup(g.proc.pid) for g in started]
+            out["pss_mib"] = [round(m["Pss"] / 1024, 1) for m in memory]
+            out["private_mib"] = [round((m["Private_Dirty"] + m["Private_Clean"]) / 1024, 1)
+                                  for m in memory]
+            out["ksm_merged_mib"] = [round(ksm_merged_kib(g.proc.pid) / 1024, 1)
+                                     for g in started]
+            out["fork_server_pss_mib"] = round(smaps_rollup(forker.pid)["Pss"] / 1024, 1)
+            if trace:
+                os.kill(started[0].proc.pid, signal.SIGUSR2)
+                for _ in range(100):
+                    await asyncio.sleep(0.2)
+                    if Path(str(report) + ".malloc").exists():
+                        await asyncio.sleep(0.5)
+                        break
+                out["trace"] = json.loads(report.read_text())
+                out["debugmallocstats"] = Path(str(report) + ".malloc").read_text()
+            else:
+                objects = ObjectMap(object_map_path(forker.pid))
+                out |= split(started[0].proc.pid, forker.pid, objects)
+        finally:
+            for g in started:
+                asyncio.get_running_loop().remove_reader(g.master)
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(g.proc.pid, signal.SIGKILL)
+            for g in started:
+                await g.proc.wait()
+                os.close(g.master)
+            with contextlib.suppress(OSError):
+                object_map_path(forker.pid).unlink()
+            await forker.close()
+            await computers.close()
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] == "_fork-server":
+        return fork_server(args_list[1:])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.memsplit", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=3, help="games at once (default 3)")
+    parser.add_argument("--moves", type=int, default=3, help="moves to play (default 3)")
+    parser.add_argument("--settle", type=float, default=5.0,
+                        help="seconds after the last key before measuring (default 5)")
+    parser.add_argument("--trace", action="store_true",
+                        help="tracemalloc in the games; the first one's report")
+    args = parser.parse_args(args_list)
+    root = str(Path(__file__).resolve().parent.parent)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    print(json.dumps(asyncio.run(run(args.games, args.moves, args.settle, args.trace)),
+                     indent=1), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

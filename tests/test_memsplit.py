@@ -1,0 +1,63 @@
+"""benchmarks.memsplit (a forked game's private memory split into pages copied from the fork
+server and pages new to it) reads page frames right: on a child forked from this process, the
+page it wrote is copied and the object on it written, the page it wrote and put back is a copy
+with the parent's bytes, the page it did not touch is shared, and the page it mapped itself is
+new. Needs root (page frames in /proc/PID/pagemap)."""
+
+from __future__ import annotations
+
+import array
+import ctypes
+import mmap
+import os
+from pathlib import Path
+
+import pytest
+
+from benchmarks.memsplit import PAGE, ObjectMap, split, write_object_map
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="page frames need root")
+
+
+def test_the_split_finds_copied_written_restored_shared_and_new_pages(tmp_path: Path) -> None:
+    area = mmap.mmap(-1, 24 * PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(area))
+    for page in range(24):
+        area[page * PAGE] = 1  # in memory in the parent
+    kinds = ["written", "restored", "untouched"]
+    starts = array.array("Q", [base + 2 * PAGE + 128, base + 5 * PAGE + 128, base + 23 * PAGE])
+    ends = array.array("Q", [s + 64 for s in starts])
+    write_object_map(tmp_path / "map", kinds, starts, ends, array.array("H", [0, 1, 2]))
+    ready_r, ready_w = os.pipe()
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: write one object, write another and put it back, map a page
+        try:
+            area[2 * PAGE + 130] = 7
+            for page in range(4, 20):  # 64 KiB written and put back
+                area[page * PAGE + 130] = 9
+                area[page * PAGE + 130] = 0
+            extra = mmap.mmap(-1, 16 * PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+            for page in range(16):
+                extra[page * PAGE] = 1
+            os.write(ready_w, b"x")
+            os.read(done_r, 1)
+        finally:
+            os._exit(0)
+    try:
+        assert os.read(ready_r, 1) == b"x"
+        out = split(pid, os.getpid(), ObjectMap(tmp_path / "map"))
+    finally:
+        os.write(done_w, b"x")
+        os.waitpid(pid, 0)
+        for fd in (ready_r, ready_w, done_r, done_w):
+            os.close(fd)
+    rows = {row["kind"]: row for row in out["by_kind_on_copied_pages"]}
+    assert rows["written"]["objects_on_copied"] == 1 and rows["written"]["changed"] == 1
+    assert rows["restored"]["objects_on_copied"] == 1 and rows["restored"]["changed"] == 0
+    assert "untouched" not in rows  # its page is still the parent's
+    pages = out["pages_mib"]
+    sixteen = round(16 * PAGE / 2**20, 2)  # as the figures are rounded
+    assert pages["copied"] >= sixteen
+    assert pages["copied_unchanged"] >= sixteen
+    assert pages["new"] >= sixteen
