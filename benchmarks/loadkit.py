@@ -260,6 +260,15 @@ def _cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _children_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of the ended children a live process has reaped (0 if gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
 def _memory_kb(pid: int) -> tuple[int, int]:
     """(RSS, PSS) of a process in KiB (0, 0 if it is gone)."""
     rss = pss = 0
@@ -427,6 +436,9 @@ class LoopbackServer:
         self.peak = MemoryPeak()
         self.cpu: float | None = None  # the server process's CPU seconds when it stopped
         self.leftovers = 0  # game process groups still running after the server stopped
+        # the CPU seconds of the games the fork server forked and reaped (every game that
+        # ended before the server stopped; its own warm-up not counted)
+        self.forked_cpu: float | None = None
         self._process: asyncio.subprocess.Process | None = None
         self._sampler: asyncio.Task[None] | None = None
         self._log_file: Any = None
@@ -465,6 +477,9 @@ class LoopbackServer:
         server = self._process
         if server is not None:
             self.cpu = _cpu_seconds(server.pid)
+            forkers = fork_servers(server.pid)
+            if forkers:
+                self.forked_cpu = sum(_children_cpu_seconds(pid) for pid in forkers)
             if server.returncode is None:
                 server.send_signal(signal.SIGTERM)
                 try:

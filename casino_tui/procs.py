@@ -64,3 +64,17 @@ def lower_priority(steps: int, group_nice: int | None) -> None:
     if group_nice is not None:
         with contextlib.suppress(OSError):
             _AUTOGROUP.write_text(str(min(19, group_nice + steps)))
+
+
+def lower_group_priority(base: int, steps: int, group_nice: int | None) -> None:
+    """Run every thread of every process of this process group ``steps`` nice values below
+    ``base`` (``setpriority(PRIO_PGRP)``: on Linux a nice value is a thread's, and a process's
+    threads started before now keep theirs otherwise), and this process's autogroup ``steps``
+    below ``group_nice`` (as :func:`lower_priority`). Best effort, as that."""
+    if steps <= 0:
+        return
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PGRP, 0, min(19, base + steps))
+    if group_nice is not None:
+        with contextlib.suppress(OSError):
+            _AUTOGROUP.write_text(str(min(19, group_nice + steps)))

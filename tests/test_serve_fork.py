@@ -40,6 +40,7 @@ from casino_tui import procs
 from casino_tui.serve import forkserver
 from casino_tui.serve.forkserver import ForkedGame, ForkServer, autogroup_nice
 from casino_tui.serve.players import has_saved_game
+from casino_tui.serve.pty_session import set_winsize
 
 PROBE = textwrap.dedent('''
     import atexit, gc, json, os, random, signal, sys, threading, time
@@ -77,6 +78,30 @@ PROBE = textwrap.dedent('''
             return 7
         if args[0] == "sleep":
             time.sleep(float(args[1]))
+            return 0
+        if args[0] in ("frame", "noframe"):  # the priority before and after a first frame
+            from casino_tui.app import firstframe
+
+            def nices():
+                out = {}
+                for tid in os.listdir("/proc/self/task"):
+                    with open(f"/proc/self/task/{tid}/stat") as f:
+                        out[tid] = int(f.read().rpartition(")")[2].split()[16])
+                return out
+
+            started = threading.Event()
+            helper = threading.Thread(target=started.wait, daemon=True)  # a thread of its own
+            helper.start()
+            before = {"nice": nices(), "autogroup": autogroup_nice()}
+            if args[0] == "frame":
+                firstframe.written()
+            else:
+                time.sleep(float(args[2]))
+            after = {"nice": nices(), "autogroup": autogroup_nice()}
+            started.set()
+            with open(args[1], "w") as out:
+                json.dump({"before": before, "after": after,
+                           "threads": [os.getpid(), helper.native_id]}, out)
             return 0
         fds = {}
         for fd in os.listdir("/proc/self/fd"):
@@ -213,6 +238,126 @@ def test_children_run_below_the_servers_priority_when_asked(probe: Path) -> None
     if group is not None:  # a kernel with autogroups: the group is lowered too
         assert same["autogroup"] == 0  # a new session's group starts at 0
         assert lower["autogroup"] == min(19, group + 4)
+
+
+def thread_nices(pid: int) -> dict[int, int]:
+    """The nice value of every thread of process ``pid`` (on Linux a nice value is a
+    thread's)."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+            out[int(tid)] = int(stat.rpartition(")")[2].split()[16])
+    return out
+
+
+@pytest.mark.parametrize("first_frame", [True, False])
+def test_a_login_runs_at_the_servers_priority_until_its_first_frame(
+        probe: Path, first_frame: bool) -> None:
+    """Forked with ``title_within``, a game runs at the server's priority (its new autogroup
+    too) until its first frame is written, and then ``nice`` steps below it, every thread of
+    it (those started before too) and its autogroup; a game that shows no frame is lowered
+    after ``title_within`` seconds."""
+    out = probe / "frame.json"
+    args = [str(out)] if first_frame else [str(out), "1.0"]
+
+    async def scenario() -> None:
+        forker = await started()
+        try:
+            master, slave = os.openpty()
+            try:
+                child = await forker.spawn(slave, ["frame" if first_frame else "noframe",
+                                                   *args], {}, probe, 4,
+                                           title_within=60.0 if first_frame else 0.3)
+            finally:
+                os.close(slave)
+            try:
+                assert await asyncio.wait_for(child.wait(), 30) == 0
+            finally:
+                os.close(master)
+        finally:
+            await forker.close()
+
+    asyncio.run(scenario())
+    report = json.loads(out.read_text())
+    mine = process_nice(0)
+    before, after = report["before"], report["after"]
+    # the main thread, one the game started before its frame (and the time limit's timer)
+    assert {str(t) for t in report["threads"]} <= set(before["nice"])
+    assert set(before["nice"].values()) == {mine}  # the server's
+    assert set(after["nice"].values()) == {min(19, mine + 4)}  # every thread below it
+    group = autogroup_nice(os.getpid())
+    if group is not None:  # a kernel with autogroups: the group is lowered then too
+        assert before["autogroup"] == group  # at the server's group's, not above it
+        assert after["autogroup"] == min(19, group + 4)
+
+
+def test_a_forked_game_is_lowered_once_its_title_is_on_its_terminal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real game forked on a PTY (``title_within`` far longer than the test): at the
+    server's priority as it starts, every thread of it ``nice`` steps below once its title has
+    reached the terminal (the app tells its first frame from Textual's output thread)."""
+    monkeypatch.setenv("PYTHONUTF8", "1")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "TERM": "xterm-256color", "LANG": "C.UTF-8",
+           "LC_ALL": "C.UTF-8", "PYTHONUTF8": "1",
+           "CASINO_TUI_DATA_DIR": str(home / "data"),
+           "CASINO_TUI_CONFIG_DIR": str(home / "config")}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    mine = process_nice(0)
+    seen: dict[str, object] = {}
+
+    async def scenario() -> None:
+        forker = ForkServer(warm=False)
+        forker.start()
+        assert await forker.wait_ready(60), "the fork server did not start"
+        try:
+            master, slave = os.openpty()
+            set_winsize(master, 100, 30)
+            try:
+                child = await forker.spawn(slave, [], env, home, 4, title_within=60.0)
+            finally:
+                os.close(slave)
+            early = thread_nices(child.pid)
+            os.set_blocking(master, False)
+            screen = b""
+            with contextlib.suppress(BlockingIOError):
+                screen = os.read(master, 65536)
+            if TITLE.encode() not in screen:  # (not yet written when the nices were read)
+                seen["early"] = early
+            try:
+                deadline = time.monotonic() + 30
+                while TITLE.encode() not in screen:
+                    assert time.monotonic() < deadline, "no title"
+                    with contextlib.suppress(BlockingIOError):
+                        screen += os.read(master, 65536)
+                        continue
+                    await asyncio.sleep(0.01)
+                deadline = time.monotonic() + 10
+                while set(thread_nices(child.pid).values()) != {min(19, mine + 4)}:
+                    assert time.monotonic() < deadline, thread_nices(child.pid)
+                    await asyncio.sleep(0.02)
+                seen["after"] = thread_nices(child.pid)
+                seen["group"] = autogroup_nice(child.pid)
+                os.write(master, b"q")
+                assert await asyncio.wait_for(child.wait(), 30) == 0
+            finally:
+                os.close(master)
+        finally:
+            await forker.close()
+
+    asyncio.run(scenario())
+    # read at once after the fork, before its title was written (almost always: the title
+    # is 50 ms of the game's CPU away)
+    if "early" in seen:
+        assert set(seen["early"].values()) == {mine}  # type: ignore[union-attr]
+    after = seen["after"]
+    assert isinstance(after, dict) and len(after) >= 3  # Textual's input and output threads
+    group = autogroup_nice(os.getpid())
+    if group is not None:
+        assert seen["group"] == min(19, group + 4)
 
 
 def test_children_offer_their_memory_to_the_kernels_same_page_merging(probe: Path) -> None:
@@ -448,9 +593,11 @@ def test_sessions_are_forked_apart_and_survive_crashes_and_a_fork_server_restart
             assert [t for fd, t in files.items() if fd > 2 and "/dev/pt" in t] == []
             assert not sockets(pid) & server_sockets
         assert ttys["alice"] != ttys["bob"]
-        # The games draw below the server's priority (--session-nice, here 5).
+        # The games draw below the server's priority (--session-nice, here 5), every thread,
+        # once their titles are on the screen.
         for pid in pids.values():
-            assert process_nice(pid) == min(19, process_nice(server.proc.pid) + 5)
+            assert set(thread_nices(pid).values()) == {
+                min(19, process_nice(server.proc.pid) + 5)}
             group = autogroup_nice(server.proc.pid)
             if group is not None:
                 assert autogroup_nice(pid) == min(19, group + 5)
