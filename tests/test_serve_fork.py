@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import gc
 import json
 import os
 import re
 import signal
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -740,6 +742,43 @@ def test_the_autogroup_nice_value_is_read_or_none_on_kernels_without_one(
     monkeypatch.setattr(procs, "_AUTOGROUP", fake)
     assert autogroup_nice() == expected
     assert autogroup_nice(2 ** 22 + 1) is None  # no such process
+
+
+class RefusingAutogroup:
+    """/proc/self/autogroup as the kernel answers an unprivileged process right after someone's
+    write on the host: EAGAIN, ``refusals`` times, then the value is taken."""
+
+    def __init__(self, refusals: int) -> None:
+        self.refusals = refusals
+        self.written: list[str] = []
+        self.lock = threading.Lock()
+
+    def write_text(self, text: str) -> int:
+        with self.lock:
+            if self.refusals > 0:
+                self.refusals -= 1
+                raise BlockingIOError(errno.EAGAIN, "write could not complete without blocking")
+            self.written.append(text)
+        return len(text)
+
+
+def test_an_autogroup_value_the_kernel_refuses_for_now_is_set_again_later(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unprivileged server's crowd of games is refused most autogroup writes (one every
+    0.1 s on the host): a forked game tries again, and the value it asked for last wins."""
+    fake = RefusingAutogroup(refusals=3)
+    monkeypatch.setattr(procs, "_AUTOGROUP", fake)
+    monkeypatch.setattr(procs, "AUTOGROUP_RETRY", (0.005, 0.01))
+    assert procs.set_autogroup_nice(5, retry=10.0) is False  # refused now...
+    assert procs.set_autogroup_nice(19, retry=10.0) is False  # ... and a lower one asked for
+    wait_until(lambda: fake.written, 5, "the write to be tried again")
+    wait_until(lambda: not procs._retrying, 5, "the retries to end")
+    assert fake.written == ["19"]  # the last value asked for, once
+    # Without retry (as before a fork: lower_priority), a refused write is only refused.
+    fake.refusals = 1
+    assert procs.set_autogroup_nice(7) is False
+    time.sleep(0.05)
+    assert fake.written == ["19"]
 
 
 @needs_ssh_tmux

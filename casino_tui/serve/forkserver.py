@@ -60,7 +60,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..procs import autogroup_nice, lower_group_priority, lower_priority
+from ..procs import autogroup_nice, lower_group_priority, lower_priority, set_autogroup_nice
 
 log = logging.getLogger("casino_tui.serve")
 
@@ -656,6 +656,11 @@ def _child(request: _Request, main: Callable[[Sequence[str]], int]) -> int:
     _leave(status)
 
 
+# Seconds a forked game tries again to set its autogroup's value when the kernel refuses it for
+# now (an unprivileged server: at most one such write every 0.1 s on the host).
+AUTOGROUP_RETRY_FOR = 60.0
+
+
 def lower_after_first_frame(steps: int, group_nice: int | None, within: float) -> None:
     """In a forked game: run at the server's priority until the game's first frame is on its
     terminal, then ``steps`` nice values below it (the game's every thread and process, and its
@@ -671,15 +676,16 @@ def lower_after_first_frame(steps: int, group_nice: int | None, within: float) -
     goes down, never the other way. The first frame is told by the app
     (:mod:`casino_tui.app.firstframe`), from Textual's output thread once the frame is written;
     the time limit is a daemon thread's timer, so that a game that is busy elsewhere is
-    lowered too."""
+    lowered too. Under a server that is not root the kernel refuses most of a crowd's
+    autogroup writes for now (one every 0.1 s on the host): they are tried again
+    (:func:`casino_tui.procs.set_autogroup_nice`)."""
     if steps <= 0:
         return
     from casino_tui.app import firstframe
 
     base = os.getpriority(os.PRIO_PROCESS, 0)  # the fork server's: the server's
     if group_nice:  # a new session's group starts at 0: not above the server's
-        with contextlib.suppress(OSError):
-            Path("/proc/self/autogroup").write_text(str(group_nice))
+        set_autogroup_nice(group_nice, retry=AUTOGROUP_RETRY_FOR)
     lock = threading.Lock()
     lowered = False
 
@@ -690,7 +696,7 @@ def lower_after_first_frame(steps: int, group_nice: int | None, within: float) -
                 return
             lowered = True
         timer.cancel()
-        lower_group_priority(base, steps, group_nice)
+        lower_group_priority(base, steps, group_nice, retry=AUTOGROUP_RETRY_FOR)
 
     timer = threading.Timer(within, lower)
     timer.daemon = True  # (a game's exit does not wait for it)
