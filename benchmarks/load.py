@@ -106,6 +106,8 @@ class Result:
     latencies: list[float] = field(default_factory=list)  # the round's keys to the screen
     no_redraw: int = 0  # keys of the round with no output after them (--redraw-timeout)
     keys_sent: list[float] = field(default_factory=list)  # when each key went (monotonic)
+    measured_at: list[float] = field(default_factory=list)  # when each key of latencies went
+    started_at: float = 0.0  # when it connected (monotonic)
     saved: bool | None = None
 
 
@@ -117,7 +119,7 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
 
     res = Result(number, fingerprint=key.get_fingerprint())
     screen = Screen()
-    t0 = time.monotonic()
+    t0 = res.started_at = time.monotonic()
     try:
         async with asyncssh.connect(HOST, port, username=f"load{number}", client_keys=[key],
                                     known_hosts=None, agent_path=None,
@@ -186,6 +188,7 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
     finally:
         res.latencies, res.no_redraw = keys.latencies, keys.no_redraw
         res.keys_sent = keys.sent_at
+        res.measured_at = keys.measured_at
 
 
 @dataclass
@@ -474,6 +477,16 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
     titles = [r.title_s for r in done.results if r.title_s]
     rounds = [r.round_s for r in finished]
     late = [r.title_s for r in done.logins if r.title_s]
+    # the players' keys sent while the --logins logged in (from the first one's connection to
+    # the last one's title), and the others
+    during: list[float] = []
+    outside: list[float] = []
+    if late:
+        begin = min(r.started_at for r in done.logins)
+        end = max(r.started_at + r.title_s for r in done.logins if r.title_s)
+        for r in done.results:
+            for at, latency in zip(r.measured_at, r.latencies, strict=False):
+                (during if begin <= at <= end else outside).append(latency)
     return {
         "sessions": done.sessions,
         "pace_s": done.pace,
@@ -498,6 +511,11 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
         "logins_title_s_median": _round(statistics.median(late) if late else None, 2),
         "logins_title_s_p95": _round(percentile(late, 0.95) if late else None, 2),
         "logins_title_s_max": _round(max(late) if late else None, 2),
+        "key_to_screen_ms_p50_during_logins": _ms(percentile(during, 0.5) if during else None),
+        "key_to_screen_ms_p95_during_logins": _ms(percentile(during, 0.95) if during else None),
+        "key_to_screen_samples_during_logins": len(during),
+        "key_to_screen_ms_p50_other": _ms(percentile(outside, 0.5) if outside else None),
+        "key_to_screen_ms_p95_other": _ms(percentile(outside, 0.95) if outside else None),
         **memory_figures(done.peak),
         "fork_server_pss_mib": _round(done.peak.forker_pss / 1024 if done.peak.forker_pss
                                       else None),

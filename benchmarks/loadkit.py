@@ -208,6 +208,7 @@ class Keyboard:
         self.latencies: list[float] = []  # measured keys: sent to the first output after it
         self.no_redraw = 0  # measured keys with no output within redraw_timeout
         self.sent_at: list[float] = []  # when each key went
+        self.measured_at: list[float] = []  # when each key of :attr:`latencies` went
 
     async def paced(self) -> None:
         """Until the player's next key may go (``pace`` after the previous one)."""
@@ -238,6 +239,7 @@ class Keyboard:
             self.no_redraw += 1
         else:
             self.latencies.append(arrived - sent)
+            self.measured_at.append(sent)
 
 
 def _proc_stat(pid: int) -> tuple[int, int] | None:
