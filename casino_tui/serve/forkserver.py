@@ -25,7 +25,9 @@ and reads its output as for a fresh process (:mod:`casino_tui.serve.pty_session`
 A session's game runs at a lower CPU priority than the server and the computer players' pool
 (:func:`lower_priority`, ``--session-nice``): with 200 games drawing at once the server's own
 work (logins, relaying every key and screen, the tables) and the pool come first, so none of it
-waits behind the games it serves.
+waits behind the games it serves. A game forked for a login goes down only once its first
+frame is on its terminal (:func:`lower_after_first_frame`): its title does not wait behind
+the games being played either.
 
 The fork server offers its memory, and so every game's, to the kernel's same-page merging
 (:func:`merge_pages`): a game copies the pages of what it uses (Python writes reference counts),
