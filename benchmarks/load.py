@@ -35,6 +35,10 @@ session as a fresh Python instead of forking it from its warm fork server (to co
 ``--session-nice N`` starts the server with its ``--session-nice N`` (how many nice steps its
 games run below it; 0 to compare with games at the server's priority).
 
+``--logins N --logins-after SECONDS`` (with ``--sessions``): while those players play, N more
+log in at once, SECONDS after the start, and quit at their title (logins arriving while a crowd
+plays: their title's median and p95 are reported apart, ``logins_title_s_*``).
+
 ``--moves N`` stops after each player's first N moves instead of the whole round (a quick check;
 the tests use it through :func:`play_sessions` and :func:`play_tables`); ``--json`` prints the
 figures as JSON. Traffic goes only to 127.0.0.1, and everything stops after --timeout seconds at
@@ -102,6 +106,8 @@ class Result:
     latencies: list[float] = field(default_factory=list)  # the round's keys to the screen
     no_redraw: int = 0  # keys of the round with no output after them (--redraw-timeout)
     keys_sent: list[float] = field(default_factory=list)  # when each key went (monotonic)
+    measured_at: list[float] = field(default_factory=list)  # when each key of latencies went
+    started_at: float = 0.0  # when it connected (monotonic)
     saved: bool | None = None
 
 
@@ -113,7 +119,7 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
 
     res = Result(number, fingerprint=key.get_fingerprint())
     screen = Screen()
-    t0 = time.monotonic()
+    t0 = res.started_at = time.monotonic()
     try:
         async with asyncssh.connect(HOST, port, username=f"load{number}", client_keys=[key],
                                     known_hosts=None, agent_path=None,
@@ -182,6 +188,7 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
     finally:
         res.latencies, res.no_redraw = keys.latencies, keys.no_redraw
         res.keys_sent = keys.sent_at
+        res.measured_at = keys.measured_at
 
 
 @dataclass
@@ -201,13 +208,16 @@ class LoadRun:
     load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
     redraw_timeout: float = 5.0
     client_cpu: float = 0.0  # this process's CPU seconds (the scripted players, SSH clients)
+    logins: list[Result] = field(default_factory=list)  # --logins: quit at their title
+    forked_cpu: float | None = None  # the CPU of every forked game that ended
 
     @property
     def ok(self) -> bool:
         """Every session played to the end, quit with status 0 and left a game to continue,
-        and no game outlived the server."""
+        every extra login reached its title, and no game outlived the server."""
         return (len(self.results) == self.sessions and not self.leftovers
-                and all(r.finished and r.saved is not False for r in self.results))
+                and all(r.finished and r.saved is not False for r in self.results)
+                and all(r.finished for r in self.logins))
 
 
 async def play_sessions(sessions: int, *, timeout: float = 300.0,
@@ -216,27 +226,30 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
                         seed: int = 1, redraw_timeout: float = 5.0,
                         work: Path | None = None, title_only: bool = False,
                         fork_server: bool = True, store: str | None = None,
-                        session_nice: int | None = None) -> LoadRun:
+                        session_nice: int | None = None, logins: int = 0,
+                        logins_after: float = 0.0) -> LoadRun:
     """Start a server on 127.0.0.1 and ``sessions`` scripted players (a key every ``pace``
     seconds at most; ``seed``: when each starts within its first pace; ``title_only``: each
     quits at the title; ``fork_server``: False starts every session as a fresh Python;
-    ``session_nice``: the server's ``--session-nice``); stop it; measure.
+    ``session_nice``: the server's ``--session-nice``; ``logins`` more players log in at once
+    ``logins_after`` seconds after the start and quit at their title); stop it; measure.
 
     ``work`` (default: a new temporary directory) gets the server's data and log."""
     import asyncssh
 
     if work is None:
         work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
-    server = LoopbackServer(work, sessions, fork_server=fork_server, store=store,
+    server = LoopbackServer(work, sessions + logins, fork_server=fork_server, store=store,
                             session_nice=session_nice)
     load_before = os.getloadavg()
     started = time.monotonic()
     cpu_before = time.process_time()
     results: list[Result] = []
+    late: list[Result] = []
     rng = random.Random(seed)
     try:
         port = await server.start()
-        keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(sessions)]
+        keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(sessions + logins)]
         rngs = [random.Random(rng.random()) for _ in range(sessions)]
 
         async def staggered(i: int) -> Result:
@@ -244,21 +257,28 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
             return await play_one(i + 1, port, keys[i], size, server.data_dir, step_timeout,
                                   moves, pace, rngs[i], redraw_timeout, title_only)
 
+        async def login(i: int) -> Result:
+            await asyncio.sleep(logins_after)
+            return await play_one(i + 1, port, keys[i], size, server.data_dir, step_timeout,
+                                  title_only=True)
+
         tasks = [asyncio.create_task(staggered(i)) for i in range(sessions)]
+        tasks += [asyncio.create_task(login(i)) for i in range(sessions, sessions + logins)]
         done, pending = await asyncio.wait(tasks, timeout=timeout)
         for t in pending:
             t.cancel()
         for i, t in enumerate(tasks):
+            into = results if i < sessions else late
             if t in done and not t.cancelled() and t.exception() is None:
-                results.append(t.result())
+                into.append(t.result())
             else:
-                results.append(Result(i + 1, error="did not finish within --timeout"))
+                into.append(Result(i + 1, error="did not finish within --timeout"))
     finally:
         await server.stop()
     elapsed = time.monotonic() - started
     return LoadRun(sessions, size, results, server.peak, elapsed, server.cpu,
                    server.leftovers, work, pace, load_before, os.getloadavg(), redraw_timeout,
-                   time.process_time() - cpu_before)
+                   time.process_time() - cpu_before, late, server.forked_cpu)
 
 
 # ---------------------------------------------------------------------- tables
@@ -456,6 +476,17 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
     finished = [r for r in done.results if r.finished]
     titles = [r.title_s for r in done.results if r.title_s]
     rounds = [r.round_s for r in finished]
+    late = [r.title_s for r in done.logins if r.title_s]
+    # the players' keys sent while the --logins logged in (from the first one's connection to
+    # the last one's title), and the others
+    during: list[float] = []
+    outside: list[float] = []
+    if late:
+        begin = min(r.started_at for r in done.logins)
+        end = max(r.started_at + r.title_s for r in done.logins if r.title_s)
+        for r in done.results:
+            for at, latency in zip(r.measured_at, r.latencies, strict=False):
+                (during if begin <= at <= end else outside).append(latency)
     return {
         "sessions": done.sessions,
         "pace_s": done.pace,
@@ -474,6 +505,17 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
                                                2),
         "title_after_connect_s_p95": _round(percentile(titles, 0.95) if titles else None, 2),
         "title_after_connect_s_max": _round(max(titles) if titles else None, 2),
+        # --logins: logins arriving while the others play
+        "logins": len(done.logins),
+        "logins_finished": sum(r.finished for r in done.logins),
+        "logins_title_s_median": _round(statistics.median(late) if late else None, 2),
+        "logins_title_s_p95": _round(percentile(late, 0.95) if late else None, 2),
+        "logins_title_s_max": _round(max(late) if late else None, 2),
+        "key_to_screen_ms_p50_during_logins": _ms(percentile(during, 0.5) if during else None),
+        "key_to_screen_ms_p95_during_logins": _ms(percentile(during, 0.95) if during else None),
+        "key_to_screen_samples_during_logins": len(during),
+        "key_to_screen_ms_p50_other": _ms(percentile(outside, 0.5) if outside else None),
+        "key_to_screen_ms_p95_other": _ms(percentile(outside, 0.95) if outside else None),
         **memory_figures(done.peak),
         "fork_server_pss_mib": _round(done.peak.forker_pss / 1024 if done.peak.forker_pss
                                       else None),
@@ -483,12 +525,14 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
         # every game's process group, as last sampled (a game shorter than the sampling's
         # second may be missed), and this process (the scripted players and SSH clients)
         "games_cpu_s": _round(sum(done.peak.cpu.values())),
+        # every forked game that ended before the server stopped, from the fork server's count
+        "forked_games_cpu_s": _round(done.forked_cpu, 2),
         "load_tool_cpu_s": _round(done.client_cpu),
         "load_average_before": list(done.load_before),
         "load_average_after": list(done.load_after),
         "leftover_games": done.leftovers,
         "errors": [f"session {r.number}: {r.error or f'exit status {r.exit_status}'}"
-                   for r in done.results if not r.finished],
+                   for r in [*done.results, *done.logins] if not r.finished],
     }
 
 
@@ -512,7 +556,8 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
                                    moves=args.moves, pace=args.pace, seed=args.seed,
                                    redraw_timeout=args.redraw_timeout,
                                    title_only=args.title_only, fork_server=args.fork_server,
-                                   store=args.store, session_nice=args.session_nice)
+                                   store=args.store, session_nice=args.session_nice,
+                                   logins=args.logins, logins_after=args.logins_after)
         work, ok = done.work, done.ok
         if args.json:
             print(json.dumps({**session_figures(done, args.moves),
@@ -587,6 +632,10 @@ def report(done: LoadRun, moves: int = 0) -> None:
     if f["title_after_connect_s_median"] is not None:
         print(f"title after connecting: median {f['title_after_connect_s_median']} s, p95 "
               f"{f['title_after_connect_s_p95']} s")
+    if done.logins:
+        print(f"{f['logins']} logins while they played: {f['logins_finished']} reached the "
+              f"title; title after connecting: median {f['logins_title_s_median']} s, p95 "
+              f"{f['logins_title_s_p95']} s, max {f['logins_title_s_max']} s")
     if finished:
         for label, values in (("connect + login", [r.connect_s for r in finished]),
                               ("one round" if not moves else f"{moves} moves",
@@ -632,6 +681,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="when each player starts within their first --pace (default 1)")
     parser.add_argument("--title-only", action="store_true",
                         help="quit at the title screen: measure logins alone")
+    parser.add_argument("--logins", type=int, default=0, metavar="N",
+                        help="with --sessions: N more players log in at once while those "
+                             "play, and quit at their title (default 0)")
+    parser.add_argument("--logins-after", type=float, default=15.0, metavar="SECONDS",
+                        help="when the --logins come, after the start (default 15)")
     parser.add_argument("--no-fork-server", dest="fork_server", action="store_false",
                         help="the server starts each session as a fresh Python (to compare "
                              "with its fork server)")
@@ -660,6 +714,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--size must look like 100x30")
     if not 1 <= args.sessions <= 200:
         parser.error("--sessions must be between 1 and 200")
+    if not 0 <= args.logins <= 200 or args.logins_after < 0:
+        parser.error("--logins must be between 0 and 200, --logins-after not negative")
     if not 0 <= args.tables <= 100:
         parser.error("--tables must be between 1 and 100 (0: --sessions)")
     if not 2 <= args.players <= 4:

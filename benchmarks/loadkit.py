@@ -208,6 +208,7 @@ class Keyboard:
         self.latencies: list[float] = []  # measured keys: sent to the first output after it
         self.no_redraw = 0  # measured keys with no output within redraw_timeout
         self.sent_at: list[float] = []  # when each key went
+        self.measured_at: list[float] = []  # when each key of :attr:`latencies` went
 
     async def paced(self) -> None:
         """Until the player's next key may go (``pace`` after the previous one)."""
@@ -238,6 +239,7 @@ class Keyboard:
             self.no_redraw += 1
         else:
             self.latencies.append(arrived - sent)
+            self.measured_at.append(sent)
 
 
 def _proc_stat(pid: int) -> tuple[int, int] | None:
@@ -258,6 +260,15 @@ def _cpu_seconds(pid: int) -> float | None:
     except (OSError, IndexError):
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of the ended children a live process has reaped (0 if gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
 
 
 def _memory_kb(pid: int) -> tuple[int, int]:
@@ -427,6 +438,9 @@ class LoopbackServer:
         self.peak = MemoryPeak()
         self.cpu: float | None = None  # the server process's CPU seconds when it stopped
         self.leftovers = 0  # game process groups still running after the server stopped
+        # the CPU seconds of the games the fork server forked and reaped (every game that
+        # ended before the server stopped; its own warm-up not counted)
+        self.forked_cpu: float | None = None
         self._process: asyncio.subprocess.Process | None = None
         self._sampler: asyncio.Task[None] | None = None
         self._log_file: Any = None
@@ -465,6 +479,9 @@ class LoopbackServer:
         server = self._process
         if server is not None:
             self.cpu = _cpu_seconds(server.pid)
+            forkers = fork_servers(server.pid)
+            if forkers:
+                self.forked_cpu = sum(_children_cpu_seconds(pid) for pid in forkers)
             if server.returncode is None:
                 server.send_signal(signal.SIGTERM)
                 try:

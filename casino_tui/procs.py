@@ -8,7 +8,10 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import random
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,7 +43,12 @@ def parent_death_signal() -> Callable[[int], None] | None:
 # 200 games would leave the server and the pool 1/201 of the CPU. A process's nice value alone
 # only counts within its group; the group's own nice value (``/proc/self/autogroup``) counts
 # between groups. Both are set. Raising them needs no privilege; neither can be lowered again.
+# But the kernel lets unprivileged processes set an autogroup's value at most once every 0.1 s on
+# the whole host (any other write fails with EAGAIN, whoever makes it): a crowd of games forked
+# at once by a server that is not root would mostly stay in groups as high as the server's.
+# Forked games try again (:func:`set_autogroup_nice`).
 _AUTOGROUP = Path("/proc/self/autogroup")
+AUTOGROUP_RETRY = (0.1, 0.3)  # seconds between two tries of a refused write, drawn at random
 
 
 def autogroup_nice(pid: int | None = None) -> int | None:
@@ -64,3 +72,68 @@ def lower_priority(steps: int, group_nice: int | None) -> None:
     if group_nice is not None:
         with contextlib.suppress(OSError):
             _AUTOGROUP.write_text(str(min(19, group_nice + steps)))
+
+
+def lower_group_priority(base: int, steps: int, group_nice: int | None,
+                         retry: float = 0.0) -> None:
+    """Run every thread of every process of this process group ``steps`` nice values below
+    ``base`` (``setpriority(PRIO_PGRP)``: on Linux a nice value is a thread's, and a process's
+    threads started before now keep theirs otherwise), and this process's autogroup ``steps``
+    below ``group_nice`` (as :func:`lower_priority`; a write the kernel refuses for now is
+    tried again for ``retry`` seconds: :func:`set_autogroup_nice`). Best effort, as that."""
+    if steps <= 0:
+        return
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PGRP, 0, min(19, base + steps))
+    if group_nice is not None:
+        set_autogroup_nice(min(19, group_nice + steps), retry=retry)
+
+
+_wanted: int | None = None  # the autogroup value last asked for (set_autogroup_nice)
+_retrying = False  # a thread is trying it again
+_wanted_lock = threading.Lock()
+
+
+def set_autogroup_nice(value: int, retry: float = 0.0) -> bool:
+    """Set this process's autogroup nice value; whether it was set now. A write the kernel
+    refuses for now (EAGAIN: an unprivileged process may be refused for 0.1 s after anyone's
+    write on the host) is tried again from a daemon thread, at random intervals
+    (:data:`AUTOGROUP_RETRY`), for up to ``retry`` seconds; it then writes the value last asked
+    for, so a later call wins over an earlier one still being tried."""
+    global _wanted, _retrying
+    with _wanted_lock:
+        _wanted = value
+    try:
+        _AUTOGROUP.write_text(str(value))
+        return True
+    except BlockingIOError:
+        if retry > 0:
+            with _wanted_lock:
+                start, _retrying = not _retrying, True
+            if start:
+                threading.Thread(target=_retry_autogroup, args=(time.monotonic() + retry,),
+                                 name="autogroup", daemon=True).start()
+        return False
+    except OSError:
+        return False
+
+
+def _retry_autogroup(deadline: float) -> None:
+    global _retrying
+    try:
+        while time.monotonic() < deadline:
+            time.sleep(random.uniform(*AUTOGROUP_RETRY))
+            with _wanted_lock:
+                value = _wanted
+            try:
+                _AUTOGROUP.write_text(str(value))
+            except BlockingIOError:
+                continue
+            except OSError:
+                return
+            with _wanted_lock:
+                if _wanted == value:
+                    return
+    finally:
+        with _wanted_lock:
+            _retrying = False

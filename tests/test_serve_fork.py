@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import gc
 import json
 import os
 import re
 import signal
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +42,7 @@ from casino_tui import procs
 from casino_tui.serve import forkserver
 from casino_tui.serve.forkserver import ForkedGame, ForkServer, autogroup_nice
 from casino_tui.serve.players import has_saved_game
+from casino_tui.serve.pty_session import set_winsize
 
 PROBE = textwrap.dedent('''
     import atexit, gc, json, os, random, signal, sys, threading, time
@@ -77,6 +80,30 @@ PROBE = textwrap.dedent('''
             return 7
         if args[0] == "sleep":
             time.sleep(float(args[1]))
+            return 0
+        if args[0] in ("frame", "noframe"):  # the priority before and after a first frame
+            from casino_tui.app import firstframe
+
+            def nices():
+                out = {}
+                for tid in os.listdir("/proc/self/task"):
+                    with open(f"/proc/self/task/{tid}/stat") as f:
+                        out[tid] = int(f.read().rpartition(")")[2].split()[16])
+                return out
+
+            started = threading.Event()
+            helper = threading.Thread(target=started.wait, daemon=True)  # a thread of its own
+            helper.start()
+            before = {"nice": nices(), "autogroup": autogroup_nice()}
+            if args[0] == "frame":
+                firstframe.written()
+            else:
+                time.sleep(float(args[2]))
+            after = {"nice": nices(), "autogroup": autogroup_nice()}
+            started.set()
+            with open(args[1], "w") as out:
+                json.dump({"before": before, "after": after,
+                           "threads": [os.getpid(), helper.native_id]}, out)
             return 0
         fds = {}
         for fd in os.listdir("/proc/self/fd"):
@@ -214,6 +241,126 @@ def test_children_run_below_the_servers_priority_when_asked(probe: Path) -> None
     if group is not None:  # a kernel with autogroups: the group is lowered too
         assert same["autogroup"] == 0  # a new session's group starts at 0
         assert lower["autogroup"] == min(19, group + 4)
+
+
+def thread_nices(pid: int) -> dict[int, int]:
+    """The nice value of every thread of process ``pid`` (on Linux a nice value is a
+    thread's)."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+            out[int(tid)] = int(stat.rpartition(")")[2].split()[16])
+    return out
+
+
+@pytest.mark.parametrize("first_frame", [True, False])
+def test_a_login_runs_at_the_servers_priority_until_its_first_frame(
+        probe: Path, first_frame: bool) -> None:
+    """Forked with ``title_within``, a game runs at the server's priority (its new autogroup
+    too) until its first frame is written, and then ``nice`` steps below it, every thread of
+    it (those started before too) and its autogroup; a game that shows no frame is lowered
+    after ``title_within`` seconds."""
+    out = probe / "frame.json"
+    args = [str(out)] if first_frame else [str(out), "1.0"]
+
+    async def scenario() -> None:
+        forker = await started()
+        try:
+            master, slave = os.openpty()
+            try:
+                child = await forker.spawn(slave, ["frame" if first_frame else "noframe",
+                                                   *args], {}, probe, 4,
+                                           title_within=60.0 if first_frame else 0.3)
+            finally:
+                os.close(slave)
+            try:
+                assert await asyncio.wait_for(child.wait(), 30) == 0
+            finally:
+                os.close(master)
+        finally:
+            await forker.close()
+
+    asyncio.run(scenario())
+    report = json.loads(out.read_text())
+    mine = process_nice(0)
+    before, after = report["before"], report["after"]
+    # the main thread, one the game started before its frame (and the time limit's timer)
+    assert {str(t) for t in report["threads"]} <= set(before["nice"])
+    assert set(before["nice"].values()) == {mine}  # the server's
+    assert set(after["nice"].values()) == {min(19, mine + 4)}  # every thread below it
+    group = autogroup_nice(os.getpid())
+    if group is not None:  # a kernel with autogroups: the group is lowered then too
+        assert before["autogroup"] == group  # at the server's group's, not above it
+        assert after["autogroup"] == min(19, group + 4)
+
+
+def test_a_forked_game_is_lowered_once_its_title_is_on_its_terminal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real game forked on a PTY (``title_within`` far longer than the test): at the
+    server's priority as it starts, every thread of it ``nice`` steps below once its title has
+    reached the terminal (the app tells its first frame from Textual's output thread)."""
+    monkeypatch.setenv("PYTHONUTF8", "1")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "TERM": "xterm-256color", "LANG": "C.UTF-8",
+           "LC_ALL": "C.UTF-8", "PYTHONUTF8": "1",
+           "CASINO_TUI_DATA_DIR": str(home / "data"),
+           "CASINO_TUI_CONFIG_DIR": str(home / "config")}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    mine = process_nice(0)
+    seen: dict[str, object] = {}
+
+    async def scenario() -> None:
+        forker = ForkServer(warm=False)
+        forker.start()
+        assert await forker.wait_ready(60), "the fork server did not start"
+        try:
+            master, slave = os.openpty()
+            set_winsize(master, 100, 30)
+            try:
+                child = await forker.spawn(slave, [], env, home, 4, title_within=60.0)
+            finally:
+                os.close(slave)
+            early = thread_nices(child.pid)
+            os.set_blocking(master, False)
+            screen = b""
+            with contextlib.suppress(BlockingIOError):
+                screen = os.read(master, 65536)
+            if TITLE.encode() not in screen:  # (not yet written when the nices were read)
+                seen["early"] = early
+            try:
+                deadline = time.monotonic() + 30
+                while TITLE.encode() not in screen:
+                    assert time.monotonic() < deadline, "no title"
+                    with contextlib.suppress(BlockingIOError):
+                        screen += os.read(master, 65536)
+                        continue
+                    await asyncio.sleep(0.01)
+                deadline = time.monotonic() + 10
+                while set(thread_nices(child.pid).values()) != {min(19, mine + 4)}:
+                    assert time.monotonic() < deadline, thread_nices(child.pid)
+                    await asyncio.sleep(0.02)
+                seen["after"] = thread_nices(child.pid)
+                seen["group"] = autogroup_nice(child.pid)
+                os.write(master, b"q")
+                assert await asyncio.wait_for(child.wait(), 30) == 0
+            finally:
+                os.close(master)
+        finally:
+            await forker.close()
+
+    asyncio.run(scenario())
+    # read at once after the fork, before its title was written (almost always: the title
+    # is 50 ms of the game's CPU away)
+    if "early" in seen:
+        assert set(seen["early"].values()) == {mine}  # type: ignore[union-attr]
+    after = seen["after"]
+    assert isinstance(after, dict) and len(after) >= 3  # Textual's input and output threads
+    group = autogroup_nice(os.getpid())
+    if group is not None:
+        assert seen["group"] == min(19, group + 4)
 
 
 def test_children_offer_their_memory_to_the_kernels_same_page_merging(probe: Path) -> None:
@@ -471,9 +618,11 @@ def test_sessions_are_forked_apart_and_survive_crashes_and_a_fork_server_restart
             assert [t for fd, t in files.items() if fd > 2 and "/dev/pt" in t] == []
             assert not sockets(pid) & server_sockets
         assert ttys["alice"] != ttys["bob"]
-        # The games draw below the server's priority (--session-nice, here 5).
+        # The games draw below the server's priority (--session-nice, here 5), every thread,
+        # once their titles are on the screen.
         for pid in pids.values():
-            assert process_nice(pid) == min(19, process_nice(server.proc.pid) + 5)
+            assert set(thread_nices(pid).values()) == {
+                min(19, process_nice(server.proc.pid) + 5)}
             group = autogroup_nice(server.proc.pid)
             if group is not None:
                 assert autogroup_nice(pid) == min(19, group + 5)
@@ -616,6 +765,43 @@ def test_the_autogroup_nice_value_is_read_or_none_on_kernels_without_one(
     monkeypatch.setattr(procs, "_AUTOGROUP", fake)
     assert autogroup_nice() == expected
     assert autogroup_nice(2 ** 22 + 1) is None  # no such process
+
+
+class RefusingAutogroup:
+    """/proc/self/autogroup as the kernel answers an unprivileged process right after someone's
+    write on the host: EAGAIN, ``refusals`` times, then the value is taken."""
+
+    def __init__(self, refusals: int) -> None:
+        self.refusals = refusals
+        self.written: list[str] = []
+        self.lock = threading.Lock()
+
+    def write_text(self, text: str) -> int:
+        with self.lock:
+            if self.refusals > 0:
+                self.refusals -= 1
+                raise BlockingIOError(errno.EAGAIN, "write could not complete without blocking")
+            self.written.append(text)
+        return len(text)
+
+
+def test_an_autogroup_value_the_kernel_refuses_for_now_is_set_again_later(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unprivileged server's crowd of games is refused most autogroup writes (one every
+    0.1 s on the host): a forked game tries again, and the value it asked for last wins."""
+    fake = RefusingAutogroup(refusals=3)
+    monkeypatch.setattr(procs, "_AUTOGROUP", fake)
+    monkeypatch.setattr(procs, "AUTOGROUP_RETRY", (0.005, 0.01))
+    assert procs.set_autogroup_nice(5, retry=10.0) is False  # refused now...
+    assert procs.set_autogroup_nice(19, retry=10.0) is False  # ... and a lower one asked for
+    wait_until(lambda: fake.written, 5, "the write to be tried again")
+    wait_until(lambda: not procs._retrying, 5, "the retries to end")
+    assert fake.written == ["19"]  # the last value asked for, once
+    # Without retry (as before a fork: lower_priority), a refused write is only refused.
+    fake.refusals = 1
+    assert procs.set_autogroup_nice(7) is False
+    time.sleep(0.05)
+    assert fake.written == ["19"]
 
 
 @needs_ssh_tmux

@@ -19,6 +19,7 @@ from textual.binding import Binding, BindingType
 
 from casino_tui.settings import Settings, load_settings, save_settings
 
+from . import firstframe
 from .cardfmt import CardPainter, face_background
 from .screens.title import TitleScreen
 from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
@@ -230,6 +231,8 @@ class CasinoApp(App[None]):
         return super().return_code
 
     def on_mount(self) -> None:
+        if firstframe.waiting():  # (a game forked by the server: its priority, lowered then)
+            self.call_after_refresh(self._first_frame_drawn)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
@@ -256,6 +259,16 @@ class CasinoApp(App[None]):
             replay, self.start_replay = self.start_replay, None
             self._push_replay(replay, lambda _: self.exit())
         self._check_size(self.size.width, self.size.height)
+
+    def _first_frame_drawn(self) -> None:
+        """The first frame is drawn: once it has reached the terminal (on a terminal, once
+        Textual's output thread has written it), tell what waits for it
+        (:mod:`casino_tui.app.firstframe`)."""
+        after_written = getattr(self._driver, "after_written", None)
+        if after_written is None:  # headless, or another driver: drawn is all there is
+            firstframe.written()
+        else:
+            after_written(firstframe.written)
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size == self._size_known:

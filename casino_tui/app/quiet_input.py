@@ -17,7 +17,8 @@ import contextlib
 import os
 import selectors
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import IO, Any
 
 from textual.drivers import linux_driver
 
@@ -30,11 +31,50 @@ AWAKE_AFTER_WAKE = 0.5
 _NO_TIMEOUT_KNOWN = 0.0
 
 
+class _Then(str):
+    """An empty write that carries what to call once Textual's output thread reaches it."""
+
+    callback: Callable[[], None]
+
+    def __new__(cls, callback: Callable[[], None]) -> _Then:
+        then = super().__new__(cls, "")
+        then.callback = callback
+        return then
+
+
+class _Output:
+    """The terminal's stream as Textual's output thread uses it (``write``, ``flush``,
+    ``fileno``), which calls a :class:`_Then`'s callback when it comes to it in the queue of
+    writes: everything written before it is then flushed to the terminal."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if isinstance(text, _Then):
+            self._stream.flush()
+            text.callback()
+            return 0
+        return self._stream.write(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+
 class QuietLinuxDriver(linux_driver.LinuxDriver):
-    """Textual's Linux driver whose input thread sleeps while no input comes."""
+    """Textual's Linux driver whose input thread sleeps while no input comes (and which tells
+    when what it has written has reached the terminal: :meth:`after_written`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if self._file is not None:  # (only Textual's output thread writes to it)
+            self._file = _Output(self._file)  # type: ignore[assignment]
         self._wake_r, self._wake_w = os.pipe()  # (not inherited by child processes)
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -42,6 +82,16 @@ class QuietLinuxDriver(linux_driver.LinuxDriver):
     def _wake(self) -> None:
         with contextlib.suppress(OSError):  # full (it is awake already) or closed
             os.write(self._wake_w, b"w")
+
+    def after_written(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once everything written so far has reached the terminal: in
+        Textual's output thread, after it has written and flushed it all (at once when that
+        thread is not running)."""
+        writer = self._writer_thread
+        if writer is None or not writer.is_alive():
+            callback()
+        else:
+            writer.write(_Then(callback))
 
     def disable_input(self) -> None:
         # The thread wakes and waits ten times a second again, so it sees the exit Textual

@@ -25,7 +25,9 @@ and reads its output as for a fresh process (:mod:`casino_tui.serve.pty_session`
 A session's game runs at a lower CPU priority than the server and the computer players' pool
 (:func:`lower_priority`, ``--session-nice``): with 200 games drawing at once the server's own
 work (logins, relaying every key and screen, the tables) and the pool come first, so none of it
-waits behind the games it serves.
+waits behind the games it serves. A game forked for a login goes down only once its first
+frame is on its terminal (:func:`lower_after_first_frame`): its title does not wait behind
+the games being played either.
 
 The fork server offers its memory, and so every game's, to the kernel's same-page merging
 (:func:`merge_pages`): a game copies the pages of what it uses (Python writes reference counts),
@@ -60,7 +62,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..procs import autogroup_nice, lower_priority
+from ..procs import autogroup_nice, lower_group_priority, lower_priority, set_autogroup_nice
 
 log = logging.getLogger("casino_tui.serve")
 
@@ -233,10 +235,11 @@ class ForkServer:
                  "" if self.starts == 1 else f" (started again: {self.starts} starts)")
 
     async def spawn(self, slave: int, args: Sequence[str], env: Mapping[str, str],
-                    cwd: Path, nice: int = 0) -> ForkedGame:
+                    cwd: Path, nice: int = 0, title_within: float | None = None) -> ForkedGame:
         """Fork a session's game on the PTY ``slave``, ``nice`` steps below the server's
-        priority (:class:`ForkServerError` if it cannot be done now: then start a fresh
-        process)."""
+        priority: at once, or with ``title_within`` (seconds) once its first frame is on its
+        terminal, and at the latest after that long (:func:`lower_after_first_frame`)
+        (:class:`ForkServerError` if it cannot be done now: then start a fresh process)."""
         sock = self._sock
         if not self.ready or sock is None:
             raise ForkServerError("the fork server is not running")
@@ -246,7 +249,8 @@ class ForkServer:
         answer: asyncio.Future[ForkedGame] = loop.create_future()
         self._pending[number] = answer
         message = json.dumps({"id": number, "args": list(args), "env": dict(env),
-                              "cwd": str(cwd), "nice": nice}).encode()
+                              "cwd": str(cwd), "nice": nice,
+                              "title_within": title_within}).encode()
         sent = False
         try:
             if len(message) > MAX_MESSAGE:
@@ -528,8 +532,9 @@ def merging_on(run: Path = KSM_RUN) -> bool | None:
 
 class _Request:
     def __init__(self, fd: int, args: list[str], env: dict[str, str], cwd: str,
-                 nice: int = 0) -> None:
+                 nice: int = 0, title_within: float | None = None) -> None:
         self.fd, self.args, self.env, self.cwd, self.nice = fd, args, env, cwd, nice
+        self.title_within = title_within
 
 
 class _Loop:
@@ -600,9 +605,11 @@ class _Loop:
             self._send({"id": number, "error": "no terminal was passed"})
             return None
         try:
+            within = message.get("title_within")
             request = _Request(fds[0], [str(a) for a in message["args"]],
                                {str(k): str(v) for k, v in message["env"].items()},
-                               str(message["cwd"]), int(message.get("nice", 0)))
+                               str(message["cwd"]), int(message.get("nice", 0)),
+                               None if within is None else float(within))
             pid = os.fork()
         except Exception as err:
             os.close(fds[0])
@@ -635,7 +642,10 @@ def _child(request: _Request, main: Callable[[Sequence[str]], int]) -> int:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         group_nice = autogroup_nice()
         os.setsid()
-        lower_priority(request.nice, group_nice)
+        if request.title_within is None:
+            lower_priority(request.nice, group_nice)
+        else:
+            lower_after_first_frame(request.nice, group_nice, request.title_within)
         for fd in (0, 1, 2):
             os.dup2(request.fd, fd)
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
@@ -652,6 +662,54 @@ def _child(request: _Request, main: Callable[[Sequence[str]], int]) -> int:
     collect_sooner()
     status = main(request.args)
     _leave(status)
+
+
+# Seconds a forked game tries again to set its autogroup's value when the kernel refuses it for
+# now (an unprivileged server: at most one such write every 0.1 s on the host).
+AUTOGROUP_RETRY_FOR = 60.0
+
+
+def lower_after_first_frame(steps: int, group_nice: int | None, within: float) -> None:
+    """In a forked game: run at the server's priority until the game's first frame is on its
+    terminal, then ``steps`` nice values below it (the game's every thread and process, and its
+    scheduler autogroup: :func:`casino_tui.procs.lower_group_priority`); at the latest after
+    ``within`` seconds, for a game that never shows a frame (plain mode, or one that cannot).
+
+    Games run below the server (``--session-nice``) so that the server's own work comes first;
+    but a login's game runs below every game being played too, and on a busy host its title
+    waited behind them all. The title is what a login waits for, and it costs the game about
+    50 ms of CPU: so a login draws it at the server's priority (its new autogroup at the
+    server's group's value, not above it), and only then takes the place of a game at play.
+    An unprivileged process can only lower its priority: hence a login that starts high and
+    goes down, never the other way. The first frame is told by the app
+    (:mod:`casino_tui.app.firstframe`), from Textual's output thread once the frame is written;
+    the time limit is a daemon thread's timer, so that a game that is busy elsewhere is
+    lowered too. Under a server that is not root the kernel refuses most of a crowd's
+    autogroup writes for now (one every 0.1 s on the host): they are tried again
+    (:func:`casino_tui.procs.set_autogroup_nice`)."""
+    if steps <= 0:
+        return
+    from casino_tui.app import firstframe
+
+    base = os.getpriority(os.PRIO_PROCESS, 0)  # the fork server's: the server's
+    if group_nice:  # a new session's group starts at 0: not above the server's
+        set_autogroup_nice(group_nice, retry=AUTOGROUP_RETRY_FOR)
+    lock = threading.Lock()
+    lowered = False
+
+    def lower() -> None:
+        nonlocal lowered
+        with lock:
+            if lowered:
+                return
+            lowered = True
+        timer.cancel()
+        lower_group_priority(base, steps, group_nice, retry=AUTOGROUP_RETRY_FOR)
+
+    timer = threading.Timer(within, lower)
+    timer.daemon = True  # (a game's exit does not wait for it)
+    timer.start()
+    firstframe.when_written(lower)
 
 
 # The cyclic garbage collector's thresholds in a forked game (Python's are 700, 10, 10): a
@@ -742,6 +800,7 @@ __all__ = [
     "autogroup_nice",
     "collect_sooner",
     "fork_server_environment",
+    "lower_after_first_frame",
     "lower_priority",
     "merge_pages",
     "merging_on",

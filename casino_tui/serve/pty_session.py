@@ -108,6 +108,10 @@ PLAYERS_ENV = "CASINO_TUI_PLAYERS_DIR"
 # game use 900 MB), and no screen shows more.
 MAX_COLUMNS = 400
 MAX_ROWS = 200
+# A forked game draws its first frame (the title) at the server's priority and only then runs
+# --session-nice steps below it, or after this many seconds without a first frame
+# (forkserver.lower_after_first_frame).
+TITLE_PRIORITY_LIMIT = 5.0
 RESIZES_PER_SECOND = 10  # window changes passed on to the game, at most
 INPUT_RATE = 4096  # bytes a second of keys from one client, after a burst of
 INPUT_BURST = 16384
@@ -318,7 +322,7 @@ class PtyGame:
         if self.forker is not None:
             try:
                 game = await self.forker.spawn(slave, self.args, self.env, self.cwd,
-                                               self.nice)
+                                               self.nice, title_within=TITLE_PRIORITY_LIMIT)
             except ForkServerError as err:
                 log.warning("player %s: a fresh process starts their game (%s)", self.player,
                             err)

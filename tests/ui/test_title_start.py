@@ -81,3 +81,29 @@ async def test_a_real_resize_lays_the_title_out_again(
         await pilot.resize_terminal(100, 30)  # and back: laid out again at the old size
         await settle(pilot)
         assert box.region == before and app.screen.has_class("-narrow")
+
+
+@asynctest
+async def test_the_titles_first_frame_is_drawn_whole_once_not_twice(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual shows a new screen by laying it out and drawing all of it, then asks for all of
+    it again in the next refresh: the same frame twice (6 KB more at 100x30 for every login).
+    The title draws itself whole once; what changes after (the menu's layout) is still drawn,
+    and a later repaint of the whole screen still happens."""
+    wholes: list[int] = []
+    whole = Compositor.render_full_update
+
+    def counting(self: Compositor, *args: Any, **kwargs: Any) -> Any:
+        wholes.append(1)
+        return whole(self, *args, **kwargs)
+
+    monkeypatch.setattr(Compositor, "render_full_update", counting)
+    app = make_app(None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, TitleScreen)
+        assert len(wholes) == 1
+        app.screen.refresh()  # a repaint asked for later is done
+        await settle(pilot)
+        assert len(wholes) == 2

@@ -131,9 +131,22 @@ class TitleScreen(Screen[None]):
                             animate=False)
 
     def on_screen_resume(self) -> None:
+        if not self._shown:
+            # (after Textual's own handler, which runs after this one)
+            self.call_next(self._keep_first_frame)
         # The first time, under a server, the app looks once it has reached the tables
         self.refresh_menu(look=self._shown or not self.casino.tables_from_link)
         self._shown = True
+
+    def _keep_first_frame(self) -> None:
+        """Textual shows a screen for the first time by laying it out and drawing all of it
+        (``Screen._on_screen_resume``), and then asks for all of it to be drawn again in the
+        next refresh: the same frame twice, 6 KB more for every login at 100x30. Drop that
+        second drawing of the whole screen; what changed since the first frame (the menu's
+        layout once it knows its lines) is still drawn, and whatever asks for a repaint later
+        gets it."""
+        if self.is_current:
+            self._repaint_required = False
 
     def refresh_menu(self, look: bool = True) -> None:
         """Show the menu again; ``look``: also ask the server's tables whether the player has
