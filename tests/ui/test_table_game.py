@@ -769,3 +769,22 @@ async def test_a_moves_answer_before_its_events_draws_nothing_and_its_events_dra
         await settle_table(pilot, hub, tid)
         assert screen.awaiting_human and line(screen, "#message-line") == "Your turn"
         assert len(redraws) == 2
+
+
+@asynctest
+async def test_once_the_hub_has_answered_a_move_playing_your_move_is_not_drawn() -> None:
+    """The answer says the move was played, and its events were written right behind it:
+    waiting for them draws no "Playing your move…" frame (one redraw in all, with them)."""
+    hub = LateEventsHub(SeededThinker(), clock=Clock())
+    app = table_app(hub)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tid = await new_table(hub)
+        screen = await sit_at(pilot, hub, tid, 0)
+        assert screen.SENDING_SHOWN_AFTER < _Late.DELAY
+        redraws = count_redraws(screen)
+        await pilot.press("enter")
+        await pilot.pause(screen.SENDING_SHOWN_AFTER + 0.1)
+        assert screen._sending and not redraws
+        assert line(screen, "#move-line") != "Playing your move…"
+        await settle_table(pilot, hub, tid)
+        assert log_texts(screen)[-1].startswith("Ann ") and len(redraws) == 1

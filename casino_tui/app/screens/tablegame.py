@@ -82,7 +82,8 @@ class TableGameScreen(GameScreen):
     AWAY_REFRESH: ClassVar[float] = 10.0  # seconds between updates of "away 2m"
     RETRY_AFTER: ClassVar[float] = 2.0  # seconds before a broken connection is tried again
     # A move sent to the hub is drawn with its events, which come at once when the server is
-    # not busy; if they have not come after this long, "Playing your move…" is shown first.
+    # not busy; if neither they nor the hub's answer have come after this long, "Playing your
+    # move…" is shown first.
     SENDING_SHOWN_AFTER: ClassVar[float] = 0.1
 
     def __init__(self, session: NetSession, chooser: Chooser) -> None:
@@ -326,7 +327,10 @@ class TableGameScreen(GameScreen):
         self.set_timer(self.SENDING_SHOWN_AFTER, self._show_sending)
 
     def _show_sending(self) -> None:
-        if self._unshown and self._sending and self.is_mounted:
+        # Not once the hub's answer has come: the move is played and its events were written
+        # right behind the answer; what holds them up is this process waiting for a core,
+        # which a frame of its own would only make longer.
+        if self._unshown and self._sending and self._answered is None and self.is_mounted:
             self.refresh_all()
 
     def refresh_all(self) -> None:
