@@ -60,6 +60,7 @@ class Counting(LocalHub):
 
     snapshots = 0
     drop: int | None = None
+    singly = False  # the subscription hands its events over one at a time (ready() has none)
 
     async def snapshot(self, table_id: str, person: Person) -> TableView:
         self.snapshots += 1
@@ -91,6 +92,8 @@ class Dropping:
                 return event
 
     def ready(self) -> list[TableEvent]:
+        if self.hub.singly:
+            return []
         return [e for e in self.sub.ready() if self._keep(e)]
 
     def close(self) -> None:
@@ -158,6 +161,32 @@ def test_a_gap_is_filled_from_the_hub_and_a_duplicate_is_skipped() -> None:
         await hub.chat(tid, BOB, "four")
         got = await update(client)
         assert [e.text for e in got.events] == ["four"]
+
+    run(go)
+
+
+def test_events_delivered_again_after_a_gap_make_no_update_of_their_own() -> None:
+    """The hub's answer to a gap holds events the subscription brings again later, one batch
+    at a time: those make no (empty) update; the next update is the next new event."""
+    async def go() -> None:
+        hub = Counting(SeededThinker(), clock=Clock())
+        tid = await new_table(hub)
+        client = SeatClient(hub, tid, ANN)
+        await client.open()
+        n = client.number
+        hub.drop, hub.singly = n + 1, True
+        for text in ("one", "two", "three"):
+            await hub.chat(tid, BOB, text)
+        got = await update(client)  # "two" shows the gap: the hub's answer, "one" to "three"
+        assert [e.text for e in got.events] == ["one", "two", "three"]
+        waiting = asyncio.ensure_future(client.next_update())
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert not waiting.done()  # "three" came again: nothing new to show
+        await hub.chat(tid, BOB, "four")
+        got = await asyncio.wait_for(waiting, 2)
+        assert [e.text for e in got.events] == ["four"] and not got.fresh
+        assert client.number == n + 4 and got.view.number == n + 4
 
     run(go)
 

@@ -358,6 +358,61 @@ def test_a_hub_saving_in_background_has_every_move_on_disk_after_shutdown(
     again.shutdown()
 
 
+def test_a_moves_events_reach_the_other_players_before_its_save_begins(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Saving in background from the hub's event loop, the save's thread starts once the loop
+    has sent the move's events on (their subscribers' tasks run first), not while the move is
+    being played: starting it made the loop wait for it."""
+    import threading
+
+    from casino_tui.table.controller import BackgroundSaver
+
+    def saving() -> bool:
+        return any(t.name == "table-save" for t in threading.enumerate())
+
+    async def main() -> None:
+        hub = LocalHub(SeededThinker(), SaveStore(tmp_path / "tables"), clock=Clock(),
+                       save_in_background=True)
+        tid = await seated_table(hub)
+        saver = hub.controller(tid).saver
+        assert saver is not None
+        while saver._running:  # the start's save
+            await asyncio.sleep(0.01)
+        order: list[str] = []
+        gate = threading.Event()
+        write = BackgroundSaver._write
+
+        def gated(saver: BackgroundSaver, state: object) -> None:
+            order.append("save")
+            assert gate.wait(20)
+            write(saver, state)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(BackgroundSaver, "_write", gated)
+        sub = await hub.subscribe(tid, BOB, hub.controller(tid).number)
+
+        async def follow() -> None:
+            await sub.next()
+            order.append("event")
+
+        follower = asyncio.create_task(follow())
+        await asyncio.sleep(0)  # (waiting for the event)
+        view = await hub.snapshot(tid, ANN)
+        await hub.submit_move(tid, ANN, 0, view.seat_view().legal_moves()[0])
+        assert not saving()  # not started while the move was played
+        await follower
+        for _ in range(200):
+            if order[-1:] == ["save"]:
+                break
+            await asyncio.sleep(0.01)
+        assert order == ["event", "save"]
+        gate.set()
+        hub.shutdown()
+
+    run(main)
+    game = SaveStore(tmp_path / "tables").entries()
+    assert game and all(e.error is None for e in game)
+
+
 def test_a_table_nobody_came_back_to_is_closed_after_a_day(tmp_path: Path) -> None:
     clock = Clock()
 

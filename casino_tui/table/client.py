@@ -105,26 +105,33 @@ class SeatClient:
         return TableUpdate(tuple(history), view, fresh=True)
 
     async def next_update(self) -> TableUpdate:
-        """Wait for the next events of the table; returns them with the view after them."""
-        sub = self._sub
-        if sub is None or self._view is None:
-            raise HubError("the table is not open")
-        if sub.lost:
-            return await self._fresh()
-        try:
-            first = await sub.next()
-        except HubError:
-            if not sub.lost:
-                raise
-            # lost while waiting: too far behind, or the table numbered its events anew
-            # (another server of a shared store took it over): the table afresh
-            return await self._fresh()
-        batch = [first, *sub.ready()]
-        if sub.lost:
-            return await self._fresh()
-        return await self._take(batch)
+        """Wait for the next events of the table; returns them with the view after them.
+        Events delivered again (taken already, from the hub's answer to a gap) make no
+        update of their own: it waits for the next ones."""
+        while True:
+            sub = self._sub
+            if sub is None or self._view is None:
+                raise HubError("the table is not open")
+            if sub.lost:
+                return await self._fresh()
+            try:
+                first = await sub.next()
+            except HubError:
+                if not sub.lost:
+                    raise
+                # lost while waiting: too far behind, or the table numbered its events anew
+                # (another server of a shared store took it over): the table afresh
+                return await self._fresh()
+            batch = [first, *sub.ready()]
+            if sub.lost:
+                return await self._fresh()
+            update = await self._take(batch)
+            if update is not None:
+                return update
 
-    async def _take(self, batch: Iterable[TableEvent]) -> TableUpdate:
+    async def _take(self, batch: Iterable[TableEvent]) -> TableUpdate | None:
+        """The update of ``batch``; None when it holds nothing new (every event taken before,
+        and the table's view where it was)."""
         new: list[TableEvent] = []
         behind = self.view.number < self.number  # the last view was older than its events
         again = False  # an event numbered as one taken before
@@ -151,7 +158,10 @@ class SeatClient:
                 new.extend(await self._missing(upto=view.number))
         else:
             view = replace(view, number=self.number)
+        unchanged = not new and view == self._view
         self._view = view
+        if unchanged:  # a delivery again of events taken before: nothing to show
+            return None
         return TableUpdate(tuple(new), view)
 
     async def _missing(self, upto: int | None = None) -> list[TableEvent]:
@@ -169,13 +179,15 @@ class SeatClient:
             self._sub = None
 
     # ------------------------------------------------------------------ the person's intents
-    async def submit(self, move: Move) -> None:
-        """Play ``move`` for the person's seat (its events come with the next update).
-        Raises :class:`~casino_tui.table.controller.MoveRefused` with the reason."""
+    async def submit(self, move: Move) -> list[TableEvent]:
+        """Play ``move`` for the person's seat. Returns the events it caused, as the hub's
+        answer names them (they also come with an update, which may be taken before or after
+        this answer: compare their numbers with :attr:`number`). Raises
+        :class:`~casino_tui.table.controller.MoveRefused` with the reason."""
         seat = self.seat
         if seat is None:
             raise HubError("you are watching: you have no seat at this table")
-        await self.hub.submit_move(self.table_id, self.person, seat, move)
+        return await self.hub.submit_move(self.table_id, self.person, seat, move)
 
     async def chat(self, text: str) -> None:
         """Say ``text`` to the table (raises :class:`HubError`: too long, too fast)."""

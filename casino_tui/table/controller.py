@@ -22,6 +22,7 @@ table on the server.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import secrets
 import threading
@@ -115,7 +116,15 @@ class BackgroundSaver:
     (when several came while it was writing, only the latest is written: it holds every move
     of the ones before). :meth:`close` writes what is left and waits for the thread: after it,
     the file holds the last game submitted. ``noticed`` gets each :class:`SaveNotice` (in the
-    saving thread)."""
+    saving thread).
+
+    Submitted from an event loop (a hub's), the thread starts only after what the loop had
+    to do already: the move's events, which went to their subscribers before the save was
+    submitted, are sent to the people at the table first. Starting a thread waits until it
+    runs, and it then serializes the game holding the interpreter's lock (up to 5 ms before
+    it must give it back), which held up the sending of every move's events to the other
+    players (the server's trace: 0.8 ms median, 4.4 ms p95 from a move played to its events
+    written to the other player's channel)."""
 
     def __init__(self, store: SaveStore, slot: SaveSlot,
                  noticed: Callable[[SaveNotice], None] | None = None) -> None:
@@ -129,7 +138,8 @@ class BackgroundSaver:
         self.closed = False
 
     def submit(self, state: State) -> None:
-        """Save ``state`` (a copy nobody changes any more) soon."""
+        """Save ``state`` (a copy nobody changes any more) soon: in a thread started at once,
+        or, from an event loop, once the loop has run the callbacks it already had."""
         with self._mutex:
             if self.closed:
                 return
@@ -137,6 +147,14 @@ class BackgroundSaver:
             if self._running:
                 return
             self._running = True
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._start()
+        else:
+            loop.call_soon(self._start)
+
+    def _start(self) -> None:
         threading.Thread(target=self._drain, name="table-save").start()
 
     def _drain(self) -> None:

@@ -708,3 +708,83 @@ async def test_the_other_persons_move_and_the_turn_it_gives_are_prepared_once() 
         assert screen.awaiting_human and line(screen, "#message-line") == "Your turn"
         assert log_texts(screen)[-1].startswith("Bob ")
         assert len(redraws) == 1
+
+
+class LateEventsHub(LocalHub):
+    """A hub whose events reach each subscriber a moment after they happen: the answer to a
+    move comes before its events, as the table channel usually delivers them."""
+
+    async def subscribe(self, table_id: str, person: Person, after: int) -> Subscription:
+        return _Late(await super().subscribe(table_id, person, after))
+
+
+class _Late:
+    DELAY = 0.3
+
+    def __init__(self, sub: Subscription) -> None:
+        self.sub = sub
+
+    @property
+    def lost(self) -> bool:
+        return self.sub.lost
+
+    async def next(self) -> TableEvent:
+        import asyncio
+
+        event = await self.sub.next()
+        await asyncio.sleep(self.DELAY)
+        return event
+
+    def ready(self) -> list[TableEvent]:
+        return self.sub.ready()
+
+    def close(self) -> None:
+        self.sub.close()
+
+
+@asynctest
+async def test_a_moves_answer_before_its_events_draws_nothing_and_its_events_draw_it() -> None:
+    """The hub's answer to a move usually comes before the move's events over the table
+    channel: the answer draws nothing (the table without the move), the events draw the move
+    and the turn it gives the other person, one redraw in all."""
+    import asyncio
+
+    hub = LateEventsHub(SeededThinker(), clock=Clock())
+    app = table_app(hub)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tid = await new_table(hub)
+        screen = await sit_at(pilot, hub, tid, 0)
+        screen.SENDING_SHOWN_AFTER = 5.0  # (no "Playing your move…" meanwhile)
+        redraws = count_redraws(screen)
+        await pilot.press("enter")
+        await asyncio.sleep(_Late.DELAY / 3)
+        assert len(hub.controller(tid).state.history) == 1  # played and answered
+        assert screen._sending and not redraws  # the events are still on their way
+        await settle_table(pilot, hub, tid)
+        assert not screen._sending
+        assert line(screen, "#move-line") == "Waiting for Bob"
+        assert log_texts(screen)[-1].startswith("Ann ")
+        assert len(redraws) == 1
+        await plays(hub, tid, BOB)  # and the turn comes back as before
+        await settle_table(pilot, hub, tid)
+        assert screen.awaiting_human and line(screen, "#message-line") == "Your turn"
+        assert len(redraws) == 2
+
+
+@asynctest
+async def test_once_the_hub_has_answered_a_move_playing_your_move_is_not_drawn() -> None:
+    """The answer says the move was played, and its events were written right behind it:
+    waiting for them draws no "Playing your move…" frame (one redraw in all, with them)."""
+    hub = LateEventsHub(SeededThinker(), clock=Clock())
+    app = table_app(hub)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tid = await new_table(hub)
+        screen = await sit_at(pilot, hub, tid, 0)
+        assert screen.SENDING_SHOWN_AFTER < _Late.DELAY
+        redraws = count_redraws(screen)
+        await pilot.press("enter")
+        await pilot.pause(screen.SENDING_SHOWN_AFTER + 0.1)
+        assert screen._sending and not redraws
+        assert line(screen, "#move-line") != "Playing your move…"
+        await settle_table(pilot, hub, tid)
+        assert log_texts(screen)[-1].startswith("Ann ") and len(redraws) == 1

@@ -82,7 +82,8 @@ class TableGameScreen(GameScreen):
     AWAY_REFRESH: ClassVar[float] = 10.0  # seconds between updates of "away 2m"
     RETRY_AFTER: ClassVar[float] = 2.0  # seconds before a broken connection is tried again
     # A move sent to the hub is drawn with its events, which come at once when the server is
-    # not busy; if they have not come after this long, "Playing your move…" is shown first.
+    # not busy; if neither they nor the hub's answer have come after this long, "Playing your
+    # move…" is shown first.
     SENDING_SHOWN_AFTER: ClassVar[float] = 0.1
 
     def __init__(self, session: NetSession, chooser: Chooser) -> None:
@@ -92,6 +93,9 @@ class TableGameScreen(GameScreen):
         self._sending_key = 0  # the position it was sent in
         self._unshown = False  # ... and no frame has been drawn since
         self._sent: int | None = None  # the position the move was sent in
+        # the number of the last event of the move being sent, once the hub's answer came
+        # before those events: the sending ends when the client has taken them
+        self._answered: int | None = None
         self._updating = False  # an update of the table is being taken
         self._gone = False  # the table closed
         self._game_over: TableGameOverScreen | None = None  # the game over screen shown
@@ -209,7 +213,7 @@ class TableGameScreen(GameScreen):
             self._clear_recent()
             self._awaiting = False
             self._sent = None
-        self._played(moves)
+        self._played(moves, fresh=update.fresh)
         for ev, start, end in moves:
             self._note_recent(ev, start, end)
             if ev.seat == net.seat and ev.move.kind in ("trail", "capture", "build"):
@@ -251,6 +255,8 @@ class TableGameScreen(GameScreen):
     def _table_gone(self, reason: str) -> None:
         self._gone = True
         self._awaiting = False
+        self._sending = False  # a move's events that were still to come never will
+        self._answered = None
         self._message = LineData(f"The table is gone: {reason}", "error")
         if self.is_mounted:
             self.refresh_all()
@@ -321,28 +327,38 @@ class TableGameScreen(GameScreen):
         self.set_timer(self.SENDING_SHOWN_AFTER, self._show_sending)
 
     def _show_sending(self) -> None:
-        if self._unshown and self._sending and self.is_mounted:
+        # Not once the hub's answer has come: the move is played and its events were written
+        # right behind the answer; what holds them up is this process waiting for a core,
+        # which a frame of its own would only make longer.
+        if self._unshown and self._sending and self._answered is None and self.is_mounted:
             self.refresh_all()
 
     def refresh_all(self) -> None:
         self._unshown = False
         super().refresh_all()
 
-    def _played(self, moves: list[tuple[MoveEvent, int, int]]) -> None:
-        """End the sending if ``moves`` (an update's) hold the move being sent: its answer can
-        only say it was played (the table as it is, in one frame)."""
+    def _played(self, moves: list[tuple[MoveEvent, int, int]], fresh: bool = False) -> None:
+        """End the sending if ``moves`` (an update's) hold the move being sent, or its answer
+        came and the client has taken the events it named or shows the table afresh (``fresh``:
+        its view is the table after them): the table as it is, in one frame."""
+        if not self._sending:
+            return
         seat = self.net.seat
-        if self._sending and seat is not None and any(ev.seat == seat for ev, _, _ in moves):
+        answered = self._answered
+        if (seat is not None and any(ev.seat == seat for ev, _, _ in moves)) or (
+                answered is not None and (fresh or self.net.client.number >= answered)):
             self._sending = False
+            self._answered = None
             self._sent = self._sending_key
 
     async def _send_move(self, move: Move, key: int) -> None:
         try:
-            await self.net.client.submit(move)
+            events = await self.net.client.submit(move)
         except (HubError, IllegalMoveError) as err:
             if not self._sending or self._sending_key != key:
                 return  # its events came (it was played) before the connection failed
             self._sending = False
+            self._answered = None
             reason = getattr(err, "reason", str(err))
             if self._my_turn() and not self._finished:
                 self._awaiting = True
@@ -351,6 +367,15 @@ class TableGameScreen(GameScreen):
             return
         if not self._sending or self._sending_key != key:
             return  # its events came first and were shown with it (_take_update)
+        last = max((e.number for e in events), default=0)
+        if last > self.net.client.number:
+            # The answer came before the move's events (the server writes it as the hub has
+            # played the move, and the events next): they are on their way to this seat's
+            # subscription, with the view after them, and are drawn in one frame when they
+            # are taken (_played ends the sending then). Drawing the table now would prepare
+            # every widget for a frame without the move, and again with it.
+            self._answered = last
+            return
         self._sending = False
         self._sent = key  # no new turn in this position: the move's events are on their way
         # Its events (and the view after it) may have come before this answer without the
