@@ -75,10 +75,14 @@ from .loadkit import (
     YOUR_TURN,
     Keyboard,
     LoopbackServer,
+    LoopLag,
     MemoryPeak,
     Screen,
+    Unredrawn,
     moved,
+    open_terminal,
     percentile,
+    right_changes_something,
 )
 from .loadtables import Table, TableResult
 
@@ -101,6 +105,7 @@ class Result:
     move_list_used: int = 0
     latencies: list[float] = field(default_factory=list)  # the round's keys to the screen
     no_redraw: int = 0  # keys of the round with no output after them (--redraw-timeout)
+    unredrawn: list[Unredrawn] = field(default_factory=list)  # those keys, and their screens
     keys_sent: list[float] = field(default_factory=list)  # when each key went (monotonic)
     saved: bool | None = None
 
@@ -108,7 +113,7 @@ class Result:
 async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
                    data_dir: Path, step_timeout: float, moves: int = 0, pace: float = 0.0,
                    rng: random.Random | None = None, redraw_timeout: float = 5.0,
-                   title_only: bool = False) -> Result:
+                   title_only: bool = False, every_right: bool = False) -> Result:
     import asyncssh
 
     res = Result(number, fingerprint=key.get_fingerprint())
@@ -119,32 +124,27 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
                                     known_hosts=None, agent_path=None,
                                     preferred_auth="publickey") as conn:
             res.connect_s = time.monotonic() - t0
-            process = await conn.create_process(term_type="xterm-256color", term_size=size,
-                                                encoding=None)
-
-            read_task = asyncio.create_task(screen.read_from(process.stdout))
-            keys = Keyboard(process.stdin.write, screen, pace, rng, redraw_timeout)
-            try:
-                await _script(keys, screen, res, t0, step_timeout, moves, title_only)
-                await asyncio.wait_for(process.wait_closed(), step_timeout)
-                res.exit_status = process.exit_status
-                # the game is closed now (an open one counts as "in use"): can it be continued?
-                dirs = PlayerDirs.for_fingerprint(data_dir, res.fingerprint)
-                if not title_only:  # quitting at the title saves nothing
-                    res.saved = await asyncio.to_thread(has_saved_game, dirs.data)
-                res.finished = res.exit_status == 0 and (
-                    title_only or res.round_over or (moves > 0 and res.turns >= moves))
-            finally:
-                read_task.cancel()
+            chan = await open_terminal(conn, screen, size)
+            keys = Keyboard(chan.write, screen, pace, rng, redraw_timeout)
+            await _script(keys, screen, res, t0, step_timeout, moves, title_only, every_right)
+            await asyncio.wait_for(chan.wait_closed(), step_timeout)
+            res.exit_status = chan.get_exit_status()
+            # the game is closed now (an open one counts as "in use"): can it be continued?
+            dirs = PlayerDirs.for_fingerprint(data_dir, res.fingerprint)
+            if not title_only:  # quitting at the title saves nothing
+                res.saved = await asyncio.to_thread(has_saved_game, dirs.data)
+            res.finished = res.exit_status == 0 and (
+                title_only or res.round_over or (moves > 0 and res.turns >= moves))
     except (OSError, asyncssh.Error, TimeoutError, EOFError) as err:
         res.error = f"{type(err).__name__}: {err}"
     return res
 
 
 async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: float,
-                  moves: int, title_only: bool = False) -> None:
+                  moves: int, title_only: bool = False, every_right: bool = False) -> None:
     """Play until the round is over, or ``moves`` moves of the player (0: no limit): each key
-    waits for the one before to show its effect; with ``title_only``, quit at the title."""
+    waits for the one before to show its effect; with ``title_only``, quit at the title.
+    Right is skipped at the deal's last card (it changes nothing), unless ``every_right``."""
     try:
         await screen.wait(TITLE, timeout=step)
         res.title_s = time.monotonic() - t0
@@ -161,9 +161,12 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
                 res.round_over = True
                 break
             res.turns += 1
-            # Right: the hand, the preview and the move line are redrawn
-            await keys.press(KEY_RIGHT, settle=0.15, measure=True)
-            await keys.press(KEY_ENTER, settle=0.05, measure=True)
+            if every_right or right_changes_something(res.turns):
+                # Right: the hand, the preview and the move line are redrawn
+                await keys.press(KEY_RIGHT, settle=0.15, measure=True)
+                await keys.press(KEY_ENTER, settle=0.05, measure=True)
+            else:  # the deal's last card: Right would change nothing
+                await keys.press(KEY_ENTER, settle=0.15, measure=True)
             # the move is logged; after the round's last card the summary may cover the log
             seen = await screen.wait(ROUND_OVER, SOUTH_MOVED, NO_MOVE, timeout=step)
             if seen == 2:
@@ -180,7 +183,9 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
         res.round_s = time.monotonic() - started
         await keys.press(KEY_QUIT, settle=0.2)
     finally:
+        keys.finish()
         res.latencies, res.no_redraw = keys.latencies, keys.no_redraw
+        res.unredrawn = keys.unredrawn
         res.keys_sent = keys.sent_at
 
 
@@ -201,6 +206,8 @@ class LoadRun:
     load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
     redraw_timeout: float = 5.0
     client_cpu: float = 0.0  # this process's CPU seconds (the scripted players, SSH clients)
+    sampler_cpu: float | None = None  # the memory sampler's CPU seconds (its own process)
+    loop_lag: list[float] = field(default_factory=list)  # the clients' event loop's delays
 
     @property
     def ok(self) -> bool:
@@ -216,7 +223,7 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
                         seed: int = 1, redraw_timeout: float = 5.0,
                         work: Path | None = None, title_only: bool = False,
                         fork_server: bool = True, store: str | None = None,
-                        session_nice: int | None = None) -> LoadRun:
+                        session_nice: int | None = None, every_right: bool = False) -> LoadRun:
     """Start a server on 127.0.0.1 and ``sessions`` scripted players (a key every ``pace``
     seconds at most; ``seed``: when each starts within its first pace; ``title_only``: each
     quits at the title; ``fork_server``: False starts every session as a fresh Python;
@@ -234,15 +241,18 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
     cpu_before = time.process_time()
     results: list[Result] = []
     rng = random.Random(seed)
+    lag = LoopLag()
     try:
         port = await server.start()
+        lag.start()
         keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(sessions)]
         rngs = [random.Random(rng.random()) for _ in range(sessions)]
 
         async def staggered(i: int) -> Result:
             await asyncio.sleep(i * stagger)
             return await play_one(i + 1, port, keys[i], size, server.data_dir, step_timeout,
-                                  moves, pace, rngs[i], redraw_timeout, title_only)
+                                  moves, pace, rngs[i], redraw_timeout, title_only,
+                                  every_right)
 
         tasks = [asyncio.create_task(staggered(i)) for i in range(sessions)]
         done, pending = await asyncio.wait(tasks, timeout=timeout)
@@ -254,11 +264,12 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
             else:
                 results.append(Result(i + 1, error="did not finish within --timeout"))
     finally:
+        await lag.stop()
         await server.stop()
     elapsed = time.monotonic() - started
     return LoadRun(sessions, size, results, server.peak, elapsed, server.cpu,
                    server.leftovers, work, pace, load_before, os.getloadavg(), redraw_timeout,
-                   time.process_time() - cpu_before)
+                   time.process_time() - cpu_before, server.sampler_cpu, lag.samples)
 
 
 # ---------------------------------------------------------------------- tables
@@ -280,6 +291,8 @@ class TablesRun:
     load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
     client_cpu: float = 0.0  # this process's CPU seconds (the scripted players, SSH clients)
     pace: float = 0.0
+    sampler_cpu: float | None = None  # the memory sampler's CPU seconds (its own process)
+    loop_lag: list[float] = field(default_factory=list)  # the clients' event loop's delays
 
     @property
     def finished(self) -> int:
@@ -315,11 +328,14 @@ class TablesRun:
             "key_to_own_screen_ms_p50": _ms(percentile(own, 0.5) if own else None),
             "key_to_own_screen_ms_p95": _ms(percentile(own, 0.95) if own else None),
             "moves_without_redraw": sum(p.no_redraw for r in self.results for p in r.players),
+            **unredrawn_figures([u for r in self.results for p in r.players
+                                 for u in p.unredrawn]),
             **memory_figures(self.peak),
             "rss_mib_per_player": _round(statistics.mean(rss) if rss else None),
             "server_cpu_s": _round(self.server_cpu),
             "games_cpu_s": _round(sum(self.peak.cpu.values())),
-            "load_tool_cpu_s": _round(self.client_cpu),
+            **tool_figures(self.client_cpu, self.sampler_cpu, self.loop_lag,
+                           sum(len(p.keys_sent) for r in self.results for p in r.players)),
             "seated_s_median": _round(statistics.median(seated) if seated else None, 2),
             "round_s_median": _round(statistics.median(rounds) if rounds else None, 2),
             "round_s_max": _round(max(rounds) if rounds else None, 2),
@@ -352,7 +368,8 @@ async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
                       size: tuple[int, int] = (100, 30), step_timeout: float = 60.0,
                       moves: int = 0, pace: float = 0.0, seed: int = 1,
                       work: Path | None = None,
-                      session_nice: int | None = None) -> TablesRun:
+                      session_nice: int | None = None,
+                      every_right: bool = False) -> TablesRun:
     """Start a server on 127.0.0.1; at ``tables`` tables at once, ``players`` scripted people
     each play a round (or their first ``moves`` moves) against each other; stop it; measure.
 
@@ -367,11 +384,13 @@ async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
     cpu_before = time.process_time()
     results: list[TableResult] = []
     rng = random.Random(seed)
+    lag = LoopLag()
     try:
         port = await server.start()
+        lag.start()
         scripts = [Table(i + 1, port, [asyncssh.generate_private_key("ssh-ed25519")
                                        for _ in range(players)], size, step_timeout, moves, work,
-                         pace=pace, rng=random.Random(rng.random()))
+                         pace=pace, rng=random.Random(rng.random()), every_right=every_right)
                    for i in range(tables)]
         tasks = [asyncio.create_task(t.play()) for t in scripts]
         done, pending = await asyncio.wait(tasks, timeout=timeout)
@@ -385,11 +404,12 @@ async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
                 script.result.error = "did not finish within --timeout"
                 results.append(script.result)
     finally:
+        await lag.stop()
         await server.stop()
     elapsed = time.monotonic() - started
     return TablesRun(tables, players, size, moves, results, server.peak, elapsed, server.cpu,
                      server.leftovers, work, load_before, os.getloadavg(),
-                     time.process_time() - cpu_before, pace)
+                     time.process_time() - cpu_before, pace, server.sampler_cpu, lag.samples)
 
 
 def report_tables(run: TablesRun) -> None:
@@ -450,6 +470,39 @@ def memory_figures(peak: MemoryPeak) -> dict[str, Any]:
     }
 
 
+def tool_figures(clients_cpu: float, sampler_cpu: float | None, lag: Sequence[float],
+                 keys: int) -> dict[str, Any]:
+    """What the load tool itself cost and how late its event loop ran: the CPU of its SSH
+    clients and scripts (``clients_cpu_s``, per key sent) and of its memory sampler (a process
+    of its own), and how late a task sleeping 10 ms woke (``loop_lag_ms_*``): a key sent or
+    bytes read that much after their time, behind other clients' work."""
+    return {
+        "load_tool_cpu_s": _round(clients_cpu + (sampler_cpu or 0.0)),
+        "clients_cpu_s": _round(clients_cpu),
+        "clients_cpu_ms_per_key": _round(clients_cpu / keys * 1000 if keys else None, 2),
+        "sampler_cpu_s": _round(sampler_cpu),
+        "loop_lag_ms_p50": _ms(percentile(lag, 0.5) if lag else None),
+        "loop_lag_ms_p95": _ms(percentile(lag, 0.95) if lag else None),
+        "loop_lag_ms_p99": _ms(percentile(lag, 0.99) if lag else None),
+        "loop_lag_ms_max": _ms(max(lag) if lag else None),
+        "loop_lag_samples": len(lag),
+    }
+
+
+def unredrawn_figures(missed: Sequence[Unredrawn]) -> dict[str, Any]:
+    """The keys never redrawn: how many of each key, and how many were drawn after all (after
+    the redraw timeout, before the player's next key)."""
+    by_key: dict[str, int] = {}
+    for miss in missed:
+        by_key[miss.key] = by_key.get(miss.key, 0) + 1
+    later = [m.later_s for m in missed if m.later_s is not None]
+    return {
+        "never_redrawn_by_key": by_key,
+        "never_redrawn_drawn_later": len(later),
+        "never_redrawn_later_s_max": _round(max(later) if later else None, 2),
+    }
+
+
 def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
     """The figures of a ``--sessions`` run, as ``--json`` prints them (times in ms or s)."""
     lat = [x for r in done.results for x in r.latencies]
@@ -483,7 +536,9 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
         # every game's process group, as last sampled (a game shorter than the sampling's
         # second may be missed), and this process (the scripted players and SSH clients)
         "games_cpu_s": _round(sum(done.peak.cpu.values())),
-        "load_tool_cpu_s": _round(done.client_cpu),
+        **tool_figures(done.client_cpu, done.sampler_cpu, done.loop_lag,
+                       sum(len(r.keys_sent) for r in done.results)),
+        **unredrawn_figures([u for r in done.results for u in r.unredrawn]),
         "load_average_before": list(done.load_before),
         "load_average_after": list(done.load_after),
         "leftover_games": done.leftovers,
@@ -498,8 +553,12 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
         tables = await play_tables(args.tables, args.players, timeout=args.timeout, size=size,
                                    step_timeout=args.step_timeout, moves=args.moves,
                                    pace=args.pace, seed=args.seed,
-                                   session_nice=args.session_nice)
+                                   session_nice=args.session_nice,
+                                   every_right=args.every_right)
         work, ok = tables.work, tables.ok
+        if args.unredrawn:
+            write_unredrawn(args.unredrawn, [(p.name, p.unredrawn) for r in tables.results
+                                             for p in r.players])
         if args.json:
             print(json.dumps({**tables.figures(), "session_nice": args.session_nice,
                               "computer_players": pool_summary(work)}, indent=2))
@@ -512,8 +571,12 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
                                    moves=args.moves, pace=args.pace, seed=args.seed,
                                    redraw_timeout=args.redraw_timeout,
                                    title_only=args.title_only, fork_server=args.fork_server,
-                                   store=args.store, session_nice=args.session_nice)
+                                   store=args.store, session_nice=args.session_nice,
+                                   every_right=args.every_right)
         work, ok = done.work, done.ok
+        if args.unredrawn:
+            write_unredrawn(args.unredrawn, [(f"load{r.number}", r.unredrawn)
+                                             for r in done.results])
         if args.json:
             print(json.dumps({**session_figures(done, args.moves),
                               "session_nice": args.session_nice,
@@ -526,6 +589,15 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
     else:
         shutil.rmtree(work, ignore_errors=True)
     return 0 if ok else 1
+
+
+def write_unredrawn(path: Path, players: Sequence[tuple[str, Sequence[Unredrawn]]]) -> None:
+    """Each key never redrawn, a JSON line each (``--unredrawn FILE``)."""
+    with path.open("w") as out:
+        for name, missed in players:
+            for m in missed:
+                out.write(json.dumps({"player": name, "key": m.key, "later_s": m.later_s,
+                                      "before": m.before}) + "\n")
 
 
 def pool_summary(work: Path) -> str | None:
@@ -628,6 +700,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--redraw-timeout", type=float, default=5.0, metavar="SECONDS",
                         help="a key of the round with no output within this long counts as "
                              "never redrawn (default 5)")
+    parser.add_argument("--every-right", action="store_true",
+                        help="press Right at each turn, also at the last card of a deal, where "
+                             "it changes nothing and counts as never redrawn (as the tool did "
+                             "before; to compare)")
     parser.add_argument("--seed", type=int, default=1, metavar="N",
                         help="when each player starts within their first --pace (default 1)")
     parser.add_argument("--title-only", action="store_true",
@@ -645,6 +721,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --tables: the server's games, its table channel and this "
                              "tool append each step of every move to FILE (JSON lines; "
                              "python -m benchmarks.tracetables FILE says where the time went)")
+    parser.add_argument("--unredrawn", metavar="FILE", type=Path,
+                        help="write each key never redrawn to FILE (JSON lines: the player, "
+                             "the key, when its output came after all, and the screen's last "
+                             "text before it)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")
