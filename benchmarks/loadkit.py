@@ -509,37 +509,78 @@ def session_pids(log_path: Path) -> list[int]:
     return [int(pid) for pid in SESSION_PID.findall(text)]
 
 
-def session_memory(server_pid: int, cpu: dict[int, float] | None = None,
-                   named: Sequence[int] | None = None) -> dict[int, tuple[int, int, int]]:
-    """For each game (each of ``named`` still alive, the pids the server's log gives; without
-    them, each child of the server, or of its fork server, leading its own process group):
-    total RSS and PSS in KiB of its process group, and the number of processes in it. ``cpu``:
-    gets each game's CPU seconds so far (its processes' user and system time)."""
+def _rss_kb(pid: int) -> int:
+    """Resident memory of a process in KiB, from ``/proc/PID/statm`` (cheap: no walk of its
+    pages, as ``smaps_rollup`` does, which costs about a millisecond for a game)."""
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE_KB
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def _all_stats() -> dict[int, tuple[int, int]]:
+    """(ppid, pgid) of every live process."""
     stats = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             st = _proc_stat(int(entry))
             if st is not None:
                 stats[int(entry)] = st
+    return stats
+
+
+def session_memory(server_pid: int, cpu: dict[int, float] | None = None,
+                   named: Sequence[int] | None = None, *,
+                   stats: dict[int, tuple[int, int]] | None = None,
+                   measure: Any = None) -> dict[int, tuple[int, int, int]]:
+    """For each game (each of ``named`` still alive, the pids the server's log gives; without
+    them, each child of the server, or of its fork server, leading its own process group):
+    total RSS and PSS in KiB of its process group, and the number of processes in it. ``cpu``:
+    gets each game's CPU seconds so far (its processes' user and system time). ``stats``: the
+    processes' (ppid, pgid) if already read; ``measure``: (RSS, PSS) of a pid (default: from
+    its ``smaps_rollup``)."""
+    if stats is None:
+        stats = _all_stats()
+    measure = measure or _memory_kb
     if named is not None:
         leaders = [pid for pid in named if pid in stats and stats[pid][1] == pid]
     else:
         parents = {server_pid, *fork_servers(server_pid, stats)}
         leaders = [pid for pid, (ppid, pgid) in stats.items()
                    if ppid in parents and pgid == pid]
+    members: dict[int, list[int]] = {leader: [] for leader in leaders}
+    for pid, (_ppid, pgid) in stats.items():
+        if pgid in members:
+            members[pgid].append(pid)
     out: dict[int, tuple[int, int, int]] = {}
     for leader in leaders:
-        members = [pid for pid, (_ppid, pgid) in stats.items() if pgid == leader]
         rss = pss = 0
         seconds = 0.0
-        for pid in members:
-            r, p = _memory_kb(pid)
+        for pid in members[leader]:
+            r, p = measure(pid)
             rss += r
             pss += p
-            seconds += _cpu_seconds(pid) or 0.0
-        out[leader] = (rss, pss, len(members))
+            if cpu is not None:
+                seconds += _cpu_seconds(pid) or 0.0
+        out[leader] = (rss, pss, len(members[leader]))
         if cpu is not None:
             cpu[leader] = max(cpu.get(leader, 0.0), seconds)
+    return out
+
+
+def _below(root: int, stats: dict[int, tuple[int, int]]) -> list[int]:
+    """Every live process below ``root`` (children, their children, ...)."""
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _pgid) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+    out, todo = [], list(children.get(root, ()))
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, ()))
     return out
 
 
@@ -592,23 +633,66 @@ class MemoryPeak:
 
 async def sample_memory(server_pid: int, peak: MemoryPeak, every: float = 1.0,
                         log_path: Path | None = None) -> None:
-    from casino_tui.serve.metrics import tree_memory
-
+    """Every ``every`` seconds, the games' memory and CPU; ``peak`` keeps the busiest moment
+    (the most games, then the most RSS). Each second costs a read of every process's ``stat``
+    and each game's ``statm``; only a moment that beats the peak is measured in full (PSS from
+    ``smaps_rollup``, each process read once for the games and for the whole tree)."""
     start = time.monotonic()
+    pids = LogPids(log_path) if log_path is not None else None
+    best = (0, 0)  # (games, their total RSS from statm) at the peak
     while True:
-        named = session_pids(log_path) if log_path is not None else None
-        snap = await asyncio.to_thread(session_memory, server_pid, peak.cpu, named)
-        if len(snap) > len(peak.sessions) or (
-                len(snap) == len(peak.sessions)
-                and sum(v[0] for v in snap.values()) > sum(v[0] for v in peak.sessions.values())):
-            peak.sessions = snap
-            peak.server_rss, peak.server_pss = _memory_kb(server_pid)
-            _rss, _pss, tree_rss, tree_pss, n = await asyncio.to_thread(tree_memory, server_pid)
-            peak.tree_rss, peak.tree_pss, peak.tree_processes = tree_rss // 1024, \
-                tree_pss // 1024, n
-            peak.forker_pss = sum(_memory_kb(pid)[1] for pid in fork_servers(server_pid))
-            peak.at = time.monotonic() - start
+        named = pids.read() if pids is not None else None
+        best = await asyncio.to_thread(_sample_once, server_pid, peak, named, best,
+                                       time.monotonic() - start)
         await asyncio.sleep(every)
+
+
+def _sample_once(server_pid: int, peak: MemoryPeak, named: Sequence[int] | None,
+                 best: tuple[int, int], at: float) -> tuple[int, int]:
+    stats = _all_stats()
+    quick = session_memory(server_pid, peak.cpu, named, stats=stats,
+                           measure=lambda pid: (_rss_kb(pid), 0))
+    now = (len(quick), sum(v[0] for v in quick.values()))
+    if not (now[0] > best[0] or (now[0] == best[0] and now[1] > best[1])):
+        return best
+    read: dict[int, tuple[int, int]] = {}
+
+    def measure(pid: int) -> tuple[int, int]:
+        if pid not in read:
+            read[pid] = _memory_kb(pid)
+        return read[pid]
+
+    peak.sessions = session_memory(server_pid, None, named, stats=stats, measure=measure)
+    peak.server_rss, peak.server_pss = measure(server_pid)
+    below = [measure(pid) for pid in _below(server_pid, stats)]
+    peak.tree_rss = sum(r for r, _ in below)
+    peak.tree_pss = sum(p for _, p in below)
+    peak.tree_processes = len(below)
+    peak.forker_pss = sum(measure(pid)[1] for pid in fork_servers(server_pid, stats))
+    peak.at = at
+    return now
+
+
+class LogPids:
+    """The game processes the server's log names at each session's start, read as the log
+    grows (each read takes only the new lines)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.pids: list[int] = []
+        self._offset = 0
+
+    def read(self) -> list[int]:
+        try:
+            with self.path.open("rb") as log:
+                log.seek(self._offset)
+                new = log.read()
+        except OSError:
+            return self.pids
+        cut = new.rfind(b"\n") + 1  # whole lines only
+        self._offset += cut
+        self.pids += [int(pid) for pid in SESSION_PID.findall(new[:cut].decode(errors="replace"))]
+        return self.pids
 
 
 async def start_sampler(server_pid: int, log_path: Path) -> asyncio.subprocess.Process:
