@@ -699,11 +699,13 @@ async def start_sampler(server_pid: int, log_path: Path) -> asyncio.subprocess.P
     """:func:`sample_memory` in a process of its own (``python -m benchmarks.loadkit sample``),
     so that reading ``/proc`` every second neither takes the clients' event loop (nor their
     interpreter lock) nor is counted as their CPU; :func:`stop_sampler` gets what it saw."""
+    home = str(Path(__file__).resolve().parents[1])  # this copy of the benchmarks, not the cwd's
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, (str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH"))))}
+        filter(None, (home, os.environ.get("PYTHONPATH"))))}
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "benchmarks.loadkit", "sample", str(server_pid), str(log_path),
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
+        sys.executable, "-m", "benchmarks.loadkit", "sample", str(server_pid),
+        str(log_path.resolve()), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        env=env, cwd=home)
 
 
 async def stop_sampler(process: asyncio.subprocess.Process) -> tuple[MemoryPeak, float | None]:
