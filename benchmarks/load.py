@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -223,15 +225,16 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
                         seed: int = 1, redraw_timeout: float = 5.0,
                         work: Path | None = None, title_only: bool = False,
                         fork_server: bool = True, store: str | None = None,
-                        session_nice: int | None = None, every_right: bool = False) -> LoadRun:
+                        session_nice: int | None = None, every_right: bool = False,
+                        client_processes: int = 1) -> LoadRun:
     """Start a server on 127.0.0.1 and ``sessions`` scripted players (a key every ``pace``
     seconds at most; ``seed``: when each starts within its first pace; ``title_only``: each
     quits at the title; ``fork_server``: False starts every session as a fresh Python;
     ``session_nice``: the server's ``--session-nice``); stop it; measure.
+    ``client_processes`` above 1 spreads the players over that many processes, each with its
+    own event loop (:mod:`benchmarks.loadclients`); their CPU and loop lag are added up.
 
     ``work`` (default: a new temporary directory) gets the server's data and log."""
-    import asyncssh
-
     if work is None:
         work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
     server = LoopbackServer(work, sessions, fork_server=fork_server, store=store,
@@ -241,35 +244,111 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
     cpu_before = time.process_time()
     results: list[Result] = []
     rng = random.Random(seed)
+    seeds = [rng.random() for _ in range(sessions)]
     lag = LoopLag()
+    lags: list[float] = []
+    workers_cpu = 0.0
     try:
         port = await server.start()
-        lag.start()
-        keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(sessions)]
-        rngs = [random.Random(rng.random()) for _ in range(sessions)]
-
-        async def staggered(i: int) -> Result:
-            await asyncio.sleep(i * stagger)
-            return await play_one(i + 1, port, keys[i], size, server.data_dir, step_timeout,
-                                  moves, pace, rngs[i], redraw_timeout, title_only,
-                                  every_right)
-
-        tasks = [asyncio.create_task(staggered(i)) for i in range(sessions)]
-        done, pending = await asyncio.wait(tasks, timeout=timeout)
-        for t in pending:
-            t.cancel()
-        for i, t in enumerate(tasks):
-            if t in done and not t.cancelled() and t.exception() is None:
-                results.append(t.result())
-            else:
-                results.append(Result(i + 1, error="did not finish within --timeout"))
+        group = Group(port, str(server.data_dir), size, step_timeout, stagger, moves, pace,
+                      redraw_timeout, title_only, every_right, time.monotonic() + timeout)
+        numbers = list(range(1, sessions + 1))
+        if client_processes <= 1:
+            lag.start()
+            results = await play_group(group, numbers, seeds)
+        else:
+            parts = [numbers[k::client_processes] for k in range(client_processes)]
+            done = await asyncio.gather(*(
+                _group_in_process(group, part, [seeds[n - 1] for n in part])
+                for part in parts if part))
+            for part_results, part_lag, cpu in done:
+                results += part_results
+                lags += part_lag
+                workers_cpu += cpu
+            results.sort(key=lambda r: r.number)
     finally:
         await lag.stop()
         await server.stop()
     elapsed = time.monotonic() - started
     return LoadRun(sessions, size, results, server.peak, elapsed, server.cpu,
                    server.leftovers, work, pace, load_before, os.getloadavg(), redraw_timeout,
-                   time.process_time() - cpu_before, server.sampler_cpu, lag.samples)
+                   time.process_time() - cpu_before + workers_cpu, server.sampler_cpu,
+                   lag.samples + lags)
+
+
+@dataclass
+class Group:
+    """What every scripted player of a run shares (:func:`play_group`), as JSON for a
+    process of clients: ``deadline`` is a ``time.monotonic()`` (the same clock in every
+    process of the machine)."""
+
+    port: int
+    data_dir: str
+    size: tuple[int, int]
+    step_timeout: float
+    stagger: float
+    moves: int
+    pace: float
+    redraw_timeout: float
+    title_only: bool
+    every_right: bool
+    deadline: float
+
+
+async def play_group(group: Group, numbers: Sequence[int], seeds: Sequence[float]) -> list[Result]:
+    """The players numbered ``numbers`` (from 1; ``seeds``: each one's random start within
+    its first pace), at once in this event loop, until they are done or the deadline."""
+    import asyncssh
+
+    keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in numbers]
+    size = (group.size[0], group.size[1])
+
+    async def staggered(k: int, number: int) -> Result:
+        await asyncio.sleep((number - 1) * group.stagger)
+        return await play_one(number, group.port, keys[k], size, Path(group.data_dir),
+                              group.step_timeout, group.moves, group.pace,
+                              random.Random(seeds[k]), group.redraw_timeout, group.title_only,
+                              group.every_right)
+
+    tasks = [asyncio.create_task(staggered(k, n)) for k, n in enumerate(numbers)]
+    done, pending = await asyncio.wait(tasks, timeout=max(0.0, group.deadline -
+                                                          time.monotonic()))
+    for t in pending:
+        t.cancel()
+    results = []
+    for number, t in zip(numbers, tasks, strict=True):
+        if t in done and not t.cancelled() and t.exception() is None:
+            results.append(t.result())
+        else:
+            results.append(Result(number, error="did not finish within --timeout"))
+    return results
+
+
+async def _group_in_process(group: Group, numbers: list[int],
+                            seeds: list[float]) -> tuple[list[Result], list[float], float]:
+    """:func:`play_group` in a process of its own (``python -m benchmarks.loadclients``):
+    its results, its event loop's lag and its CPU seconds."""
+    home = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, (home, os.environ.get("PYTHONPATH"))))}
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "benchmarks.loadclients", stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, env=env, cwd=home)
+    spec = json.dumps({"group": dataclasses.asdict(group), "numbers": numbers,
+                       "seeds": seeds}).encode()
+    try:
+        out, _ = await asyncio.wait_for(child.communicate(spec),
+                                        group.deadline - time.monotonic() + 60)
+        found = json.loads(out)
+    except (TimeoutError, ValueError) as err:
+        with contextlib.suppress(ProcessLookupError):
+            child.kill()
+        await child.wait()
+        why = f"its process of clients failed ({type(err).__name__})"
+        return [Result(n, error=why) for n in numbers], [], 0.0
+    results = [Result(**{**r, "unredrawn": [Unredrawn(**u) for u in r["unredrawn"]]})
+               for r in found["results"]]
+    return results, found["lag"], found["cpu"]
 
 
 # ---------------------------------------------------------------------- tables
@@ -572,13 +651,15 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
                                    redraw_timeout=args.redraw_timeout,
                                    title_only=args.title_only, fork_server=args.fork_server,
                                    store=args.store, session_nice=args.session_nice,
-                                   every_right=args.every_right)
+                                   every_right=args.every_right,
+                                   client_processes=args.client_processes)
         work, ok = done.work, done.ok
         if args.unredrawn:
             write_unredrawn(args.unredrawn, [(f"load{r.number}", r.unredrawn)
                                              for r in done.results])
         if args.json:
             print(json.dumps({**session_figures(done, args.moves),
+                              "client_processes": args.client_processes,
                               "session_nice": args.session_nice,
                               "computer_players": pool_summary(work)}, indent=2))
         else:
@@ -700,6 +781,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--redraw-timeout", type=float, default=5.0, metavar="SECONDS",
                         help="a key of the round with no output within this long counts as "
                              "never redrawn (default 5)")
+    parser.add_argument("--client-processes", type=int, default=1, metavar="N",
+                        help="with --sessions: spread the scripted players over N processes, "
+                             "each with its own event loop (default 1: all in this one)")
     parser.add_argument("--every-right", action="store_true",
                         help="press Right at each turn, also at the last card of a deal, where "
                              "it changes nothing and counts as never redrawn (as the tool did "
@@ -750,6 +834,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--moves must not be negative")
     if not 0 <= args.pace <= 60:
         parser.error("--pace must be between 0 and 60 seconds")
+    if not 1 <= args.client_processes <= 16:
+        parser.error("--client-processes must be between 1 and 16")
     if args.redraw_timeout <= 0:
         parser.error("--redraw-timeout must be positive")
     if args.trace is not None:  # read by the server it starts, its games and this tool

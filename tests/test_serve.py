@@ -769,6 +769,25 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     assert re.match(r"\d+ answered \(waited", load.pool_summary(tmp_path) or "")
 
 
+def test_load_tool_spreads_its_players_over_processes(tmp_path: Path) -> None:
+    """--client-processes 2: the players run in two processes of clients, each with its own
+    event loop; one set of figures comes back, with their CPU and loop lag added up."""
+    import asyncio
+
+    from benchmarks import load
+
+    done = asyncio.run(load.play_sessions(2, moves=1, timeout=60, step_timeout=20,
+                                          work=tmp_path, session_nice=0, client_processes=2))
+    assert done.ok, done.results
+    assert [(r.number, r.turns, r.saved, r.no_redraw) for r in done.results] == [
+        (1, 1, True, 0), (2, 1, True, 0)]
+    assert len({r.fingerprint for r in done.results}) == 2
+    f = load.session_figures(done, 1)
+    assert f["key_to_screen_samples"] == 4 and f["sessions_finished"] == 2
+    # this process only waited: the clients' CPU and lag are the two processes'
+    assert f["clients_cpu_s"] > 0.3 and f["loop_lag_samples"] > 50
+
+
 def test_load_tool_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     from benchmarks import load
 
@@ -780,7 +799,8 @@ def test_load_tool_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert not load.build_parser().parse_args([]).every_right
     assert load.build_parser().parse_args(["--every-right"]).every_right
     for bad in (["--tables", "2", "--players", "5"], ["--tables", "-1"], ["--moves", "-2"],
-                ["--pace", "-1"], ["--redraw-timeout", "0"], ["--session-nice", "20"]):
+                ["--pace", "-1"], ["--redraw-timeout", "0"], ["--session-nice", "20"],
+                ["--client-processes", "0"]):
         with pytest.raises(SystemExit) as exit_:
             load.main(bad)
         assert exit_.value.code == 2
