@@ -35,6 +35,16 @@ session as a fresh Python instead of forking it from its warm fork server (to co
 ``--session-nice N`` starts the server with its ``--session-nice N`` (how many nice steps its
 games run below it; 0 to compare with games at the server's priority).
 
+Right is not pressed at the last card of a deal (one card in hand: nothing else to look at,
+and the game rightly draws nothing); ``--every-right`` presses it there too, as the tool did
+before, to compare. ``--unredrawn FILE`` writes each key never redrawn (the key, the screen
+before it, when its output came after all) as JSON lines.
+
+The tool reports its own cost and delay: the CPU of its SSH clients and scripts (per key sent)
+apart from its memory sampler's (a process of its own), and how late its event loop wakes a
+task that sleeps 10 ms (``loop_lag_ms_*``), the tool's own share of a key's time.
+``--client-processes N`` spreads the players over N processes, each with its own event loop.
+
 ``--moves N`` stops after each player's first N moves instead of the whole round (a quick check;
 the tests use it through :func:`play_sessions` and :func:`play_tables`); ``--json`` prints the
 figures as JSON. Traffic goes only to 127.0.0.1, and everything stops after --timeout seconds at

@@ -3,7 +3,9 @@ player reads, the keyboard it presses at a human pace, memory sampling of the se
 server of its own on loopback.
 
 :class:`Screen` keeps the text a terminal has received with the escape sequences removed, so that
-a script can wait for words ("Your turn") and tell when each chunk of output arrived.
+a script can wait for words ("Your turn") and tell when each chunk of output arrived
+(:func:`open_terminal` feeds it from the SSH session's callback). :class:`LoopLag` measures how
+late the clients' event loop runs.
 :class:`Keyboard` sends one player's keys: at most one every ``pace`` seconds, each only once the
 screen has been quiet for a moment, and times each key to the first output after it.
 :func:`session_memory` finds each game the server runs (the process the server's log names at
@@ -11,7 +13,7 @@ the session's start, leading its own process group) and adds up the RSS and PSS 
 processes; the processes below the server are counted too. :class:`LoopbackServer` runs
 ``casino-tui serve`` on 127.0.0.1 (a free port, its own data directory, no rate limit, its
 metrics on a free port: ``curl`` them while it runs) and
-samples its games' memory while it runs.
+samples its games' memory while it runs, in a process of its own (:func:`start_sampler`).
 """
 
 from __future__ import annotations
