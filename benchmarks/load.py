@@ -168,12 +168,15 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
         await keys.press(KEY_ENTER)
         await screen.wait(TABLE, timeout=step)
         started = time.monotonic()
+        played = 0  # the player's moves seen in the game's log
         while True:
             if await screen.wait(ROUND_OVER, YOUR_TURN, timeout=step) == 0:
                 res.round_over = True
                 break
             res.turns += 1
-            if every_right or right_changes_something(res.turns):
+            # the hand's size from the moves seen in the log, not from the "Your turn"s seen (a
+            # redraw may show that line again)
+            if every_right or right_changes_something(played + 1):
                 # Right: the hand, the preview and the move line are redrawn
                 await keys.press(KEY_RIGHT, settle=0.15, measure=True)
                 await keys.press(KEY_ENTER, settle=0.05, measure=True)
@@ -187,6 +190,7 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
                 await screen.wait(MOVE_LIST, timeout=step)
                 await keys.press(KEY_ENTER, measure=True)
                 seen = await screen.wait(ROUND_OVER, SOUTH_MOVED, timeout=step)
+            played += 1
             if seen == 0:
                 res.round_over = True
                 break
