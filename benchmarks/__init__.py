@@ -4,7 +4,8 @@ Run from the repository's root, each as a module (``--help`` for its options):
 
 - ``python -m benchmarks.load``: scripted SSH players against a ``casino-tui serve`` of its own
   on loopback, alone or at tables, at a human pace (:mod:`benchmarks.load`; its parts are
-  :mod:`benchmarks.loadkit` and :mod:`benchmarks.loadtables`);
+  :mod:`benchmarks.loadkit`, :mod:`benchmarks.loadtables` and :mod:`benchmarks.loadclients`,
+  a process of players for ``--client-processes``);
 - ``python -m benchmarks.app``: the Textual app's start-up and key-to-screen latency;
 - ``python -m benchmarks.keycpu``: the CPU each key a person presses costs the game's process
   (``--cprofile FILE``: the game under cProfile, :mod:`benchmarks.cprofiled`);

@@ -39,6 +39,16 @@ games run below it; 0 to compare with games at the server's priority).
 log in at once, SECONDS after the start, and quit at their title (logins arriving while a crowd
 plays: their title's median and p95 are reported apart, ``logins_title_s_*``).
 
+Right is not pressed at the last card of a deal (one card in hand: nothing else to look at,
+and the game rightly draws nothing); ``--every-right`` presses it there too, as the tool did
+before, to compare. ``--unredrawn FILE`` writes each key never redrawn (the key, the screen
+before it, when its output came after all) as JSON lines.
+
+The tool reports its own cost and delay: the CPU of its SSH clients and scripts (per key sent)
+apart from its memory sampler's (a process of its own), and how late its event loop wakes a
+task that sleeps 10 ms (``loop_lag_ms_*``), the tool's own share of a key's time.
+``--client-processes N`` spreads the players over N processes, each with its own event loop.
+
 ``--moves N`` stops after each player's first N moves instead of the whole round (a quick check;
 the tests use it through :func:`play_sessions` and :func:`play_tables`); ``--json`` prints the
 figures as JSON. Traffic goes only to 127.0.0.1, and everything stops after --timeout seconds at
@@ -49,6 +59,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -79,10 +91,14 @@ from .loadkit import (
     YOUR_TURN,
     Keyboard,
     LoopbackServer,
+    LoopLag,
     MemoryPeak,
     Screen,
+    Unredrawn,
     moved,
+    open_terminal,
     percentile,
+    right_changes_something,
 )
 from .loadtables import Table, TableResult
 
@@ -105,6 +121,7 @@ class Result:
     move_list_used: int = 0
     latencies: list[float] = field(default_factory=list)  # the round's keys to the screen
     no_redraw: int = 0  # keys of the round with no output after them (--redraw-timeout)
+    unredrawn: list[Unredrawn] = field(default_factory=list)  # those keys, and their screens
     keys_sent: list[float] = field(default_factory=list)  # when each key went (monotonic)
     measured_at: list[float] = field(default_factory=list)  # when each key of latencies went
     started_at: float = 0.0  # when it connected (monotonic)
@@ -114,7 +131,7 @@ class Result:
 async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
                    data_dir: Path, step_timeout: float, moves: int = 0, pace: float = 0.0,
                    rng: random.Random | None = None, redraw_timeout: float = 5.0,
-                   title_only: bool = False) -> Result:
+                   title_only: bool = False, every_right: bool = False) -> Result:
     import asyncssh
 
     res = Result(number, fingerprint=key.get_fingerprint())
@@ -125,32 +142,27 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
                                     known_hosts=None, agent_path=None,
                                     preferred_auth="publickey") as conn:
             res.connect_s = time.monotonic() - t0
-            process = await conn.create_process(term_type="xterm-256color", term_size=size,
-                                                encoding=None)
-
-            read_task = asyncio.create_task(screen.read_from(process.stdout))
-            keys = Keyboard(process.stdin.write, screen, pace, rng, redraw_timeout)
-            try:
-                await _script(keys, screen, res, t0, step_timeout, moves, title_only)
-                await asyncio.wait_for(process.wait_closed(), step_timeout)
-                res.exit_status = process.exit_status
-                # the game is closed now (an open one counts as "in use"): can it be continued?
-                dirs = PlayerDirs.for_fingerprint(data_dir, res.fingerprint)
-                if not title_only:  # quitting at the title saves nothing
-                    res.saved = await asyncio.to_thread(has_saved_game, dirs.data)
-                res.finished = res.exit_status == 0 and (
-                    title_only or res.round_over or (moves > 0 and res.turns >= moves))
-            finally:
-                read_task.cancel()
+            chan = await open_terminal(conn, screen, size)
+            keys = Keyboard(chan.write, screen, pace, rng, redraw_timeout)
+            await _script(keys, screen, res, t0, step_timeout, moves, title_only, every_right)
+            await asyncio.wait_for(chan.wait_closed(), step_timeout)
+            res.exit_status = chan.get_exit_status()
+            # the game is closed now (an open one counts as "in use"): can it be continued?
+            dirs = PlayerDirs.for_fingerprint(data_dir, res.fingerprint)
+            if not title_only:  # quitting at the title saves nothing
+                res.saved = await asyncio.to_thread(has_saved_game, dirs.data)
+            res.finished = res.exit_status == 0 and (
+                title_only or res.round_over or (moves > 0 and res.turns >= moves))
     except (OSError, asyncssh.Error, TimeoutError, EOFError) as err:
         res.error = f"{type(err).__name__}: {err}"
     return res
 
 
 async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: float,
-                  moves: int, title_only: bool = False) -> None:
+                  moves: int, title_only: bool = False, every_right: bool = False) -> None:
     """Play until the round is over, or ``moves`` moves of the player (0: no limit): each key
-    waits for the one before to show its effect; with ``title_only``, quit at the title."""
+    waits for the one before to show its effect; with ``title_only``, quit at the title.
+    Right is skipped at the deal's last card (it changes nothing), unless ``every_right``."""
     try:
         await screen.wait(TITLE, timeout=step)
         res.title_s = time.monotonic() - t0
@@ -162,14 +174,20 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
         await keys.press(KEY_ENTER)
         await screen.wait(TABLE, timeout=step)
         started = time.monotonic()
+        played = 0  # the player's moves seen in the game's log
         while True:
             if await screen.wait(ROUND_OVER, YOUR_TURN, timeout=step) == 0:
                 res.round_over = True
                 break
             res.turns += 1
-            # Right: the hand, the preview and the move line are redrawn
-            await keys.press(KEY_RIGHT, settle=0.15, measure=True)
-            await keys.press(KEY_ENTER, settle=0.05, measure=True)
+            # the hand's size from the moves seen in the log, not from the "Your turn"s seen (a
+            # redraw may show that line again)
+            if every_right or right_changes_something(played + 1):
+                # Right: the hand, the preview and the move line are redrawn
+                await keys.press(KEY_RIGHT, settle=0.15, measure=True)
+                await keys.press(KEY_ENTER, settle=0.05, measure=True)
+            else:  # the deal's last card: Right would change nothing
+                await keys.press(KEY_ENTER, settle=0.15, measure=True)
             # the move is logged; after the round's last card the summary may cover the log
             seen = await screen.wait(ROUND_OVER, SOUTH_MOVED, NO_MOVE, timeout=step)
             if seen == 2:
@@ -178,6 +196,7 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
                 await screen.wait(MOVE_LIST, timeout=step)
                 await keys.press(KEY_ENTER, measure=True)
                 seen = await screen.wait(ROUND_OVER, SOUTH_MOVED, timeout=step)
+            played += 1
             if seen == 0:
                 res.round_over = True
                 break
@@ -186,7 +205,9 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
         res.round_s = time.monotonic() - started
         await keys.press(KEY_QUIT, settle=0.2)
     finally:
+        keys.finish()
         res.latencies, res.no_redraw = keys.latencies, keys.no_redraw
+        res.unredrawn = keys.unredrawn
         res.keys_sent = keys.sent_at
         res.measured_at = keys.measured_at
 
@@ -208,6 +229,8 @@ class LoadRun:
     load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
     redraw_timeout: float = 5.0
     client_cpu: float = 0.0  # this process's CPU seconds (the scripted players, SSH clients)
+    sampler_cpu: float | None = None  # the memory sampler's CPU seconds (its own process)
+    loop_lag: list[float] = field(default_factory=list)  # the clients' event loop's delays
     logins: list[Result] = field(default_factory=list)  # --logins: quit at their title
     forked_cpu: float | None = None  # the CPU of every forked game that ended
 
@@ -226,17 +249,19 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
                         seed: int = 1, redraw_timeout: float = 5.0,
                         work: Path | None = None, title_only: bool = False,
                         fork_server: bool = True, store: str | None = None,
-                        session_nice: int | None = None, logins: int = 0,
+                        session_nice: int | None = None, every_right: bool = False,
+                        client_processes: int = 1, logins: int = 0,
                         logins_after: float = 0.0) -> LoadRun:
     """Start a server on 127.0.0.1 and ``sessions`` scripted players (a key every ``pace``
     seconds at most; ``seed``: when each starts within its first pace; ``title_only``: each
     quits at the title; ``fork_server``: False starts every session as a fresh Python;
     ``session_nice``: the server's ``--session-nice``; ``logins`` more players log in at once
-    ``logins_after`` seconds after the start and quit at their title); stop it; measure.
+    ``logins_after`` seconds after the start and quit at their title, from this process);
+    stop it; measure. ``client_processes`` above 1 spreads the players over that many
+    processes, each with its own event loop (:mod:`benchmarks.loadclients`); their CPU and loop
+    lag are added up.
 
     ``work`` (default: a new temporary directory) gets the server's data and log."""
-    import asyncssh
-
     if work is None:
         work = Path(tempfile.mkdtemp(prefix="casino-tui-load-"))
     server = LoopbackServer(work, sessions + logins, fork_server=fork_server, store=store,
@@ -247,38 +272,125 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
     results: list[Result] = []
     late: list[Result] = []
     rng = random.Random(seed)
+    seeds = [rng.random() for _ in range(sessions)]
+    lag = LoopLag()
+    lags: list[float] = []
+    workers_cpu = 0.0
     try:
         port = await server.start()
-        keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(sessions + logins)]
-        rngs = [random.Random(rng.random()) for _ in range(sessions)]
+        group = Group(port, str(server.data_dir), size, step_timeout, stagger, moves, pace,
+                      redraw_timeout, title_only, every_right, time.monotonic() + timeout)
+        numbers = list(range(1, sessions + 1))
 
-        async def staggered(i: int) -> Result:
-            await asyncio.sleep(i * stagger)
-            return await play_one(i + 1, port, keys[i], size, server.data_dir, step_timeout,
-                                  moves, pace, rngs[i], redraw_timeout, title_only)
+        async def players() -> list[Result]:
+            nonlocal workers_cpu
+            if client_processes <= 1:
+                lag.start()
+                return await play_group(group, numbers, seeds)
+            parts = [numbers[k::client_processes] for k in range(client_processes)]
+            done = await asyncio.gather(*(
+                _group_in_process(group, part, [seeds[n - 1] for n in part])
+                for part in parts if part))
+            found: list[Result] = []
+            for part_results, part_lag, cpu in done:
+                found += part_results
+                lags.extend(part_lag)
+                workers_cpu += cpu
+            return sorted(found, key=lambda r: r.number)
 
-        async def login(i: int) -> Result:
+        async def late_logins() -> list[Result]:
+            if not logins:
+                return []
             await asyncio.sleep(logins_after)
-            return await play_one(i + 1, port, keys[i], size, server.data_dir, step_timeout,
-                                  title_only=True)
+            at_title = dataclasses.replace(group, stagger=0.0, moves=0, pace=0.0,
+                                           title_only=True, every_right=False)
+            return await play_group(at_title, range(sessions + 1, sessions + logins + 1),
+                                    [0.0] * logins)
 
-        tasks = [asyncio.create_task(staggered(i)) for i in range(sessions)]
-        tasks += [asyncio.create_task(login(i)) for i in range(sessions, sessions + logins)]
-        done, pending = await asyncio.wait(tasks, timeout=timeout)
-        for t in pending:
-            t.cancel()
-        for i, t in enumerate(tasks):
-            into = results if i < sessions else late
-            if t in done and not t.cancelled() and t.exception() is None:
-                into.append(t.result())
-            else:
-                into.append(Result(i + 1, error="did not finish within --timeout"))
+        results, late = await asyncio.gather(players(), late_logins())
     finally:
+        await lag.stop()
         await server.stop()
     elapsed = time.monotonic() - started
     return LoadRun(sessions, size, results, server.peak, elapsed, server.cpu,
                    server.leftovers, work, pace, load_before, os.getloadavg(), redraw_timeout,
-                   time.process_time() - cpu_before, late, server.forked_cpu)
+                   time.process_time() - cpu_before + workers_cpu, server.sampler_cpu,
+                   lag.samples + lags, late, server.forked_cpu)
+
+
+@dataclass
+class Group:
+    """What every scripted player of a run shares (:func:`play_group`), as JSON for a
+    process of clients: ``deadline`` is a ``time.monotonic()`` (the same clock in every
+    process of the machine)."""
+
+    port: int
+    data_dir: str
+    size: tuple[int, int]
+    step_timeout: float
+    stagger: float
+    moves: int
+    pace: float
+    redraw_timeout: float
+    title_only: bool
+    every_right: bool
+    deadline: float
+
+
+async def play_group(group: Group, numbers: Sequence[int], seeds: Sequence[float]) -> list[Result]:
+    """The players numbered ``numbers`` (from 1; ``seeds``: each one's random start within
+    its first pace), at once in this event loop, until they are done or the deadline."""
+    import asyncssh
+
+    keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in numbers]
+    size = (group.size[0], group.size[1])
+
+    async def staggered(k: int, number: int) -> Result:
+        await asyncio.sleep((number - 1) * group.stagger)
+        return await play_one(number, group.port, keys[k], size, Path(group.data_dir),
+                              group.step_timeout, group.moves, group.pace,
+                              random.Random(seeds[k]), group.redraw_timeout, group.title_only,
+                              group.every_right)
+
+    tasks = [asyncio.create_task(staggered(k, n)) for k, n in enumerate(numbers)]
+    done, pending = await asyncio.wait(tasks, timeout=max(0.0, group.deadline -
+                                                          time.monotonic()))
+    for t in pending:
+        t.cancel()
+    results = []
+    for number, t in zip(numbers, tasks, strict=True):
+        if t in done and not t.cancelled() and t.exception() is None:
+            results.append(t.result())
+        else:
+            results.append(Result(number, error="did not finish within --timeout"))
+    return results
+
+
+async def _group_in_process(group: Group, numbers: list[int],
+                            seeds: list[float]) -> tuple[list[Result], list[float], float]:
+    """:func:`play_group` in a process of its own (``python -m benchmarks.loadclients``):
+    its results, its event loop's lag and its CPU seconds."""
+    home = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, (home, os.environ.get("PYTHONPATH"))))}
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "benchmarks.loadclients", stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, env=env, cwd=home)
+    spec = json.dumps({"group": dataclasses.asdict(group), "numbers": numbers,
+                       "seeds": seeds}).encode()
+    try:
+        out, _ = await asyncio.wait_for(child.communicate(spec),
+                                        group.deadline - time.monotonic() + 60)
+        found = json.loads(out)
+    except (TimeoutError, ValueError) as err:
+        with contextlib.suppress(ProcessLookupError):
+            child.kill()
+        await child.wait()
+        why = f"its process of clients failed ({type(err).__name__})"
+        return [Result(n, error=why) for n in numbers], [], 0.0
+    results = [Result(**{**r, "unredrawn": [Unredrawn(**u) for u in r["unredrawn"]]})
+               for r in found["results"]]
+    return results, found["lag"], found["cpu"]
 
 
 # ---------------------------------------------------------------------- tables
@@ -300,6 +412,8 @@ class TablesRun:
     load_after: tuple[float, float, float] = (0.0, 0.0, 0.0)
     client_cpu: float = 0.0  # this process's CPU seconds (the scripted players, SSH clients)
     pace: float = 0.0
+    sampler_cpu: float | None = None  # the memory sampler's CPU seconds (its own process)
+    loop_lag: list[float] = field(default_factory=list)  # the clients' event loop's delays
 
     @property
     def finished(self) -> int:
@@ -335,11 +449,14 @@ class TablesRun:
             "key_to_own_screen_ms_p50": _ms(percentile(own, 0.5) if own else None),
             "key_to_own_screen_ms_p95": _ms(percentile(own, 0.95) if own else None),
             "moves_without_redraw": sum(p.no_redraw for r in self.results for p in r.players),
+            **unredrawn_figures([u for r in self.results for p in r.players
+                                 for u in p.unredrawn]),
             **memory_figures(self.peak),
             "rss_mib_per_player": _round(statistics.mean(rss) if rss else None),
             "server_cpu_s": _round(self.server_cpu),
             "games_cpu_s": _round(sum(self.peak.cpu.values())),
-            "load_tool_cpu_s": _round(self.client_cpu),
+            **tool_figures(self.client_cpu, self.sampler_cpu, self.loop_lag,
+                           sum(len(p.keys_sent) for r in self.results for p in r.players)),
             "seated_s_median": _round(statistics.median(seated) if seated else None, 2),
             "round_s_median": _round(statistics.median(rounds) if rounds else None, 2),
             "round_s_max": _round(max(rounds) if rounds else None, 2),
@@ -372,7 +489,8 @@ async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
                       size: tuple[int, int] = (100, 30), step_timeout: float = 60.0,
                       moves: int = 0, pace: float = 0.0, seed: int = 1,
                       work: Path | None = None,
-                      session_nice: int | None = None) -> TablesRun:
+                      session_nice: int | None = None,
+                      every_right: bool = False) -> TablesRun:
     """Start a server on 127.0.0.1; at ``tables`` tables at once, ``players`` scripted people
     each play a round (or their first ``moves`` moves) against each other; stop it; measure.
 
@@ -387,11 +505,13 @@ async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
     cpu_before = time.process_time()
     results: list[TableResult] = []
     rng = random.Random(seed)
+    lag = LoopLag()
     try:
         port = await server.start()
+        lag.start()
         scripts = [Table(i + 1, port, [asyncssh.generate_private_key("ssh-ed25519")
                                        for _ in range(players)], size, step_timeout, moves, work,
-                         pace=pace, rng=random.Random(rng.random()))
+                         pace=pace, rng=random.Random(rng.random()), every_right=every_right)
                    for i in range(tables)]
         tasks = [asyncio.create_task(t.play()) for t in scripts]
         done, pending = await asyncio.wait(tasks, timeout=timeout)
@@ -405,11 +525,12 @@ async def play_tables(tables: int, players: int = 2, *, timeout: float = 300.0,
                 script.result.error = "did not finish within --timeout"
                 results.append(script.result)
     finally:
+        await lag.stop()
         await server.stop()
     elapsed = time.monotonic() - started
     return TablesRun(tables, players, size, moves, results, server.peak, elapsed, server.cpu,
                      server.leftovers, work, load_before, os.getloadavg(),
-                     time.process_time() - cpu_before, pace)
+                     time.process_time() - cpu_before, pace, server.sampler_cpu, lag.samples)
 
 
 def report_tables(run: TablesRun) -> None:
@@ -470,6 +591,39 @@ def memory_figures(peak: MemoryPeak) -> dict[str, Any]:
     }
 
 
+def tool_figures(clients_cpu: float, sampler_cpu: float | None, lag: Sequence[float],
+                 keys: int) -> dict[str, Any]:
+    """What the load tool itself cost and how late its event loop ran: the CPU of its SSH
+    clients and scripts (``clients_cpu_s``, per key sent) and of its memory sampler (a process
+    of its own), and how late a task sleeping 10 ms woke (``loop_lag_ms_*``): a key sent or
+    bytes read that much after their time, behind other clients' work."""
+    return {
+        "load_tool_cpu_s": _round(clients_cpu + (sampler_cpu or 0.0)),
+        "clients_cpu_s": _round(clients_cpu),
+        "clients_cpu_ms_per_key": _round(clients_cpu / keys * 1000 if keys else None, 2),
+        "sampler_cpu_s": _round(sampler_cpu),
+        "loop_lag_ms_p50": _ms(percentile(lag, 0.5) if lag else None),
+        "loop_lag_ms_p95": _ms(percentile(lag, 0.95) if lag else None),
+        "loop_lag_ms_p99": _ms(percentile(lag, 0.99) if lag else None),
+        "loop_lag_ms_max": _ms(max(lag) if lag else None),
+        "loop_lag_samples": len(lag),
+    }
+
+
+def unredrawn_figures(missed: Sequence[Unredrawn]) -> dict[str, Any]:
+    """The keys never redrawn: how many of each key, and how many were drawn after all (after
+    the redraw timeout, before the player's next key)."""
+    by_key: dict[str, int] = {}
+    for miss in missed:
+        by_key[miss.key] = by_key.get(miss.key, 0) + 1
+    later = [m.later_s for m in missed if m.later_s is not None]
+    return {
+        "never_redrawn_by_key": by_key,
+        "never_redrawn_drawn_later": len(later),
+        "never_redrawn_later_s_max": _round(max(later) if later else None, 2),
+    }
+
+
 def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
     """The figures of a ``--sessions`` run, as ``--json`` prints them (times in ms or s)."""
     lat = [x for r in done.results for x in r.latencies]
@@ -527,7 +681,9 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
         "games_cpu_s": _round(sum(done.peak.cpu.values())),
         # every forked game that ended before the server stopped, from the fork server's count
         "forked_games_cpu_s": _round(done.forked_cpu, 2),
-        "load_tool_cpu_s": _round(done.client_cpu),
+        **tool_figures(done.client_cpu, done.sampler_cpu, done.loop_lag,
+                       sum(len(r.keys_sent) for r in done.results)),
+        **unredrawn_figures([u for r in done.results for u in r.unredrawn]),
         "load_average_before": list(done.load_before),
         "load_average_after": list(done.load_after),
         "leftover_games": done.leftovers,
@@ -542,8 +698,12 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
         tables = await play_tables(args.tables, args.players, timeout=args.timeout, size=size,
                                    step_timeout=args.step_timeout, moves=args.moves,
                                    pace=args.pace, seed=args.seed,
-                                   session_nice=args.session_nice)
+                                   session_nice=args.session_nice,
+                                   every_right=args.every_right)
         work, ok = tables.work, tables.ok
+        if args.unredrawn:
+            write_unredrawn(args.unredrawn, [(p.name, p.unredrawn) for r in tables.results
+                                             for p in r.players])
         if args.json:
             print(json.dumps({**tables.figures(), "session_nice": args.session_nice,
                               "computer_players": pool_summary(work)}, indent=2))
@@ -557,10 +717,16 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
                                    redraw_timeout=args.redraw_timeout,
                                    title_only=args.title_only, fork_server=args.fork_server,
                                    store=args.store, session_nice=args.session_nice,
+                                   every_right=args.every_right,
+                                   client_processes=args.client_processes,
                                    logins=args.logins, logins_after=args.logins_after)
         work, ok = done.work, done.ok
+        if args.unredrawn:
+            write_unredrawn(args.unredrawn, [(f"load{r.number}", r.unredrawn)
+                                             for r in done.results])
         if args.json:
             print(json.dumps({**session_figures(done, args.moves),
+                              "client_processes": args.client_processes,
                               "session_nice": args.session_nice,
                               "computer_players": pool_summary(work)}, indent=2))
         else:
@@ -571,6 +737,15 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
     else:
         shutil.rmtree(work, ignore_errors=True)
     return 0 if ok else 1
+
+
+def write_unredrawn(path: Path, players: Sequence[tuple[str, Sequence[Unredrawn]]]) -> None:
+    """Each key never redrawn, a JSON line each (``--unredrawn FILE``)."""
+    with path.open("w") as out:
+        for name, missed in players:
+            for m in missed:
+                out.write(json.dumps({"player": name, "key": m.key, "later_s": m.later_s,
+                                      "before": m.before}) + "\n")
 
 
 def pool_summary(work: Path) -> str | None:
@@ -677,6 +852,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--redraw-timeout", type=float, default=5.0, metavar="SECONDS",
                         help="a key of the round with no output within this long counts as "
                              "never redrawn (default 5)")
+    parser.add_argument("--client-processes", type=int, default=1, metavar="N",
+                        help="with --sessions: spread the scripted players over N processes, "
+                             "each with its own event loop (default 1: all in this one)")
+    parser.add_argument("--every-right", action="store_true",
+                        help="press Right at each turn, also at the last card of a deal, where "
+                             "it changes nothing and counts as never redrawn (as the tool did "
+                             "before; to compare)")
     parser.add_argument("--seed", type=int, default=1, metavar="N",
                         help="when each player starts within their first --pace (default 1)")
     parser.add_argument("--title-only", action="store_true",
@@ -699,6 +881,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --tables: the server's games, its table channel and this "
                              "tool append each step of every move to FILE (JSON lines; "
                              "python -m benchmarks.tracetables FILE says where the time went)")
+    parser.add_argument("--unredrawn", metavar="FILE", type=Path,
+                        help="write each key never redrawn to FILE (JSON lines: the player, "
+                             "the key, when its output came after all, and the screen's last "
+                             "text before it)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")
@@ -726,6 +912,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--moves must not be negative")
     if not 0 <= args.pace <= 60:
         parser.error("--pace must be between 0 and 60 seconds")
+    if not 1 <= args.client_processes <= 16:
+        parser.error("--client-processes must be between 1 and 16")
     if args.redraw_timeout <= 0:
         parser.error("--redraw-timeout must be positive")
     if args.trace is not None:  # read by the server it starts, its games and this tool

@@ -3,7 +3,9 @@ player reads, the keyboard it presses at a human pace, memory sampling of the se
 server of its own on loopback.
 
 :class:`Screen` keeps the text a terminal has received with the escape sequences removed, so that
-a script can wait for words ("Your turn") and tell when each chunk of output arrived.
+a script can wait for words ("Your turn") and tell when each chunk of output arrived
+(:func:`open_terminal` feeds it from the SSH session's callback). :class:`LoopLag` measures how
+late the clients' event loop runs.
 :class:`Keyboard` sends one player's keys: at most one every ``pace`` seconds, each only once the
 screen has been quiet for a moment, and times each key to the first output after it.
 :func:`session_memory` finds each game the server runs (the process the server's log names at
@@ -11,7 +13,7 @@ the session's start, leading its own process group) and adds up the RSS and PSS 
 processes; the processes below the server are counted too. :class:`LoopbackServer` runs
 ``casino-tui serve`` on 127.0.0.1 (a free port, its own data directory, no rate limit, its
 metrics on a free port: ``curl`` them while it runs) and
-samples its games' memory while it runs.
+samples its games' memory while it runs, in a process of its own (:func:`start_sampler`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import asyncio
 import bisect
 import codecs
 import contextlib
+import json
 import os
 import random
 import re
@@ -32,7 +35,10 @@ from pathlib import Path
 from typing import Any
 
 HOST = "127.0.0.1"
-KEEP_TEXT = 200_000  # characters of a screen's text kept (a frame is a few thousand)
+KEEP_TEXT = 50_000  # characters of a screen's text kept (a frame is a few thousand)
+# characters before a chunk's new text searched with it, for a match that straddles chunks
+# (longer than any pattern the scripts wait for: a line of the widest terminal)
+OVERLAP = 512
 TITLE = "the classic fishing card game"
 # The title's Tables entry, added once the game has reached the server's tables (after the
 # title itself is drawn): ``t`` before it does nothing.
@@ -45,8 +51,28 @@ MOVE_LIST = "All legal moves"
 KEY_RIGHT = b"\x1b[C"
 KEY_ENTER = b"\r"
 KEY_QUIT = b"\x11"  # Ctrl+Q
+CONTEXT = 600  # characters of the screen's text kept with a key that was never redrawn
 ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\"
                      r"|[()][0-9A-Za-z]|[@-Z\\-_=>])")
+
+
+# Cards in a hand after each deal of the game the scripts play (Classic Cassino, the default:
+# four each, for two, three or four players): a player's turn number ``n`` (from 1) has
+# ``cards_in_hand(n)`` cards to choose from.
+HAND = 4
+
+
+def cards_in_hand(turn: int) -> int:
+    """Cards in the player's hand at their ``turn`` (1 for the first) of a Classic round."""
+    return HAND - (turn - 1) % HAND
+
+
+def right_changes_something(turn: int) -> bool:
+    """Whether Right (the next card) changes the screen at the player's ``turn``: not with
+    one card left, the last of each deal (there is no other card to look at, so the game
+    rightly draws nothing). The scripts skip it then, rather than count a key that nothing
+    answers as one never redrawn."""
+    return cards_in_hand(turn) > 1
 
 
 def moved(name: str) -> re.Pattern[str]:
@@ -55,7 +81,13 @@ def moved(name: str) -> re.Pattern[str]:
 
 
 class Screen:
-    """The text a session has received (escape sequences removed), with waiting helpers."""
+    """The text a session has received (escape sequences removed), with waiting helpers.
+
+    Output is fed in as it arrives (:meth:`feed`, from the SSH session's callback, stamped
+    with the moment the event loop handed over its bytes) and matched only while someone waits
+    for it: each wait registers its patterns, and every chunk is searched only in its own
+    new text (with :data:`OVERLAP` characters before it, for a match that straddles chunks), the
+    waiter being woken once, when its pattern is there."""
 
     def __init__(self) -> None:
         self.text = ""
@@ -63,16 +95,18 @@ class Screen:
         self.last_chunk_at = 0.0
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._raw_tail = ""
-        self._changed = asyncio.Event()
         self.mark_at = 0
         self.dropped = 0  # characters dropped from the start of ``text``
         self.closed = False
         # where each chunk's text ends and when it arrived (for :meth:`arrival`)
         self._ends: list[int] = []
         self._times: list[float] = []
+        self._chunks_dropped = 0  # chunks whose end and time were dropped with their text
+        self._waiters: list[_Waiter] = []
 
-    def feed(self, data: bytes) -> None:
-        self.last_chunk_at = time.monotonic()
+    def feed(self, data: bytes, at: float | None = None) -> None:
+        """Take a chunk of output that arrived ``at`` (default: now)."""
+        self.last_chunk_at = time.monotonic() if at is None else at
         self.chunks += 1
         text = self._raw_tail + self._decoder.decode(data)
         # keep an unfinished escape sequence for the next chunk
@@ -81,27 +115,43 @@ class Screen:
             text, self._raw_tail = text[:cut], text[cut:]
         else:
             self._raw_tail = ""
-        self.text += ESCAPES.sub("", text)
-        self._ends.append(len(self.text))
+        start = len(self.text)
+        # appended in place: ``self.text += ...`` would copy the whole text every chunk, while
+        # a local holding the only reference is resized where it is
+        whole, self.text = self.text, ""
+        whole += ESCAPES.sub("", text)
+        self.text = whole
+        self._ends.append(len(whole))
         self._times.append(self.last_chunk_at)
-        if len(self.text) > KEEP_TEXT * 2:  # drop old text, keep the marks meaningful
-            drop = len(self.text) - KEEP_TEXT
-            self.text = self.text[drop:]
+        if len(whole) > KEEP_TEXT * 2:  # drop old text, keep the marks meaningful
+            drop = len(whole) - KEEP_TEXT
+            self.text = whole[drop:]
             self.dropped += drop
+            start = max(0, start - drop)
             self.mark_at = max(0, self.mark_at - drop)
             keep = bisect.bisect_right(self._ends, drop)
             self._ends = [end - drop for end in self._ends[keep:]]
             self._times = self._times[keep:]
-        self._changed.set()
+            self._chunks_dropped += keep
+        if self._waiters:
+            self._waiters = [w for w in self._waiters if not w.check(self, start)]
 
     def arrival(self, offset: int) -> float:
         """When the chunk holding the text at ``offset`` arrived."""
         i = bisect.bisect_right(self._ends, offset)
         return self._times[min(i, len(self._times) - 1)] if self._times else self.last_chunk_at
 
+    def chunk_time(self, number: int) -> float:
+        """When chunk ``number`` (1 for the first) arrived (the last one's time if it is
+        long gone)."""
+        i = number - 1 - self._chunks_dropped
+        return self._times[i] if 0 <= i < len(self._times) else self.last_chunk_at
+
     def close(self) -> None:
         self.closed = True
-        self._changed.set()
+        waiters, self._waiters = self._waiters, []
+        for w in waiters:
+            w.closed()
 
     def mark(self) -> None:
         """Later waits look only at text that arrives after this."""
@@ -109,17 +159,17 @@ class Screen:
 
     async def wait(self, *patterns: str | re.Pattern[str], timeout: float) -> int:
         """Index of the first pattern seen after the mark, which moves past it (text after the
-        match still counts for the next wait); TimeoutError if none comes."""
-        deadline = time.monotonic() + timeout
-        while True:
-            recent = self.text[self.mark_at:]
-            for i, p in enumerate(patterns):
-                pattern = p if isinstance(p, re.Pattern) else re.compile(re.escape(p))
-                found = pattern.search(recent)
-                if found:
-                    self.mark_at += found.end()
-                    return i
-            await self._more_text(deadline, patterns, timeout)
+        match still counts for the next wait); TimeoutError if none comes. Patterns are tried
+        in order on the text after the mark each time a chunk arrives."""
+        compiled = _compiled(patterns)
+        found = _first_in_order(compiled, self.text, self.mark_at)
+        if found is None:
+            waiter = _Waiter(self, compiled, self.mark_at, first_in_order=True)
+            index, end, _at = await self._until(waiter, patterns, timeout)
+        else:
+            index, end = found[0], self.dropped + found[1]
+        self.mark_at = max(0, end - self.dropped)
+        return index
 
     @property
     def received(self) -> int:
@@ -132,32 +182,29 @@ class Screen:
         """The first of ``patterns`` in the text after the first ``received`` characters
         (the mark stays where it is): its index and when the chunk that completed it
         arrived."""
-        deadline = time.monotonic() + timeout
-        compiled = [p if isinstance(p, re.Pattern) else re.compile(re.escape(p))
-                    for p in patterns]
-        while True:
-            best: tuple[int, int] | None = None  # (end of the match, index)
-            offset = max(0, received - self.dropped)
-            for i, pattern in enumerate(compiled):
-                found = pattern.search(self.text, offset)
-                if found and (best is None or found.end() < best[0]):
-                    best = (found.end(), i)
-            if best is not None:
-                return best[1], self.arrival(best[0] - 1)
-            await self._more_text(deadline, patterns, timeout)
+        compiled = _compiled(patterns)
+        offset = max(0, received - self.dropped)
+        found = _earliest_end(compiled, self.text, offset)
+        if found is not None:
+            return found[0], self.arrival(found[1] - 1)
+        index, _end, at = await self._until(
+            _Waiter(self, compiled, offset, first_in_order=False), patterns, timeout)
+        return index, at
 
-    async def _more_text(self, deadline: float, patterns: tuple[str | re.Pattern[str], ...],
-                         timeout: float) -> None:
-        """Until more text comes: EOFError when the session ended, TimeoutError (naming the
-        ``patterns`` waited for) after ``deadline``."""
+    async def _until(self, waiter: _Waiter, patterns: tuple[str | re.Pattern[str], ...],
+                     timeout: float) -> tuple[int, int, float]:
+        """Until ``waiter`` matches: EOFError when the session ended, TimeoutError (naming
+        the ``patterns`` waited for) after ``timeout``."""
         if self.closed:
             raise EOFError("the session ended")
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError(f"none of {patterns} within {timeout}s")
-        self._changed.clear()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._changed.wait(), left)
+        self._waiters.append(waiter)
+        try:
+            return await asyncio.wait_for(waiter.future, timeout)
+        except TimeoutError:
+            raise TimeoutError(f"none of {patterns} within {timeout}s") from None
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
 
     async def read_from(self, stream: Any) -> None:
         """Take everything ``stream`` (an SSH process's standard output, as bytes) sends,
@@ -178,16 +225,104 @@ class Screen:
             await asyncio.sleep(period - idle)
 
     async def next_chunk(self, after: int, timeout: float) -> float | None:
-        """When the first chunk after chunk number ``after`` arrived (None: none came)."""
-        deadline = time.monotonic() + timeout
-        while self.chunks <= after:
-            left = deadline - time.monotonic()
-            if left <= 0 or self.closed:
-                return None
-            self._changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), left)
-        return self.last_chunk_at
+        """When chunk number ``after + 1`` (the first after chunk number ``after``) arrived
+        (None: none came within ``timeout``, or the session ended first)."""
+        if self.chunks > after:
+            return self.chunk_time(after + 1)
+        if self.closed:
+            return None
+        waiter = _Waiter(self, (), 0, first_in_order=True, chunks_after=after)
+        self._waiters.append(waiter)
+        try:
+            return await asyncio.wait_for(waiter.future, timeout)
+        except (TimeoutError, EOFError):
+            return None
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+
+
+class _Waiter:
+    """One wait on a :class:`Screen`: its patterns, searched in the text from ``offset`` (of
+    each new chunk, only its own text and :data:`OVERLAP` characters before it), or the next
+    chunk after number ``chunks_after``. :attr:`future` gets (index, end of the match counted
+    from the screen's first character ever, when the chunk that completed it arrived), or the
+    next chunk's time."""
+
+    def __init__(self, screen: Screen, patterns: Sequence[re.Pattern[str]], offset: int, *,
+                 first_in_order: bool, chunks_after: int | None = None) -> None:
+        self.patterns = patterns
+        self.offset = screen.dropped + offset  # from the screen's first character ever
+        self.first_in_order = first_in_order
+        self.chunks_after = chunks_after
+        self.future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    def check(self, screen: Screen, start: int) -> bool:
+        """Called with each new chunk, whose text begins at ``start``: True when this wait
+        is over (its future set, or given up)."""
+        if self.future.done():
+            return True
+        if self.chunks_after is not None:
+            self.future.set_result(screen.last_chunk_at)
+            return True
+        since = max(self.offset - screen.dropped, start - OVERLAP, 0)
+        find = _first_in_order if self.first_in_order else _earliest_end
+        found = find(self.patterns, screen.text, since)
+        if found is None:
+            return False
+        index, end = found
+        self.future.set_result((index, screen.dropped + end, screen.arrival(end - 1)))
+        return True
+
+    def closed(self) -> None:
+        if not self.future.done():
+            self.future.set_exception(EOFError("the session ended"))
+
+
+def _compiled(patterns: Sequence[str | re.Pattern[str]]) -> list[re.Pattern[str]]:
+    return [p if isinstance(p, re.Pattern) else re.compile(re.escape(p)) for p in patterns]
+
+
+def _first_in_order(patterns: Sequence[re.Pattern[str]], text: str,
+                    offset: int) -> tuple[int, int] | None:
+    """(index, end) of the first of ``patterns``, in their order, found in ``text`` from
+    ``offset``."""
+    for i, pattern in enumerate(patterns):
+        found = pattern.search(text, offset)
+        if found:
+            return i, found.end()
+    return None
+
+
+def _earliest_end(patterns: Sequence[re.Pattern[str]], text: str,
+                  offset: int) -> tuple[int, int] | None:
+    """(index, end) of the match of ``patterns`` in ``text`` from ``offset`` that ends
+    first."""
+    best: tuple[int, int] | None = None
+    for i, pattern in enumerate(patterns):
+        found = pattern.search(text, offset)
+        if found and (best is None or found.end() < best[1]):
+            best = (i, found.end())
+    return best
+
+
+KEY_NAMES = {KEY_RIGHT: "Right", KEY_ENTER: "Enter", KEY_QUIT: "Ctrl+Q"}
+
+
+def key_name(data: bytes) -> str:
+    """A key as a person would name it (``Right``, ``Enter``, ``m``)."""
+    return KEY_NAMES.get(data) or data.decode(errors="replace")
+
+
+@dataclass
+class Unredrawn:
+    """A measured key with no output within the redraw timeout: which key, what the screen
+    showed last before it (its text, escape sequences removed), and how long after the key
+    its first output came after all (None: none before the player's next key)."""
+
+    key: str
+    before: str
+    later_s: float | None = None
 
 
 class Keyboard:
@@ -207,8 +342,10 @@ class Keyboard:
         self.next_at = time.monotonic() + (rng or random.Random()).uniform(0, pace)
         self.latencies: list[float] = []  # measured keys: sent to the first output after it
         self.no_redraw = 0  # measured keys with no output within redraw_timeout
+        self.unredrawn: list[Unredrawn] = []  # those keys, and what the screen showed
         self.sent_at: list[float] = []  # when each key went
         self.measured_at: list[float] = []  # when each key of :attr:`latencies` went
+        self._pending: tuple[Unredrawn, int, float] | None = None  # (key, chunks, sent)
 
     async def paced(self) -> None:
         """Until the player's next key may go (``pace`` after the previous one)."""
@@ -218,8 +355,31 @@ class Keyboard:
 
     def sent(self, at: float) -> None:
         """A key went at ``at`` (for a caller that sends by itself, after :meth:`paced`)."""
+        self._late_output()
         self.next_at = at + self.pace
         self.sent_at.append(at)
+
+    def timed(self, data: bytes, sent: float, before: int, arrived: float | None,
+              context: str) -> None:
+        """Record a measured key sent at ``sent`` when the screen had ``before`` chunks: its
+        first output ``arrived`` then (None: not within the redraw timeout; ``context``, the
+        screen's last text before it, is kept to say which key and screen it was)."""
+        if arrived is not None:
+            self.latencies.append(arrived - sent)
+            self.measured_at.append(sent)
+            return
+        self.no_redraw += 1
+        miss = Unredrawn(key_name(data), context)
+        self.unredrawn.append(miss)
+        self._pending = (miss, before, sent)
+
+    def _late_output(self) -> None:
+        """Before the next key: did the last unredrawn key's output come after all?"""
+        if self._pending is not None:
+            miss, before, sent = self._pending
+            self._pending = None
+            if self.screen.chunks > before:
+                miss.later_s = self.screen.chunk_time(before + 1) - sent
 
     async def press(self, data: bytes, settle: float = 0.1, measure: bool = False) -> None:
         """Send ``data`` (after the pace and the quiet) with the screen marked just before;
@@ -235,11 +395,76 @@ class Keyboard:
         if not measure:
             return
         arrived = await self.screen.next_chunk(before, timeout=self.redraw_timeout)
-        if arrived is None:
-            self.no_redraw += 1
-        else:
-            self.latencies.append(arrived - sent)
-            self.measured_at.append(sent)
+        self.timed(data, sent, before, arrived,
+                   self.screen.text[-CONTEXT:] if arrived is None else "")
+
+    def finish(self) -> None:
+        """The player's last key went: settle what the last unredrawn key showed."""
+        self._late_output()
+
+
+def ssh_session_class() -> type:
+    """An asyncssh client session that feeds a :class:`Screen` from its callback (no reader
+    task to wake per chunk; each chunk stamped when the event loop hands its bytes over)."""
+    global _SESSION_CLASS
+    if _SESSION_CLASS is None:
+        import asyncssh
+
+        class ScreenSession(asyncssh.SSHClientSession[bytes]):
+            def __init__(self, screen: Screen) -> None:
+                self.screen = screen
+
+            def data_received(self, data: bytes, datatype: Any) -> None:
+                self.screen.feed(data, time.monotonic())
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                self.screen.close()
+
+        _SESSION_CLASS = ScreenSession
+    return _SESSION_CLASS
+
+
+_SESSION_CLASS: type | None = None
+
+
+async def open_terminal(conn: Any, screen: Screen, size: tuple[int, int],
+                        command: str | None = None) -> Any:
+    """A session with a PTY (xterm-256color, ``size``) on the asyncssh connection ``conn``,
+    its output fed to ``screen``: the channel (``write`` sends keys, ``wait_closed``,
+    ``get_exit_status``)."""
+    session = ssh_session_class()
+    chan, _ = await conn.create_session(lambda: session(screen), command,
+                                        term_type="xterm-256color", term_size=size,
+                                        encoding=None)
+    return chan
+
+
+class LoopLag:
+    """How late this process's event loop wakes a task that sleeps ``period`` seconds: the
+    load tool's own delay (a key that is due goes late, bytes that came are read late, by as
+    much as the loop is busy with other clients' work). :meth:`start`, :meth:`stop`; the
+    delays in seconds in :attr:`samples`."""
+
+    def __init__(self, period: float = 0.01) -> None:
+        self.period = period
+        self.samples: list[float] = []
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            asked = time.monotonic()
+            await asyncio.sleep(self.period)
+            self.samples.append(max(0.0, time.monotonic() - asked - self.period))
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
 
 
 def _proc_stat(pid: int) -> tuple[int, int] | None:
@@ -297,37 +522,78 @@ def session_pids(log_path: Path) -> list[int]:
     return [int(pid) for pid in SESSION_PID.findall(text)]
 
 
-def session_memory(server_pid: int, cpu: dict[int, float] | None = None,
-                   named: Sequence[int] | None = None) -> dict[int, tuple[int, int, int]]:
-    """For each game (each of ``named`` still alive, the pids the server's log gives; without
-    them, each child of the server, or of its fork server, leading its own process group):
-    total RSS and PSS in KiB of its process group, and the number of processes in it. ``cpu``:
-    gets each game's CPU seconds so far (its processes' user and system time)."""
+def _rss_kb(pid: int) -> int:
+    """Resident memory of a process in KiB, from ``/proc/PID/statm`` (cheap: no walk of its
+    pages, as ``smaps_rollup`` does, which costs about a millisecond for a game)."""
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE_KB
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def _all_stats() -> dict[int, tuple[int, int]]:
+    """(ppid, pgid) of every live process."""
     stats = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             st = _proc_stat(int(entry))
             if st is not None:
                 stats[int(entry)] = st
+    return stats
+
+
+def session_memory(server_pid: int, cpu: dict[int, float] | None = None,
+                   named: Sequence[int] | None = None, *,
+                   stats: dict[int, tuple[int, int]] | None = None,
+                   measure: Any = None) -> dict[int, tuple[int, int, int]]:
+    """For each game (each of ``named`` still alive, the pids the server's log gives; without
+    them, each child of the server, or of its fork server, leading its own process group):
+    total RSS and PSS in KiB of its process group, and the number of processes in it. ``cpu``:
+    gets each game's CPU seconds so far (its processes' user and system time). ``stats``: the
+    processes' (ppid, pgid) if already read; ``measure``: (RSS, PSS) of a pid (default: from
+    its ``smaps_rollup``)."""
+    if stats is None:
+        stats = _all_stats()
+    measure = measure or _memory_kb
     if named is not None:
         leaders = [pid for pid in named if pid in stats and stats[pid][1] == pid]
     else:
         parents = {server_pid, *fork_servers(server_pid, stats)}
         leaders = [pid for pid, (ppid, pgid) in stats.items()
                    if ppid in parents and pgid == pid]
+    members: dict[int, list[int]] = {leader: [] for leader in leaders}
+    for pid, (_ppid, pgid) in stats.items():
+        if pgid in members:
+            members[pgid].append(pid)
     out: dict[int, tuple[int, int, int]] = {}
     for leader in leaders:
-        members = [pid for pid, (_ppid, pgid) in stats.items() if pgid == leader]
         rss = pss = 0
         seconds = 0.0
-        for pid in members:
-            r, p = _memory_kb(pid)
+        for pid in members[leader]:
+            r, p = measure(pid)
             rss += r
             pss += p
-            seconds += _cpu_seconds(pid) or 0.0
-        out[leader] = (rss, pss, len(members))
+            if cpu is not None:
+                seconds += _cpu_seconds(pid) or 0.0
+        out[leader] = (rss, pss, len(members[leader]))
         if cpu is not None:
             cpu[leader] = max(cpu.get(leader, 0.0), seconds)
+    return out
+
+
+def _below(root: int, stats: dict[int, tuple[int, int]]) -> list[int]:
+    """Every live process below ``root`` (children, their children, ...)."""
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _pgid) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+    out, todo = [], list(children.get(root, ()))
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, ()))
     return out
 
 
@@ -380,23 +646,113 @@ class MemoryPeak:
 
 async def sample_memory(server_pid: int, peak: MemoryPeak, every: float = 1.0,
                         log_path: Path | None = None) -> None:
-    from casino_tui.serve.metrics import tree_memory
-
+    """Every ``every`` seconds, the games' memory and CPU; ``peak`` keeps the busiest moment
+    (the most games, then the most RSS). Each second costs a read of every process's ``stat``
+    and each game's ``statm``; only a moment that beats the peak is measured in full (PSS from
+    ``smaps_rollup``, each process read once for the games and for the whole tree)."""
     start = time.monotonic()
+    pids = LogPids(log_path) if log_path is not None else None
+    best = (0, 0)  # (games, their total RSS from statm) at the peak
     while True:
-        named = session_pids(log_path) if log_path is not None else None
-        snap = await asyncio.to_thread(session_memory, server_pid, peak.cpu, named)
-        if len(snap) > len(peak.sessions) or (
-                len(snap) == len(peak.sessions)
-                and sum(v[0] for v in snap.values()) > sum(v[0] for v in peak.sessions.values())):
-            peak.sessions = snap
-            peak.server_rss, peak.server_pss = _memory_kb(server_pid)
-            _rss, _pss, tree_rss, tree_pss, n = await asyncio.to_thread(tree_memory, server_pid)
-            peak.tree_rss, peak.tree_pss, peak.tree_processes = tree_rss // 1024, \
-                tree_pss // 1024, n
-            peak.forker_pss = sum(_memory_kb(pid)[1] for pid in fork_servers(server_pid))
-            peak.at = time.monotonic() - start
+        named = pids.read() if pids is not None else None
+        best = await asyncio.to_thread(_sample_once, server_pid, peak, named, best,
+                                       time.monotonic() - start)
         await asyncio.sleep(every)
+
+
+def _sample_once(server_pid: int, peak: MemoryPeak, named: Sequence[int] | None,
+                 best: tuple[int, int], at: float) -> tuple[int, int]:
+    stats = _all_stats()
+    quick = session_memory(server_pid, peak.cpu, named, stats=stats,
+                           measure=lambda pid: (_rss_kb(pid), 0))
+    now = (len(quick), sum(v[0] for v in quick.values()))
+    if not (now[0] > best[0] or (now[0] == best[0] and now[1] > best[1])):
+        return best
+    read: dict[int, tuple[int, int]] = {}
+
+    def measure(pid: int) -> tuple[int, int]:
+        if pid not in read:
+            read[pid] = _memory_kb(pid)
+        return read[pid]
+
+    peak.sessions = session_memory(server_pid, None, named, stats=stats, measure=measure)
+    peak.server_rss, peak.server_pss = measure(server_pid)
+    below = [measure(pid) for pid in _below(server_pid, stats)]
+    peak.tree_rss = sum(r for r, _ in below)
+    peak.tree_pss = sum(p for _, p in below)
+    peak.tree_processes = len(below)
+    peak.forker_pss = sum(measure(pid)[1] for pid in fork_servers(server_pid, stats))
+    peak.at = at
+    return now
+
+
+class LogPids:
+    """The game processes the server's log names at each session's start, read as the log
+    grows (each read takes only the new lines)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.pids: list[int] = []
+        self._offset = 0
+
+    def read(self) -> list[int]:
+        try:
+            with self.path.open("rb") as log:
+                log.seek(self._offset)
+                new = log.read()
+        except OSError:
+            return self.pids
+        cut = new.rfind(b"\n") + 1  # whole lines only
+        self._offset += cut
+        self.pids += [int(pid) for pid in SESSION_PID.findall(new[:cut].decode(errors="replace"))]
+        return self.pids
+
+
+async def start_sampler(server_pid: int, log_path: Path) -> asyncio.subprocess.Process:
+    """:func:`sample_memory` in a process of its own (``python -m benchmarks.loadkit sample``),
+    so that reading ``/proc`` every second neither takes the clients' event loop (nor their
+    interpreter lock) nor is counted as their CPU; :func:`stop_sampler` gets what it saw."""
+    home = str(Path(__file__).resolve().parents[1])  # this copy of the benchmarks, not the cwd's
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, (home, os.environ.get("PYTHONPATH"))))}
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "benchmarks.loadkit", "sample", str(server_pid),
+        str(log_path.resolve()), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        env=env, cwd=home)
+
+
+async def stop_sampler(process: asyncio.subprocess.Process) -> tuple[MemoryPeak, float | None]:
+    """Stop a sampler of :func:`start_sampler`: the memory at the busiest moment it saw, and
+    its CPU seconds (None, and no figures, if it failed)."""
+    assert process.stdin is not None
+    process.stdin.close()
+    try:
+        out, _ = await asyncio.wait_for(process.communicate(), 30)
+        found = json.loads(out)
+    except (TimeoutError, ValueError):
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
+        return MemoryPeak(), None
+    peak = MemoryPeak(
+        sessions={int(pid): (rss, pss, n) for pid, (rss, pss, n) in found["sessions"].items()},
+        cpu={int(pid): seconds for pid, seconds in found["cpu"].items()},
+        **{name: found[name] for name in ("server_rss", "server_pss", "forker_pss", "at",
+                                          "tree_processes", "tree_pss", "tree_rss")})
+    return peak, found["cpu_s"]
+
+
+async def _sample_until_eof(server_pid: int, log_path: Path) -> dict[str, Any]:
+    peak = MemoryPeak()
+    sampler = asyncio.create_task(sample_memory(server_pid, peak, log_path=log_path))
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.buffer.read)
+    sampler.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await sampler
+    return {"sessions": peak.sessions, "cpu": peak.cpu, "server_rss": peak.server_rss,
+            "server_pss": peak.server_pss, "forker_pss": peak.forker_pss, "at": peak.at,
+            "tree_processes": peak.tree_processes, "tree_pss": peak.tree_pss,
+            "tree_rss": peak.tree_rss, "cpu_s": time.process_time()}
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -442,7 +798,9 @@ class LoopbackServer:
         # ended before the server stopped; its own warm-up not counted)
         self.forked_cpu: float | None = None
         self._process: asyncio.subprocess.Process | None = None
-        self._sampler: asyncio.Task[None] | None = None
+        self._sampler: asyncio.Task[None] | None = None  # (a subclass's own sampling)
+        self._sampler_process: asyncio.subprocess.Process | None = None
+        self.sampler_cpu: float | None = None  # the memory sampler's CPU seconds
         self._log_file: Any = None
 
     @property
@@ -465,8 +823,7 @@ class LoopbackServer:
         metrics = re.search(r"metrics: (\S+)", self.log_path.read_text(errors="replace"))
         print(f"server pid {self._process.pid} on {HOST}:{port}, data in {self.data_dir}"
               f"{f', metrics at {metrics.group(1)}' if metrics else ''}", file=sys.stderr)
-        self._sampler = asyncio.create_task(sample_memory(self._process.pid, self.peak,
-                                                          log_path=self.log_path))
+        self._sampler_process = await start_sampler(self._process.pid, self.log_path)
         return port
 
     async def stop(self) -> None:
@@ -476,6 +833,9 @@ class LoopbackServer:
             self._sampler.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sampler
+        if self._sampler_process is not None:
+            self.peak, self.sampler_cpu = await stop_sampler(self._sampler_process)
+            self._sampler_process = None
         server = self._process
         if server is not None:
             self.cpu = _cpu_seconds(server.pid)
@@ -495,3 +855,18 @@ class LoopbackServer:
                                            *session_memory(server.pid)])
         if self._log_file is not None:
             self._log_file.close()
+
+
+def main(argv: Sequence[str]) -> int:
+    """``python -m benchmarks.loadkit sample SERVER_PID LOG``: sample the server's games'
+    memory every second until standard input ends, then print the busiest moment as JSON."""
+    if len(argv) != 3 or argv[0] != "sample":
+        print("usage: python -m benchmarks.loadkit sample SERVER_PID SERVER_LOG", file=sys.stderr)
+        return 2
+    figures = asyncio.run(_sample_until_eof(int(argv[1]), Path(argv[2])))
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

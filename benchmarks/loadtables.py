@@ -34,6 +34,7 @@ from typing import Any
 from casino_tui.table import trace
 
 from .loadkit import (
+    CONTEXT,
     HOST,
     KEY_ENTER,
     KEY_QUIT,
@@ -46,7 +47,10 @@ from .loadkit import (
     YOUR_TURN,
     Keyboard,
     Screen,
+    Unredrawn,
     moved,
+    open_terminal,
+    right_changes_something,
 )
 
 DISPLAY_NAME = "Your display name"
@@ -68,6 +72,8 @@ class PlayerResult:
     round_over: bool = False  # saw the round's summary
     own_latencies: list[float] = field(default_factory=list)  # Right to own screen
     no_redraw: int = 0
+    unredrawn: list[Unredrawn] = field(default_factory=list)  # those keys, and their screens
+    keys_sent: list[float] = field(default_factory=list)  # when each key went (monotonic)
 
 
 @dataclass
@@ -88,12 +94,11 @@ class TableResult:
 class Terminal:
     """One player's SSH connection with a PTY, and the screen it shows."""
 
-    def __init__(self, conn: Any, process: Any, screen: Screen, reader: asyncio.Task[None],
-                 pace: float = 0.0, rng: random.Random | None = None):
+    def __init__(self, conn: Any, process: Any, screen: Screen, pace: float = 0.0,
+                 rng: random.Random | None = None):
         self.conn = conn
-        self.process = process
+        self.process = process  # the SSH channel (its output feeds ``screen``)
         self.screen = screen
-        self._reader = reader
         self.keys = Keyboard(self.send, screen, pace, rng)
 
     @classmethod
@@ -105,16 +110,12 @@ class Terminal:
         conn = await stack.enter_async_context(asyncssh.connect(
             HOST, port, username=user, client_keys=[key], known_hosts=None, agent_path=None,
             preferred_auth="publickey"))
-        process = await conn.create_process(command, term_type="xterm-256color",
-                                            term_size=size, encoding=None)
         screen = Screen()
-
-        reader = asyncio.create_task(screen.read_from(process.stdout))
-        stack.callback(reader.cancel)
-        return cls(conn, process, screen, reader, pace, rng)
+        process = await open_terminal(conn, screen, size, command)
+        return cls(conn, process, screen, pace, rng)
 
     def send(self, data: bytes) -> None:
-        self.process.stdin.write(data)
+        self.process.write(data)
 
     async def press(self, data: bytes, settle: float = 0.1) -> None:
         """At the player's pace, when the screen has been quiet for ``settle`` seconds: mark
@@ -127,8 +128,9 @@ class Table:
 
     def __init__(self, number: int, port: int, keys: list[Any], size: tuple[int, int],
                  step: float, moves: int, dump: Path | None = None, *, pace: float = 0.0,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, every_right: bool = False) -> None:
         self.number = number
+        self.every_right = every_right  # Right at a deal's last card too (it changes nothing)
         self.pace = pace
         self.rng = rng or random.Random(number)
         self.dump = dump
@@ -156,7 +158,7 @@ class Table:
                     await term.press(KEY_QUIT, 0.2)
                 for i, term in enumerate(self.terminals):
                     await asyncio.wait_for(term.process.wait_closed(), self.step)
-                    res.players[i].exit_status = term.process.exit_status
+                    res.players[i].exit_status = term.process.get_exit_status()
         except Exception as err:  # a load run reports what went wrong and goes on
             res.error = f"{type(err).__name__}: {err}".strip()
             if self.dump is not None:  # what each player saw, for finding out why
@@ -220,16 +222,17 @@ class Table:
                     return
                 await term.keys.paced()
                 await self._all_quiet()
-                # key to one's own screen: Right redraws the hand, the preview and the move line
-                before = screen.chunks
-                sent = time.monotonic()
-                term.send(KEY_RIGHT)
-                term.keys.sent(sent)
-                arrived = await screen.next_chunk(before, timeout=term.keys.redraw_timeout)
-                if arrived is None:
-                    me.no_redraw += 1
-                else:
-                    me.own_latencies.append(arrived - sent)
+                if self.every_right or right_changes_something(me.moves + 1):
+                    # key to one's own screen: Right redraws the hand, the preview and the move
+                    # line (not at a deal's last card: there is no other card to look at)
+                    before = screen.chunks
+                    sent = time.monotonic()
+                    term.send(KEY_RIGHT)
+                    term.keys.sent(sent)
+                    arrived = await screen.next_chunk(before,
+                                                      timeout=term.keys.redraw_timeout)
+                    term.keys.timed(KEY_RIGHT, sent, before, arrived,
+                                    screen.text[-CONTEXT:] if arrived is None else "")
                 await term.keys.paced()
                 await self._all_quiet(0.05)
                 if ROUND_OVER.search(screen.text[screen.mark_at:]):
@@ -263,6 +266,9 @@ class Table:
         except TimeoutError as err:  # say whose screen did not show what
             raise TimeoutError(f"{me.name} after {me.moves} moves: {err}") from None
         finally:
+            term.keys.finish()
+            me.own_latencies, me.no_redraw = term.keys.latencies, term.keys.no_redraw
+            me.unredrawn, me.keys_sent = term.keys.unredrawn, term.keys.sent_at
             self._done_moving[i].set()
         # done: wait for the others to play theirs (they need this screen to watch)
         await asyncio.gather(*(e.wait() for e in self._done_moving))

@@ -714,27 +714,31 @@ def test_servers_share_a_host_key_file(tmp_path: Path, servers: list[Server]) ->
 
 def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     """The load tool (python -m benchmarks.load), quick: 2 scripted players over SSH
-    play 2 moves each at the same time at a pace (a key every 0.4 s at most), quit, and can
-    continue their game later; the figures come as --json gives them."""
+    play 4 moves each (the whole first deal) at the same time at a pace (a key every 0.4 s at
+    most), quit, and can continue their game later; every key is redrawn (Right is not pressed
+    at the deal's last card); the figures come as --json gives them, the tool's own CPU and
+    event-loop lag among them."""
     import asyncio
 
     from benchmarks import load
 
     # (the games at the server's priority: the suite beside them must not starve them)
-    done = asyncio.run(load.play_sessions(2, moves=2, timeout=60, step_timeout=20, pace=0.4,
+    done = asyncio.run(load.play_sessions(2, moves=4, timeout=60, step_timeout=20, pace=0.4,
                                           work=tmp_path, session_nice=0))
     assert done.ok, done.results
     for r in done.results:
-        assert (r.finished, r.exit_status, r.turns, r.saved, r.error) == (True, 0, 2, True, "")
-        # each of the 2 moves: Right and Enter, each timed to the screen (the list: 2 more)
-        assert len(r.latencies) + r.no_redraw == 2 * r.turns + 2 * r.move_list_used
+        assert (r.finished, r.exit_status, r.turns, r.saved, r.error) == (True, 0, 4, True, "")
+        # each of the 4 moves: Right and Enter, each timed to the screen (the list: 2 more),
+        # but the 4th, the deal's last card, with Enter alone
+        assert len(r.latencies) + r.no_redraw == 2 * r.turns - 1 + 2 * r.move_list_used
         assert r.latencies and r.title_s > 0
+        assert r.no_redraw == 0 and r.unredrawn == [], r.unredrawn
         # n, Enter, then per move Right and Enter (m and Enter more from the list), Ctrl+Q:
         # each key at least the pace after the one before
-        assert len(r.keys_sent) == 3 + 2 * r.turns + 2 * r.move_list_used
+        assert len(r.keys_sent) == 3 + 2 * r.turns - 1 + 2 * r.move_list_used
         assert min(b - a for a, b in itertools.pairwise(r.keys_sent)) >= 0.4
     assert done.leftovers == 0
-    f = load.session_figures(done, 2)
+    f = load.session_figures(done, 4)
     json.dumps(f)
     assert (f["sessions"], f["sessions_finished"], f["saved"], f["pace_s"]) == (2, 2, 2, 0.4)
     assert f["rounds_finished"] == 0 and f["moves_without_redraw"] == sum(
@@ -750,10 +754,44 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     assert f["tree_processes"] >= 2 and f["tree_pss_mib"] >= f["pss_mib_per_player"]
     assert f["errors"] == [] and f["leftover_games"] == 0
     assert f["games_cpu_s"] > 0 and f["load_tool_cpu_s"] > 0  # where the CPU went
+    # the tool's own: its clients (per key sent) and its memory sampler (a process of its own)
+    assert f["clients_cpu_s"] > 0 and f["sampler_cpu_s"] > 0
+    assert f["load_tool_cpu_s"] == pytest.approx(f["clients_cpu_s"] + f["sampler_cpu_s"],
+                                                 abs=0.11)
+    assert f["clients_cpu_ms_per_key"] > 0
+    # how late its event loop ran: a sample every 10 ms or so while the players played
+    assert f["loop_lag_samples"] > 100
+    assert 0 <= f["loop_lag_ms_p50"] <= f["loop_lag_ms_p95"] <= f["loop_lag_ms_max"]
+    assert f["never_redrawn_by_key"] == {} and f["never_redrawn_drawn_later"] == 0
     log = (tmp_path / "server.log").read_text()
     assert len(re.findall(r"session \d+ end: .* reason quit status 0", log)) == 2
     # the pool's last word, for the JSON: its 2 games' computers answered
     assert re.match(r"\d+ answered \(waited", load.pool_summary(tmp_path) or "")
+
+
+def test_load_tool_spreads_its_players_over_processes(tmp_path: Path) -> None:
+    """--client-processes 2: the players run in two processes of clients, each with its own
+    event loop; one set of figures comes back, with their CPU and loop lag added up. With
+    --logins 2, two more players log in (from this process) while they play, and quit at the
+    title: their figures come apart."""
+    import asyncio
+
+    from benchmarks import load
+
+    done = asyncio.run(load.play_sessions(2, moves=1, timeout=60, step_timeout=20,
+                                          work=tmp_path, session_nice=0, client_processes=2,
+                                          logins=2, logins_after=0.2))
+    assert done.ok, (done.results, done.logins)
+    assert [(r.number, r.turns, r.saved, r.no_redraw) for r in done.results] == [
+        (1, 1, True, 0), (2, 1, True, 0)]
+    assert [(r.number, r.finished, r.turns, r.title_s is not None) for r in done.logins] == [
+        (3, True, 0, True), (4, True, 0, True)]
+    assert len({r.fingerprint for r in [*done.results, *done.logins]}) == 4
+    f = load.session_figures(done, 1)
+    assert f["key_to_screen_samples"] == 4 and f["sessions_finished"] == 2
+    assert f["logins_finished"] == 2 and f["logins_title_s_p95"] is not None
+    # this process only waited: the clients' CPU and lag are the two processes'
+    assert f["clients_cpu_s"] > 0.3 and f["loop_lag_samples"] > 50
 
 
 def test_load_tool_command_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -764,8 +802,11 @@ def test_load_tool_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert load.build_parser().parse_args(["--pace", "2"]).pace == 2.0
     assert load.build_parser().parse_args([]).session_nice is None  # the server's default
     assert load.build_parser().parse_args(["--session-nice", "0"]).session_nice == 0
+    assert not load.build_parser().parse_args([]).every_right
+    assert load.build_parser().parse_args(["--every-right"]).every_right
     for bad in (["--tables", "2", "--players", "5"], ["--tables", "-1"], ["--moves", "-2"],
-                ["--pace", "-1"], ["--redraw-timeout", "0"], ["--session-nice", "20"]):
+                ["--pace", "-1"], ["--redraw-timeout", "0"], ["--session-nice", "20"],
+                ["--client-processes", "0"]):
         with pytest.raises(SystemExit) as exit_:
             load.main(bad)
         assert exit_.value.code == 2
@@ -796,6 +837,11 @@ def test_load_tool_tables_people_play_each_other(tmp_path: Path) -> None:
         assert isinstance(figures[name], float), name
     assert figures["pss_mib_per_player"] is None or figures["pss_mib_per_player"] > 0
     assert figures["moves_played"] == 4 and figures["leftover_games"] == 0
+    assert figures["moves_without_redraw"] == 0 and figures["never_redrawn_by_key"] == {}
+    assert figures["loop_lag_samples"] > 0 and figures["clients_cpu_s"] > 0
+    assert figures["sampler_cpu_s"] is not None
+    # n, Enter... then per move Right and Enter, Ctrl+Q: each key's time kept
+    assert all(len(p.keys_sent) >= 5 for p in table.players)
     json.dumps(figures)
     log = (tmp_path / "server.log").read_text()
     assert re.search(r"session 2 start: .* args \[--join " + table.code + r"\]", log)
