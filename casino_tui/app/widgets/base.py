@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from textual.css.styles import RulesMap
 
 D = TypeVar("D")
+T = TypeVar("T")
 
 # The rules a line that fits its widget is drawn with (DataWidget._line_strip): not wrapped.
 _ONE_LINE = cast("RulesMap", {"text_wrap": "nowrap", "text_overflow": "clip"})
@@ -125,10 +126,24 @@ class DataWidget(SteadyLines, Generic[D]):
         # (its line's text, spans and style, the width, the widget's own style)
         self._keep_strips = False
         self._size_now: Size | None = None  # the size while Textual draws lines (_render_lines)
+        # what _for_width() made last: (the data, the width, what was made)
+        self._by_width: tuple[D | None, int, object] | None = None
 
     @property
     def data(self) -> D | None:
         return self._data
+
+    def _for_width(self, width: int, make: Callable[[int], T]) -> T:
+        """``make(width)`` for the widget's data, made again only when the data (another
+        object) or the width changed: a change of data asks for it three times (the height
+        before and after, then the drawing), and wrapping is the costly part. What ``make``
+        returns must never be changed once made."""
+        made = self._by_width
+        if made is not None and made[0] is self._data and made[1] == width:
+            return cast(T, made[2])
+        value = make(width)
+        self._by_width = (self._data, width, value)
+        return value
 
     def set_data(self, data: D) -> bool:
         if data == self._data:

@@ -248,19 +248,10 @@ class RecentPlays(DataWidget[RecentData]):
     need more lines than the room left, the oldest go first (the log keeps them)."""
 
     BULLET: ClassVar[str] = " ▸ "
-    # the last _entries() made: (data, width, entries); a change of data asks for them three
-    # times (the height before and after, the drawing), and wrapping is the costly part
-    _made: tuple[RecentData | None, int, list[list[Text]]] | None = None
 
     def _entries(self, width: int) -> list[list[Text]]:
         """Each play's lines at ``width``, oldest first (never changed once made)."""
-        d = self.data
-        made = self._made
-        if made is not None and made[0] is d and made[1] == width:
-            return made[2]
-        entries = self._make_entries(width)
-        self._made = (d, width, entries)
-        return entries
+        return self._for_width(width, self._make_entries)
 
     def _make_entries(self, width: int) -> list[list[Text]]:
         d = self.data
@@ -745,19 +736,10 @@ class MessageLine(StatusLine):
     or why a selection has no move), whose stylesheet allows it three."""
 
     MAX_LINES: ClassVar[int] = 5
-    # the last _lines() made: (data, width, lines); a change of data asks for them three times
-    # (the height before and after, the drawing)
-    _made: tuple[LineData | None, int, list[Text]] | None = None
 
     def _lines(self, width: int) -> list[Text]:
         """The message's lines at ``width`` (never changed once made)."""
-        d = self.data
-        made = self._made
-        if made is not None and made[0] is d and made[1] == width:
-            return made[2]
-        lines = self._make_lines(width)
-        self._made = (d, width, lines)
-        return lines
+        return self._for_width(width, self._make_lines)
 
     def _make_lines(self, width: int) -> list[Text]:
         d = self.data
