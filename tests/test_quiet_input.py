@@ -63,3 +63,43 @@ def test_an_idle_game_sleeps_and_still_answers_keys_escape_and_leaving(app: PtyA
     time.sleep(AWAKE_AFTER_WAKE + 0.5)
     app.send("q")  # leaving wakes it: the program ends at once, as before
     assert app.wait_exit(10) == 0
+
+
+def test_the_input_thread_ends_as_soon_as_textual_tells_it_to(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual's signal to stop (``exit_event``, set when input is disabled: leaving or
+    suspending) wakes the input thread, which ends without waiting for a poll: with the poll
+    made a minute long, the thread still ends (it used to sleep up to two polls here)."""
+    import asyncio
+    import os
+    import signal
+    import threading
+
+    from casino_tui.app import quiet_input as qi
+
+    monkeypatch.setattr(qi, "POLL", 60.0)
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTSTP, signal.SIGCONT)}
+    master, slave = os.openpty()
+
+    async def run() -> tuple[bool, bool]:
+        driver = QuietLinuxDriver(object())  # type: ignore[arg-type]
+        driver.fileno = slave
+        thread = threading.Thread(target=driver.run_input_thread, daemon=True)
+        thread.start()
+        time.sleep(0.2)  # asleep in its select, no timeout pending
+        alive_before = thread.is_alive()
+        driver.exit_event.set()
+        thread.join(10)
+        ended = not thread.is_alive()
+        driver.close()
+        return alive_before, ended
+
+    try:
+        alive_before, ended = asyncio.run(run())
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        os.close(master)
+        os.close(slave)
+    assert alive_before
+    assert ended
