@@ -87,19 +87,22 @@ PROBE = textwrap.dedent('''
             def nices():
                 out = {}
                 for tid in os.listdir("/proc/self/task"):
-                    with open(f"/proc/self/task/{tid}/stat") as f:
-                        out[tid] = int(f.read().rpartition(")")[2].split()[16])
+                    try:  # (a timer cancelled by the first frame may have just ended)
+                        with open(f"/proc/self/task/{tid}/stat") as f:
+                            out[tid] = int(f.read().rpartition(")")[2].split()[16])
+                    except FileNotFoundError:
+                        pass
                 return out
 
             started = threading.Event()
             helper = threading.Thread(target=started.wait, daemon=True)  # a thread of its own
             helper.start()
-            before = {"nice": nices(), "autogroup": autogroup_nice()}
+            before = {"nice": nices(), "autogroup": autogroup_nice(), "gc": gc.isenabled()}
             if args[0] == "frame":
                 firstframe.written()
             else:
                 time.sleep(float(args[2]))
-            after = {"nice": nices(), "autogroup": autogroup_nice()}
+            after = {"nice": nices(), "autogroup": autogroup_nice(), "gc": gc.isenabled()}
             started.set()
             with open(args[1], "w") as out:
                 json.dump({"before": before, "after": after,
@@ -119,9 +122,14 @@ PROBE = textwrap.dedent('''
                   "random": random.random(), "stdout_tty": sys.stdout.isatty(),
                   "stdout_encoding": sys.stdout.encoding,
                   "nice": os.getpriority(os.PRIO_PROCESS, 0), "autogroup": autogroup_nice(),
-                  "ksm": ksm_merge_any(), "gc_thresholds": gc.get_threshold(),
-                  "gc_frozen": gc.get_freeze_count(), "optimize": sys.flags.optimize,
-                  "docstring": serve_forks.__doc__}
+                  "ksm": ksm_merge_any(), "gc_frozen": gc.get_freeze_count(),
+                  "optimize": sys.flags.optimize, "docstring": serve_forks.__doc__,
+                  "gc_before_frame": [gc.isenabled(), gc.get_threshold()]}
+        from casino_tui.app import firstframe
+
+        firstframe.written()  # the first frame is on the terminal
+        report["gc_thresholds"] = gc.get_threshold()
+        report["gc_after_frame"] = gc.isenabled()
         with open(args[0], "w") as out:
             json.dump(report, out)
         return int(args[1])
@@ -289,6 +297,9 @@ def test_a_login_runs_at_the_servers_priority_until_its_first_frame(
     assert {str(t) for t in report["threads"]} <= set(before["nice"])
     assert set(before["nice"].values()) == {mine}  # the server's
     assert set(after["nice"].values()) == {min(19, mine + 4)}  # every thread below it
+    # no garbage collection before the first frame, or before the time limit without one
+    assert before["gc"] is False
+    assert after["gc"] is True
     group = autogroup_nice(os.getpid())
     if group is not None:  # a kernel with autogroups: the group is lowered then too
         assert before["autogroup"] == group  # at the server's group's, not above it
@@ -404,6 +415,10 @@ def test_children_collect_their_garbage_sooner_and_never_walk_the_frozen_objects
             await forker.close()
 
     report = asyncio.run(scenario())
+    # no collection before the first frame (a login's title is what a crowd waits for), then
+    # the game's own thresholds
+    assert report["gc_before_frame"][0] is False
+    assert report["gc_after_frame"] is True
     assert report["gc_thresholds"] == list(forkserver.SESSION_GC_THRESHOLDS)
     assert forkserver.SESSION_GC_THRESHOLDS[0] < gc.get_threshold()[0]
     assert isinstance(report["gc_frozen"], int) and report["gc_frozen"] > 10_000
@@ -619,13 +634,17 @@ def test_sessions_are_forked_apart_and_survive_crashes_and_a_fork_server_restart
             assert not sockets(pid) & server_sockets
         assert ttys["alice"] != ttys["bob"]
         # The games draw below the server's priority (--session-nice, here 5), every thread,
-        # once their titles are on the screen.
+        # once their titles are on the screen (just after the title's bytes are written:
+        # tmux may show the title a moment before)
+        below = min(19, process_nice(server.proc.pid) + 5)
         for pid in pids.values():
-            assert set(thread_nices(pid).values()) == {
-                min(19, process_nice(server.proc.pid) + 5)}
+            wait_until(lambda pid=pid: set(thread_nices(pid).values()) == {below}, 10,
+                       "every thread of the game to run below the server",
+                       detail=lambda pid=pid: str(thread_nices(pid)))
             group = autogroup_nice(server.proc.pid)
             if group is not None:
-                assert autogroup_nice(pid) == min(19, group + 5)
+                wait_until(lambda pid=pid, group=group: autogroup_nice(pid) == min(19, group + 5),
+                           10, "the game's autogroup to be below the server's")
 
         # A crash of Alice's game: Bob plays on, the fork server too.
         os.kill(pids["alice"], signal.SIGSEGV)
