@@ -18,9 +18,11 @@ included; ``/proc/PID/task/*/schedstat`` in nanoseconds):
   OpenSSH client processes (their CPU as this process's reaped children).
 
 Each figure is the mean per login in milliseconds, with the login's wall time to the title
-(median). ``--kex`` and ``--host-key-alg`` make the asyncssh client ask for that key exchange
-or host-key algorithm first (to compare what each costs the server). A measuring tool, not a
-test; the traffic stays on 127.0.0.1.
+(median) and ``output_chunks``, the pieces of output the client received per login (over
+asyncssh, each an SSH data packet; through OpenSSH, each a read of the client's terminal).
+``--kex`` and ``--host-key-alg`` make the asyncssh client ask for that key exchange or host-key
+algorithm first (to compare what each costs the server). A measuring tool, not a test; the
+traffic stays on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -102,8 +104,9 @@ def _pool(server_pid: int, fork_server: int | None) -> list[int]:
 
 
 async def login_asyncssh(port: int, number: int, kex: str | None, host_key_alg: str | None,
-                         timeout: float) -> float:
-    """Log in, wait for the title, quit; the seconds to the title."""
+                         timeout: float) -> tuple[float, int]:
+    """Log in, wait for the title, quit; the seconds to the title, and the chunks of output
+    received (one an SSH data packet)."""
     import asyncssh
 
     key = asyncssh.generate_private_key("ssh-ed25519")
@@ -122,10 +125,11 @@ async def login_asyncssh(port: int, number: int, kex: str | None, host_key_alg: 
         title = time.monotonic() - t0
         chan.write(b"q")
         await asyncio.wait_for(chan.wait_closed(), timeout)
-    return title
+    return title, screen.chunks
 
 
-async def login_openssh(port: int, number: int, key_file: Path, timeout: float) -> float:
+async def login_openssh(port: int, number: int, key_file: Path,
+                        timeout: float) -> tuple[float, int]:
     """The same with OpenSSH's ``ssh -tt`` on a PTY of its own (100x30)."""
     from casino_tui.serve.pty_session import set_winsize
 
@@ -166,7 +170,7 @@ async def login_openssh(port: int, number: int, key_file: Path, timeout: float) 
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
-    return title
+    return title, screen.chunks
 
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
@@ -196,12 +200,15 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 "client_children": _own_children_cpu(),
             }
             titles = []
+            chunks = 0
             for number in range(args.logins):
                 if args.openssh:
-                    titles.append(await login_openssh(port, number, key_file, args.timeout))
+                    title, received = await login_openssh(port, number, key_file, args.timeout)
                 else:
-                    titles.append(await login_asyncssh(port, number, args.kex,
-                                                       args.host_key_alg, args.timeout))
+                    title, received = await login_asyncssh(port, number, args.kex,
+                                                           args.host_key_alg, args.timeout)
+                titles.append(title)
+                chunks += received
                 await asyncio.sleep(args.gap)
             await asyncio.sleep(0.5)  # the last game reaped
             n = args.logins
@@ -210,6 +217,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 "logins": n,
                 "load_average": os.getloadavg()[0],
                 "title_s_median": round(statistics.median(titles), 3),
+                "output_chunks": round(chunks / n, 1),
                 "server_ms": round((process_cpu(server.pid) - before["server"]) / n * 1000, 2),
                 "server_threads_ms": round((threads_ns(server.pid) - before["server_ns"])
                                            / n / 1e6, 2),

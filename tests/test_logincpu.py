@@ -30,6 +30,7 @@ def _check(figures: dict[str, Any]) -> None:
         assert figures[name] > 0, (name, figures)
     assert figures["fork_server_ms"] > 0
     assert figures["pool_ms"] >= 0
+    assert figures["output_chunks"] >= 1
 
 
 def test_logins_with_asyncssh_and_a_key_exchange_asked_for() -> None:

@@ -289,3 +289,46 @@ def test_join_codes_cannot_be_guessed_over_ssh(tmp_path: Path,
             await server.close()
 
     run(main())
+
+
+def test_an_output_in_full_pty_chunks_is_gathered_into_one_write(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read of the game's terminal that fills a PTY chunk (4,095 bytes) is part of a longer
+    output: the server reads on while the game writes (waiting a moment for each next chunk)
+    and sends it all as one piece, up to 16 KiB; a shorter read is the whole output and goes
+    at once."""
+    import threading
+
+    from casino_tui.serve import pty_session
+
+    # (a wait far longer than the game's pauses below: the test does not hang on timing; an
+    # output that ends in a shorter read is not waited for at all)
+    monkeypatch.setattr(pty_session, "GATHER_WAIT", 30.0)
+
+    async def gather(first: bytes, then: list[bytes]) -> bytes:
+        r, w = os.pipe()
+        os.set_blocking(r, False)
+
+        def game() -> None:  # the rest of the frame, a chunk at a time, as a PTY passes it
+            for part in then:
+                time.sleep(0.001)
+                os.write(w, part)
+
+        writer = threading.Thread(target=game)
+        writer.start()
+        try:
+            return await pty_session._gather_output(asyncio.get_running_loop(), r, first)
+        finally:
+            writer.join()
+            os.close(r)
+            os.close(w)
+
+    chunk = pty_session.PTY_CHUNK
+    frame = [b"a" * chunk, b"b" * chunk, b"c" * 1500]
+    began = time.monotonic()
+    assert asyncio.run(gather(frame[0], frame[1:])) == b"".join(frame)
+    assert time.monotonic() - began < 20  # the last, shorter read ended it
+    # at most 16 KiB gathered: the rest is the next read's
+    many = [bytes([65 + i]) * chunk for i in range(6)]
+    got = asyncio.run(gather(many[0], many[1:]))
+    assert got == b"".join(many)[:16384]

@@ -118,6 +118,12 @@ INPUT_BURST = 16384
 INPUT_WINDOW = 65536  # the SSH channel's receive window: input the server holds, at most
 OUTPUT_BUFFER = 65536  # bytes waiting for a client before the game's PTY is read again
 _READ_SIZE = 16384  # bytes read from the PTY (or the channel) at a time
+# The most one read of a PTY's master gives (Linux's line discipline passes its 4 KiB buffer,
+# less one byte): a read this long is a part of a longer output, whose rest is on its way.
+PTY_CHUNK = 4095
+# Seconds the server waits for the rest of an output that came in full PTY chunks, at most,
+# to send it to the client as one SSH packet (_gather_output).
+GATHER_WAIT = 0.002
 
 
 def clamp_size(cols: int, rows: int) -> tuple[int, int]:
@@ -458,6 +464,8 @@ class PtyGame:
                 return
             if not data:
                 return
+            if len(data) >= PTY_CHUNK:
+                data = await _gather_output(loop, self._master, data)
             if self._key_at is not None:
                 if self.on_key_latency is not None:
                     self.on_key_latency(time.monotonic() - self._key_at)
@@ -589,6 +597,54 @@ def _end_message(end: SessionEnd, idle_timeout: float | None) -> bytes:
     else:
         text = end.detail or "The session ended."
     return text.encode() + b"\r\n"
+
+
+async def _gather_output(loop: asyncio.AbstractEventLoop, fd: int, data: bytes) -> bytes:
+    """``data``, a full PTY chunk read from the game's terminal, with what follows it, up to
+    :data:`_READ_SIZE` bytes: read while the game is still writing (each read that fills a
+    chunk waits :data:`GATHER_WAIT` at most for the next), so that a frame goes to the client
+    in one SSH packet instead of one per 4 KiB.
+
+    A PTY passes a game's output 4,095 bytes at a read, so the title (about 10 KB at 100x30)
+    came in three reads or more, and the server sent each as an SSH packet of its own (with
+    an empty SSH_MSG_IGNORE before each, which asyncssh sends before every packet), each
+    encrypted, sent, received and decrypted apart. A short output (a key's redraw) is one
+    read, below a chunk, and goes at once as before."""
+    parts = [data]
+    size = last = len(data)
+    while size < _READ_SIZE:
+        try:
+            more = os.read(fd, _READ_SIZE - size)
+        except BlockingIOError:
+            if last < PTY_CHUNK or not await _readable_within(loop, fd, GATHER_WAIT):
+                break
+            last = 0  # (one wait for each full chunk)
+            continue
+        except OSError:  # EIO: the game has closed it; the next read says so
+            break
+        if not more:
+            break
+        parts.append(more)
+        size += len(more)
+        last = len(more)
+    return b"".join(parts) if len(parts) > 1 else data
+
+
+async def _readable_within(loop: asyncio.AbstractEventLoop, fd: int, timeout: float) -> bool:
+    """Whether ``fd`` becomes readable within ``timeout`` seconds."""
+    fut: asyncio.Future[bool] = loop.create_future()
+
+    def done(readable: bool) -> None:
+        if not fut.done():
+            fut.set_result(readable)
+
+    loop.add_reader(fd, done, True)
+    timer = loop.call_later(timeout, done, False)
+    try:
+        return await fut
+    finally:
+        timer.cancel()
+        loop.remove_reader(fd)
 
 
 async def _wait_fd(loop: asyncio.AbstractEventLoop, fd: int, *, write: bool) -> None:
