@@ -403,3 +403,56 @@ async def test_a_line_is_made_into_the_strip_textual_makes() -> None:
                 assert ours.cell_length == theirs.cell_length
                 compared += 1
         assert compared > 20
+
+
+def test_textual_styles_a_line_as_styled_lines_expects() -> None:
+    """``StyledLines`` (widgets/base.py) relies on Textual's private ``StylesCache``: its
+    ``render_line`` takes these arguments, is called by ``render`` for each line it styles
+    again, and a widget keeps its cache in ``_styles_cache``. A Textual that changes any of
+    it fails here (Textual is pinned: see pyproject.toml)."""
+    import inspect
+
+    params = list(inspect.signature(StylesCache.render_line).parameters)
+    assert params == ["self", "styles", "y", "size", "content_size", "padding",
+                      "base_background", "background", "render_content_line", "border_title",
+                      "border_subtitle", "opacity", "ansi_theme", "native_ansi"]
+    assert "self.render_line" in inspect.getsource(StylesCache.render)
+    assert "self._styles_cache = StylesCache()" in inspect.getsource(Widget.__init__)
+    assert "self._styles_cache.render_widget(" in inspect.getsource(Widget.render_lines)
+
+
+@asynctest
+async def test_lines_styled_before_are_given_again_and_are_what_textual_styles() -> None:
+    """Plays turn the seat to move's border to the warning colour and back, and the key bar and
+    the message lines between their two texts: after the first plays those lines are given
+    again as Textual styled them (StyledLines), not styled again; what is on the screen is
+    what a full redraw (each line styled afresh) draws, after each play."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        styled: list[str] = []
+        render_line = StylesCache.render_line
+
+        def spy(cache: StylesCache, *args: Any) -> Strip:
+            styled.append(next((w.id or "" for w in app.screen.walk_children()
+                                if getattr(w, "_styles_cache", None) is cache), "?"))
+            return render_line(cache, *args)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(StylesCache, "render_line", spy)
+            for _ in range(2):  # the lines of both turns styled once
+                await pilot.press("enter")
+                await settle(pilot)
+                await pilot.pause()
+            styled.clear()
+            for _ in range(2):
+                await pilot.press("enter")
+                await settle(pilot)
+                await pilot.pause()
+                assert isinstance(app.screen, GameScreen)
+        assert "keys" not in styled and styled.count("message-line") <= 1
+        # each play, each of the three computers' boxes (4 lines) goes to the warning border
+        # and back: 48 lines in two plays, without them kept
+        assert len([s for s in styled if s.startswith("seat-")]) < 8
+        assert _screen_text(pilot) == await _redrawn_text(pilot)

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Generic, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, cast
 
 from rich.text import Text
+from textual._styles_cache import StylesCache
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.scalar import Unit
@@ -44,13 +45,91 @@ from textual.visual import RenderOptions
 from textual.widget import Widget
 
 if TYPE_CHECKING:
-    from textual.css.styles import RulesMap
+    from textual.color import Color
+    from textual.css.styles import RulesMap, StylesBase
+    from textual.geometry import Spacing
 
 D = TypeVar("D")
 T = TypeVar("T")
 
 # The rules a line that fits its widget is drawn with (DataWidget._line_strip): not wrapped.
 _ONE_LINE = cast("RulesMap", {"text_wrap": "nowrap", "text_overflow": "clip"})
+
+
+class StyledLines(StylesCache):
+    """Textual's cache of a widget's styled lines (``StylesCache``: its lines with border,
+    padding and colours, before the app's line filters), which also keeps each border or content
+    line it styles by all that Textual's ``render_line`` makes it from, and answers the same
+    line object when asked for it again: Textual keeps only each row's last line.
+
+    The key of a line is everything ``StylesCache.render_line`` reads: its row, the widget's
+    size, content size, padding, gutter, border, outline, tint, text opacity, hatch, colours
+    beneath and of the widget, opacity, ANSI theme, title alignments, and the border title (top
+    row) or subtitle (bottom row), or the content line itself (the same line object: a game
+    widget keeps the line it made for each text and row). Lines of other rows (padding) go
+    Textual's way (it keeps them for the frame). A widget drawn whole (``DataWidget.refresh``)
+    forgets them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # key -> (the content line it was made with, or None; the styled line), oldest first
+        self._made: dict[tuple[object, ...], tuple[Strip | None, Strip]] = {}
+        self._frame: tuple[object, ...] | None = None  # the key's part of this render
+
+    def forget(self) -> None:
+        """Drop every kept line (the widget is drawn whole, from scratch)."""
+        self._made.clear()
+
+    def render(self, *args: Any, **kwargs: Any) -> list[Strip]:
+        self._frame = None  # read again for each render (the widget's styles, its size...)
+        return super().render(*args, **kwargs)
+
+    def render_line(self, styles: StylesBase, y: int, size: Size, content_size: Size,
+                    padding: Spacing, base_background: Color, background: Color,
+                    render_content_line: Callable[[int], Strip],
+                    border_title: tuple[object, ...] | None,
+                    border_subtitle: tuple[object, ...] | None, opacity: float,
+                    ansi_theme: object, native_ansi: bool) -> Strip:
+        frame = self._frame
+        if frame is None:
+            frame = self._frame = (
+                size, content_size, padding, styles.gutter, styles.border, styles.outline,
+                styles.tint, styles.text_opacity,
+                styles.hatch if styles.has_rule("hatch") else None, base_background,
+                background, opacity, id(ansi_theme), native_ansi, styles.border_title_align,
+                styles.border_subtitle_align)
+        border = cast("tuple[tuple[str, object], ...]", frame[4])
+        content: Strip | None = None
+        if border[0][0] and y == 0:
+            key: tuple[object, ...] = (frame, y, border_title)
+        elif border[2][0] and y == size.height - 1:
+            key = (frame, y, border_subtitle)
+        else:
+            gutter = cast("Spacing", frame[3])
+            content_y = y - gutter.top
+            if not (0 <= content_y < content_size.height and y < size.height - gutter.bottom):
+                return super().render_line(
+                    styles, y, size, content_size, padding, base_background, background,
+                    render_content_line, cast(Any, border_title), cast(Any, border_subtitle),
+                    opacity, cast(Any, ansi_theme), native_ansi)
+            content = render_content_line(content_y)
+            key = (frame, y, id(content))
+        made = self._made
+        kept = made.pop(key, None)
+        if kept is not None and kept[0] is content:
+            made[key] = kept  # (the most recently used last)
+            return kept[1]
+        if content is not None:
+            line = content
+            render_content_line = lambda _y: line  # noqa: E731 (made above, once)
+        strip = super().render_line(
+            styles, y, size, content_size, padding, base_background, background,
+            render_content_line, cast(Any, border_title), cast(Any, border_subtitle), opacity,
+            cast(Any, ansi_theme), native_ansi)
+        if len(made) >= 4 * size.height + 8:  # bounded: the lines of the last few drawings
+            del made[next(iter(made))]  # (the least recently used goes)
+        made[key] = (content, strip)
+        return strip
 
 
 class SteadyLines(Widget):
@@ -108,6 +187,8 @@ class DataWidget(SteadyLines, Generic[D]):
     def __init__(self, data: D | None = None, *, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
+        # Textual's cache of the widget's styled lines, keeping those styled before
+        self._styles_cache = self._styled = StyledLines()
         self._data: D | None = data
         self._title: str | None = None
         # what render_data() drew: (the data, the size, the text), until a refresh() says that
@@ -188,6 +269,7 @@ class DataWidget(SteadyLines, Generic[D]):
         if not self._keep_strips:  # something besides the data changed (a theme, say)
             self._drawn = None  # draw it all again, every line made again
             self._strips.clear()
+            self._styled.forget()
         super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
         return self
 
