@@ -18,7 +18,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from casino_tui.app.screens.game import GameScreen
-from casino_tui.app.widgets.base import Column, DataWidget, Row, changed_rows
+from casino_tui.app.widgets.base import Column, DataWidget, Row, StyledLines, changed_rows
 from casino_tui.app.widgets.table import (
     HandView,
     LineData,
@@ -456,3 +456,39 @@ async def test_lines_styled_before_are_given_again_and_are_what_textual_styles()
         # and back: 48 lines in two plays, without them kept
         assert len([s for s in styled if s.startswith("seat-")]) < 8
         assert _screen_text(pilot) == await _redrawn_text(pilot)
+
+
+@asynctest
+async def test_each_styled_line_is_the_line_textual_styles() -> None:
+    """Every line of every game widget as StyledLines gives it (kept, or made around its
+    content from what Textual put around the frame's first content line) is, segment for
+    segment with every style and its meta (the offsets text selection reads), the line
+    Textual's own StylesCache styles for it, after plays and in another theme."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for theme in (None, "textual-light"):
+            if theme is not None:
+                app.theme = theme
+                await pilot.pause()
+            for _ in range(2):
+                await pilot.press("right")
+                await pilot.press("enter")
+                await settle(pilot)
+                await pilot.pause()
+            assert isinstance(app.screen, GameScreen)
+            widgets = list(app.screen.query(DataWidget))
+            assert len(widgets) >= 9
+            for widget in widgets:
+                cache = widget._styles_cache
+                assert isinstance(cache, StyledLines)
+                if widget.id in ("log", "hand", "table"):  # made around their content
+                    assert cache._edges is not None and cache._edges[1] is not None
+                crop = Region(0, 0, *widget.outer_size)
+                cache.set_dirty(crop)
+                ours = [list(strip) for strip in cache.render_widget(widget, crop)]
+                textuals = [list(strip) for strip in StylesCache().render_widget(widget, crop)]
+                assert ours == textuals, widget.id
+                for line in ours:  # the meta too (Style equality may leave it out)
+                    assert [s.style and s.style.meta for s in line] == \
+                        [s.style and s.style.meta for s in textuals[ours.index(line)]]

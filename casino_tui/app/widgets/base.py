@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, cast
 
+from rich.segment import Segment
+from rich.style import Style as RichStyle
 from rich.text import Text
 from textual._styles_cache import StylesCache
 from textual.containers import Horizontal, Vertical
@@ -75,6 +77,9 @@ class StyledLines(StylesCache):
         # key -> (the content line it was made with, or None; the styled line), oldest first
         self._made: dict[tuple[object, ...], tuple[Strip | None, Strip]] = {}
         self._frame: tuple[object, ...] | None = None  # the key's part of this render
+        # (the frame, what Textual puts around its content lines: _content_edges)
+        self._edges: tuple[tuple[object, ...], tuple[list[Segment], list[Segment],
+                                                     RichStyle] | None] | None = None
 
     def forget(self) -> None:
         """Drop every kept line (the widget is drawn whole, from scratch)."""
@@ -119,17 +124,59 @@ class StyledLines(StylesCache):
         if kept is not None and kept[0] is content:
             made[key] = kept  # (the most recently used last)
             return kept[1]
-        if content is not None:
-            line = content
-            render_content_line = lambda _y: line  # noqa: E731 (made above, once)
-        strip = super().render_line(
-            styles, y, size, content_size, padding, base_background, background,
-            render_content_line, cast(Any, border_title), cast(Any, border_subtitle), opacity,
-            cast(Any, ansi_theme), native_ansi)
+        if content is None:
+            strip = super().render_line(
+                styles, y, size, content_size, padding, base_background, background,
+                render_content_line, cast(Any, border_title), cast(Any, border_subtitle),
+                opacity, cast(Any, ansi_theme), native_ansi)
+        else:
+            edges = self._edges
+            if edges is None or edges[0] != frame:
+                edges = self._edges = (frame, self._content_edges(
+                    styles, y, size, content_size, padding, base_background, background,
+                    border_title, border_subtitle, opacity, ansi_theme, native_ansi))
+            if edges[1] is not None:  # Textual's line, without Textual making it again
+                before, after, inner = edges[1]
+                strip = Strip([*before, *content.adjust_cell_length(content_size.width, inner),
+                               *after], size.width)
+            else:
+                line = content
+                strip = super().render_line(
+                    styles, y, size, content_size, padding, base_background, background,
+                    lambda _y: line, cast(Any, border_title), cast(Any, border_subtitle),
+                    opacity, cast(Any, ansi_theme), native_ansi)
         if len(made) >= 4 * size.height + 8:  # bounded: the lines of the last few drawings
             del made[next(iter(made))]  # (the least recently used goes)
         made[key] = (content, strip)
         return strip
+
+
+    def _content_edges(self, styles: StylesBase, y: int, size: Size, content_size: Size,
+                       padding: Spacing, base_background: Color, background: Color,
+                       border_title: tuple[object, ...] | None,
+                       border_subtitle: tuple[object, ...] | None, opacity: float,
+                       ansi_theme: object, native_ansi: bool,
+                       ) -> tuple[list[Segment], list[Segment], RichStyle] | None:
+        """What Textual puts around a content line of this frame (row ``y``): the segments
+        before it (the left border, the left padding) and after it, and the style it pads the
+        line to the content's width with; None when Textual does more to a content line than
+        put it between them (a tint, an opacity, a text opacity, a hatch, an outline), or when
+        its line made around a probe does not hold the probe's segment once and whole."""
+        hatch = styles.hatch if styles.has_rule("hatch") else None
+        if (styles.tint.a or opacity != 1.0 or styles.text_opacity != 1.0
+                or (hatch is not None and hatch != "none")
+                or any(edge for edge, _ in styles.outline) or content_size.width <= 0):
+            return None
+        probe = Segment("\x00" * content_size.width)
+        line = list(super().render_line(
+            styles, y, size, content_size, padding, base_background, background,
+            lambda _y: Strip([probe], content_size.width), cast(Any, border_title),
+            cast(Any, border_subtitle), opacity, cast(Any, ansi_theme), native_ansi))
+        at = [i for i, segment in enumerate(line) if segment is probe]
+        if len(at) != 1:
+            return None
+        inner = self.get_inner_outer(base_background, background)[0].rich_style
+        return line[:at[0]], line[at[0] + 1:], inner
 
 
 class SteadyLines(Widget):
