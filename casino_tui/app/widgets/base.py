@@ -137,15 +137,17 @@ class StyledLines(StylesCache):
                     border_title, border_subtitle, opacity, ansi_theme, native_ansi))
             if edges[1] is not None:  # Textual's line, without Textual making it again
                 before, after, inner = edges[1]
-                strip = Strip([*before, *content.adjust_cell_length(content_size.width, inner),
-                               *after], size.width)
+                # (not kept: made again this way costs little more than finding it kept, and
+                # kept lines hold their filtered and cut copies: memory each game keeps)
+                return Strip([*before, *content.adjust_cell_length(content_size.width, inner),
+                              *after], size.width)
             else:
                 line = content
                 strip = super().render_line(
                     styles, y, size, content_size, padding, base_background, background,
                     lambda _y: line, cast(Any, border_title), cast(Any, border_subtitle),
                     opacity, cast(Any, ansi_theme), native_ansi)
-        if len(made) >= 4 * size.height + 8:  # bounded: the lines of the last few drawings
+        if len(made) >= size.height + 4:  # bounded: about two drawings of the lines that change
             del made[next(iter(made))]  # (the least recently used goes)
         made[key] = (content, strip)
         return strip
