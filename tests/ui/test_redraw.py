@@ -424,9 +424,10 @@ def test_textual_styles_a_line_as_styled_lines_expects() -> None:
 @asynctest
 async def test_lines_styled_before_are_given_again_and_are_what_textual_styles() -> None:
     """Plays turn the seat to move's border to the warning colour and back, and the key bar and
-    the message lines between their two texts: after the first plays those lines are given
-    again as Textual styled them (StyledLines), not styled again; what is on the screen is
-    what a full redraw (each line styled afresh) draws, after each play."""
+    the message lines between their two texts: after the first plays Textual styles none of
+    those lines again (StyledLines: a content line is put between what Textual put around the
+    widget's content, a border row is given as Textual styled it before); what is on the
+    screen is what a full redraw (each line styled afresh) draws."""
     app = make_app(table_4p())
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -453,7 +454,7 @@ async def test_lines_styled_before_are_given_again_and_are_what_textual_styles()
                 assert isinstance(app.screen, GameScreen)
         assert "keys" not in styled and styled.count("message-line") <= 1
         # each play, each of the three computers' boxes (4 lines) goes to the warning border
-        # and back: 48 lines in two plays, without them kept
+        # and back: 48 lines in two plays, all styled by Textual without StyledLines
         assert len([s for s in styled if s.startswith("seat-")]) < 8
         assert _screen_text(pilot) == await _redrawn_text(pilot)
 

@@ -25,6 +25,13 @@ and the bottom of the screen, so every widget. :class:`SteadyLines` (the game wi
 game's containers :class:`Row` and :class:`Column`) gives Textual the strips it gave last while
 none of its lines was marked to be drawn again, where Textual styled each of its lines again
 from its cache (its line filters, the cut to the region).
+
+A line Textual is to style again (the widget's border, padding and colours around a content
+line) needs no styling of Textual's: :class:`StyledLines` (each game widget's cache of styled
+lines) puts a content line between what Textual put around the widget's content lines (found
+once per size and style, by Textual's own styling of a probe line), and gives a border row as
+Textual styled it before with the same size, colours, border and title (at each play the seat
+to move goes from the normal border to the warning one and back).
 """
 
 from __future__ import annotations
@@ -60,15 +67,21 @@ _ONE_LINE = cast("RulesMap", {"text_wrap": "nowrap", "text_overflow": "clip"})
 
 class StyledLines(StylesCache):
     """Textual's cache of a widget's styled lines (``StylesCache``: its lines with border,
-    padding and colours, before the app's line filters), which also keeps each border or content
-    line it styles by all that Textual's ``render_line`` makes it from, and answers the same
-    line object when asked for it again: Textual keeps only each row's last line.
+    padding and colours, before the app's line filters) that styles a content line without
+    Textual: the segments Textual puts before and after the content of this widget's rows
+    (left border and padding, right ones) are found once per size and style by Textual's own
+    ``render_line`` around a probe segment, and each content line is put between them (as
+    Textual's would be: ``test_redraw`` compares them segment by segment, meta included).
+    Where Textual does more to a content line (a tint, an opacity, a text opacity, a hatch, an
+    outline) it goes Textual's way.
 
-    The key of a line is everything ``StylesCache.render_line`` reads: its row, the widget's
-    size, content size, padding, gutter, border, outline, tint, text opacity, hatch, colours
-    beneath and of the widget, opacity, ANSI theme, title alignments, and the border title (top
-    row) or subtitle (bottom row), or the content line itself (the same line object: a game
-    widget keeps the line it made for each text and row). Lines of other rows (padding) go
+    A line Textual styles (a border row; a content row that goes Textual's way) is kept by
+    everything ``StylesCache.render_line`` reads: its row, the widget's size, content size,
+    padding, gutter, border, outline, tint, text opacity, hatch, colours beneath and of the
+    widget, opacity, ANSI theme, title alignments, and the border title (top row) or subtitle
+    (bottom row), or the content line itself (the same line object: a game widget keeps the
+    line it made for each text and row); asked for again, the same line object is given, with
+    the app's line filter, Textual's cuts and escape codes each kept on it. Padding rows go
     Textual's way (it keeps them for the frame). A widget drawn whole (``DataWidget.refresh``)
     forgets them."""
 
