@@ -90,13 +90,15 @@ class StyledLines(StylesCache):
         # key -> (the content line it was made with, or None; the styled line), oldest first
         self._made: dict[tuple[object, ...], tuple[Strip | None, Strip]] = {}
         self._frame: tuple[object, ...] | None = None  # the key's part of this render
-        # (the frame, what Textual puts around its content lines: _content_edges)
-        self._edges: tuple[tuple[object, ...], tuple[list[Segment], list[Segment],
-                                                     RichStyle] | None] | None = None
+        # what Textual puts around the content lines of a frame (_content_edges), by frame
+        self._edges: dict[tuple[object, ...],
+                          tuple[list[Segment], list[Segment], RichStyle] | None] = {}
 
     def forget(self) -> None:
-        """Drop every kept line (the widget is drawn whole, from scratch)."""
+        """Drop every kept line and what Textual put around the content (the widget is drawn
+        whole, from scratch)."""
         self._made.clear()
+        self._edges.clear()
 
     def render(self, *args: Any, **kwargs: Any) -> list[Strip]:
         self._frame = None  # read again for each render (the widget's styles, its size...)
@@ -143,13 +145,18 @@ class StyledLines(StylesCache):
                 render_content_line, cast(Any, border_title), cast(Any, border_subtitle),
                 opacity, cast(Any, ansi_theme), native_ansi)
         else:
-            edges = self._edges
-            if edges is None or edges[0] != frame:
-                edges = self._edges = (frame, self._content_edges(
+            all_edges = self._edges
+            if frame in all_edges:
+                edges = all_edges[frame]
+            else:
+                edges = self._content_edges(
                     styles, y, size, content_size, padding, base_background, background,
-                    border_title, border_subtitle, opacity, ansi_theme, native_ansi))
-            if edges[1] is not None:  # Textual's line, without Textual making it again
-                before, after, inner = edges[1]
+                    border_title, border_subtitle, opacity, ansi_theme, native_ansi)
+                if len(all_edges) >= 4:  # (the seat to move's box goes between two)
+                    del all_edges[next(iter(all_edges))]
+                all_edges[frame] = edges
+            if edges is not None:  # Textual's line, without Textual making it again
+                before, after, inner = edges
                 # (not kept: made again this way costs little more than finding it kept, and
                 # kept lines hold their filtered and cut copies: memory each game keeps)
                 return Strip([*before, *content.adjust_cell_length(content_size.width, inner),
