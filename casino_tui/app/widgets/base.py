@@ -172,7 +172,6 @@ class StyledLines(StylesCache):
         made[key] = (content, strip)
         return strip
 
-
     def _content_edges(self, styles: StylesBase, y: int, size: Size, content_size: Size,
                        padding: Spacing, base_background: Color, background: Color,
                        border_title: tuple[object, ...] | None,
