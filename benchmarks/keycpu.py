@@ -51,6 +51,8 @@ from casino_tui.serve.forkserver import FORK_SERVER_FLAGS
 from .loadkit import ESCAPES, KEY_ENTER, KEY_QUIT, KEY_RIGHT, NO_MOVE, ROUND_OVER, TITLE, YOUR_TURN
 
 KEY_LEFT = b"\x1b[D"
+# the module a --cprofile game runs under (benchmarks.framecount runs it under its own)
+WRAPPER = "benchmarks.cprofiled"
 QUIET = 0.25  # seconds without output after which a key's effect is taken as drawn
 
 
@@ -78,7 +80,7 @@ class Game:
             env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         argv = [sys.executable, "-m", "casino_tui", "--seed", str(seed)]
         if cprofile:
-            argv[2:3] = ["benchmarks.cprofiled", os.path.abspath(cprofile)]
+            argv[2:3] = [WRAPPER, os.path.abspath(cprofile)]
         self.forker: ForkServerProcess | None = None
         if forked:
             self.forker = ForkServerProcess()

@@ -18,7 +18,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from casino_tui.app.screens.game import GameScreen
-from casino_tui.app.widgets.base import Column, DataWidget, Row, changed_rows
+from casino_tui.app.widgets.base import Column, DataWidget, Row, StyledLines, changed_rows
 from casino_tui.app.widgets.table import (
     HandView,
     LineData,
@@ -403,3 +403,93 @@ async def test_a_line_is_made_into_the_strip_textual_makes() -> None:
                 assert ours.cell_length == theirs.cell_length
                 compared += 1
         assert compared > 20
+
+
+def test_textual_styles_a_line_as_styled_lines_expects() -> None:
+    """``StyledLines`` (widgets/base.py) relies on Textual's private ``StylesCache``: its
+    ``render_line`` takes these arguments, is called by ``render`` for each line it styles
+    again, and a widget keeps its cache in ``_styles_cache``. A Textual that changes any of
+    it fails here (Textual is pinned: see pyproject.toml)."""
+    import inspect
+
+    params = list(inspect.signature(StylesCache.render_line).parameters)
+    assert params == ["self", "styles", "y", "size", "content_size", "padding",
+                      "base_background", "background", "render_content_line", "border_title",
+                      "border_subtitle", "opacity", "ansi_theme", "native_ansi"]
+    assert "self.render_line" in inspect.getsource(StylesCache.render)
+    assert "self._styles_cache = StylesCache()" in inspect.getsource(Widget.__init__)
+    assert "self._styles_cache.render_widget(" in inspect.getsource(Widget.render_lines)
+
+
+@asynctest
+async def test_lines_styled_before_are_given_again_and_are_what_textual_styles() -> None:
+    """Plays turn the seat to move's border to the warning colour and back, and the key bar and
+    the message lines between their two texts: after the first plays Textual styles none of
+    those lines again (StyledLines: a content line is put between what Textual put around the
+    widget's content, a border row is given as Textual styled it before); what is on the
+    screen is what a full redraw (each line styled afresh) draws."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.pause()
+        styled: list[str] = []
+        render_line = StylesCache.render_line
+
+        def spy(cache: StylesCache, *args: Any) -> Strip:
+            styled.append(next((w.id or "" for w in app.screen.walk_children()
+                                if getattr(w, "_styles_cache", None) is cache), "?"))
+            return render_line(cache, *args)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(StylesCache, "render_line", spy)
+            for _ in range(2):  # the lines of both turns styled once
+                await pilot.press("enter")
+                await settle(pilot)
+                await pilot.pause()
+            styled.clear()
+            for _ in range(2):
+                await pilot.press("enter")
+                await settle(pilot)
+                await pilot.pause()
+                assert isinstance(app.screen, GameScreen)
+        assert "keys" not in styled and styled.count("message-line") <= 1
+        # each play, each of the three computers' boxes (4 lines) goes to the warning border
+        # and back: 48 lines in two plays, all styled by Textual without StyledLines
+        assert len([s for s in styled if s.startswith("seat-")]) < 8
+        assert _screen_text(pilot) == await _redrawn_text(pilot)
+
+
+@asynctest
+async def test_each_styled_line_is_the_line_textual_styles() -> None:
+    """Every line of every game widget as StyledLines gives it (kept, or made around its
+    content from what Textual put around the frame's first content line) is, segment for
+    segment with every style and its meta (the offsets text selection reads), the line
+    Textual's own StylesCache styles for it, after plays and in another theme."""
+    app = make_app(table_4p())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for theme in (None, "textual-light"):
+            if theme is not None:
+                app.theme = theme
+                await pilot.pause()
+            for _ in range(2):
+                await pilot.press("right")
+                await pilot.press("enter")
+                await settle(pilot)
+                await pilot.pause()
+            assert isinstance(app.screen, GameScreen)
+            widgets = list(app.screen.query(DataWidget))
+            assert len(widgets) >= 9
+            for widget in widgets:
+                cache = widget._styles_cache
+                assert isinstance(cache, StyledLines)
+                if widget.id in ("log", "hand", "table"):  # made around their content
+                    assert cache._edges and None not in cache._edges.values()
+                crop = Region(0, 0, *widget.outer_size)
+                cache.set_dirty(crop)
+                ours = [list(strip) for strip in cache.render_widget(widget, crop)]
+                textuals = [list(strip) for strip in StylesCache().render_widget(widget, crop)]
+                assert ours == textuals, widget.id
+                for line in ours:  # the meta too (Style equality may leave it out)
+                    assert [s.style and s.style.meta for s in line] == \
+                        [s.style and s.style.meta for s in textuals[ours.index(line)]]

@@ -25,15 +25,25 @@ and the bottom of the screen, so every widget. :class:`SteadyLines` (the game wi
 game's containers :class:`Row` and :class:`Column`) gives Textual the strips it gave last while
 none of its lines was marked to be drawn again, where Textual styled each of its lines again
 from its cache (its line filters, the cut to the region).
+
+A line Textual is to style again (the widget's border, padding and colours around a content
+line) needs no styling of Textual's: :class:`StyledLines` (each game widget's cache of styled
+lines) puts a content line between what Textual put around the widget's content lines (found
+once per size and style, by Textual's own styling of a probe line), and gives a border row as
+Textual styled it before with the same size, colours, border and title (at each play the seat
+to move goes from the normal border to the warning one and back).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Generic, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, cast
 
+from rich.segment import Segment
+from rich.style import Style as RichStyle
 from rich.text import Text
+from textual._styles_cache import StylesCache
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.scalar import Unit
@@ -44,13 +54,150 @@ from textual.visual import RenderOptions
 from textual.widget import Widget
 
 if TYPE_CHECKING:
-    from textual.css.styles import RulesMap
+    from textual.color import Color
+    from textual.css.styles import RulesMap, StylesBase
+    from textual.geometry import Spacing
 
 D = TypeVar("D")
 T = TypeVar("T")
 
 # The rules a line that fits its widget is drawn with (DataWidget._line_strip): not wrapped.
 _ONE_LINE = cast("RulesMap", {"text_wrap": "nowrap", "text_overflow": "clip"})
+
+
+class StyledLines(StylesCache):
+    """Textual's cache of a widget's styled lines (``StylesCache``: its lines with border,
+    padding and colours, before the app's line filters) that styles a content line without
+    Textual: the segments Textual puts before and after the content of this widget's rows
+    (left border and padding, right ones) are found once per size and style by Textual's own
+    ``render_line`` around a probe segment, and each content line is put between them (as
+    Textual's would be: ``test_redraw`` compares them segment by segment, meta included).
+    Where Textual does more to a content line (a tint, an opacity, a text opacity, a hatch, an
+    outline) it goes Textual's way.
+
+    A line Textual styles (a border row; a content row that goes Textual's way) is kept by
+    everything ``StylesCache.render_line`` reads: its row, the widget's size, content size,
+    padding, gutter, border, outline, tint, text opacity, hatch, colours beneath and of the
+    widget, opacity, ANSI theme, title alignments, and the border title (top row) or subtitle
+    (bottom row), or the content line itself (the same line object: a game widget keeps the
+    line it made for each text and row); asked for again, the same line object is given, with
+    the app's line filter, Textual's cuts and escape codes each kept on it. Padding rows go
+    Textual's way (it keeps them for the frame). A widget drawn whole (``DataWidget.refresh``)
+    forgets them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # key -> (the content line it was made with, or None; the styled line), oldest first
+        self._made: dict[tuple[object, ...], tuple[Strip | None, Strip]] = {}
+        self._frame: tuple[object, ...] | None = None  # the key's part of this render
+        # what Textual puts around the content lines of a frame (_content_edges), by frame
+        self._edges: dict[tuple[object, ...],
+                          tuple[list[Segment], list[Segment], RichStyle] | None] = {}
+
+    def forget(self) -> None:
+        """Drop every kept line and what Textual put around the content (the widget is drawn
+        whole, from scratch)."""
+        self._made.clear()
+        self._edges.clear()
+
+    def render(self, *args: Any, **kwargs: Any) -> list[Strip]:
+        self._frame = None  # read again for each render (the widget's styles, its size...)
+        return super().render(*args, **kwargs)
+
+    def render_line(self, styles: StylesBase, y: int, size: Size, content_size: Size,
+                    padding: Spacing, base_background: Color, background: Color,
+                    render_content_line: Callable[[int], Strip],
+                    border_title: tuple[object, ...] | None,
+                    border_subtitle: tuple[object, ...] | None, opacity: float,
+                    ansi_theme: object, native_ansi: bool) -> Strip:
+        frame = self._frame
+        if frame is None:
+            frame = self._frame = (
+                size, content_size, padding, styles.gutter, styles.border, styles.outline,
+                styles.tint, styles.text_opacity,
+                styles.hatch if styles.has_rule("hatch") else None, base_background,
+                background, opacity, id(ansi_theme), native_ansi, styles.border_title_align,
+                styles.border_subtitle_align)
+        border = cast("tuple[tuple[str, object], ...]", frame[4])
+        content: Strip | None = None
+        if border[0][0] and y == 0:
+            key: tuple[object, ...] = (frame, y, border_title)
+        elif border[2][0] and y == size.height - 1:
+            key = (frame, y, border_subtitle)
+        else:
+            gutter = cast("Spacing", frame[3])
+            content_y = y - gutter.top
+            if not (0 <= content_y < content_size.height and y < size.height - gutter.bottom):
+                return super().render_line(
+                    styles, y, size, content_size, padding, base_background, background,
+                    render_content_line, cast(Any, border_title), cast(Any, border_subtitle),
+                    opacity, cast(Any, ansi_theme), native_ansi)
+            content = render_content_line(content_y)
+            key = (frame, y, id(content))
+        made = self._made
+        kept = made.pop(key, None)
+        if kept is not None and kept[0] is content:
+            made[key] = kept  # (the most recently used last)
+            return kept[1]
+        if content is None:
+            strip = super().render_line(
+                styles, y, size, content_size, padding, base_background, background,
+                render_content_line, cast(Any, border_title), cast(Any, border_subtitle),
+                opacity, cast(Any, ansi_theme), native_ansi)
+        else:
+            all_edges = self._edges
+            if frame in all_edges:
+                edges = all_edges[frame]
+            else:
+                edges = self._content_edges(
+                    styles, y, size, content_size, padding, base_background, background,
+                    border_title, border_subtitle, opacity, ansi_theme, native_ansi)
+                if len(all_edges) >= 4:  # (the seat to move's box goes between two)
+                    del all_edges[next(iter(all_edges))]
+                all_edges[frame] = edges
+            if edges is not None:  # Textual's line, without Textual making it again
+                before, after, inner = edges
+                # (not kept: made again this way costs little more than finding it kept, and
+                # kept lines hold their filtered and cut copies: memory each game keeps)
+                return Strip([*before, *content.adjust_cell_length(content_size.width, inner),
+                              *after], size.width)
+            else:
+                line = content
+                strip = super().render_line(
+                    styles, y, size, content_size, padding, base_background, background,
+                    lambda _y: line, cast(Any, border_title), cast(Any, border_subtitle),
+                    opacity, cast(Any, ansi_theme), native_ansi)
+        if len(made) >= size.height + 4:  # bounded: about two drawings of the lines that change
+            del made[next(iter(made))]  # (the least recently used goes)
+        made[key] = (content, strip)
+        return strip
+
+    def _content_edges(self, styles: StylesBase, y: int, size: Size, content_size: Size,
+                       padding: Spacing, base_background: Color, background: Color,
+                       border_title: tuple[object, ...] | None,
+                       border_subtitle: tuple[object, ...] | None, opacity: float,
+                       ansi_theme: object, native_ansi: bool,
+                       ) -> tuple[list[Segment], list[Segment], RichStyle] | None:
+        """What Textual puts around a content line of this frame (row ``y``): the segments
+        before it (the left border, the left padding) and after it, and the style it pads the
+        line to the content's width with; None when Textual does more to a content line than
+        put it between them (a tint, an opacity, a text opacity, a hatch, an outline), or when
+        its line made around a probe does not hold the probe's segment once and whole."""
+        hatch = styles.hatch if styles.has_rule("hatch") else None
+        if (styles.tint.a or opacity != 1.0 or styles.text_opacity != 1.0
+                or (hatch is not None and hatch != "none")
+                or any(edge for edge, _ in styles.outline) or content_size.width <= 0):
+            return None
+        probe = Segment("\x00" * content_size.width)
+        line = list(super().render_line(
+            styles, y, size, content_size, padding, base_background, background,
+            lambda _y: Strip([probe], content_size.width), cast(Any, border_title),
+            cast(Any, border_subtitle), opacity, cast(Any, ansi_theme), native_ansi))
+        at = [i for i, segment in enumerate(line) if segment is probe]
+        if len(at) != 1:
+            return None
+        inner = self.get_inner_outer(base_background, background)[0].rich_style
+        return line[:at[0]], line[at[0] + 1:], inner
 
 
 class SteadyLines(Widget):
@@ -108,6 +255,8 @@ class DataWidget(SteadyLines, Generic[D]):
     def __init__(self, data: D | None = None, *, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
+        # Textual's cache of the widget's styled lines, keeping those styled before
+        self._styles_cache = self._styled = StyledLines()
         self._data: D | None = data
         self._title: str | None = None
         # what render_data() drew: (the data, the size, the text), until a refresh() says that
@@ -188,6 +337,7 @@ class DataWidget(SteadyLines, Generic[D]):
         if not self._keep_strips:  # something besides the data changed (a theme, say)
             self._drawn = None  # draw it all again, every line made again
             self._strips.clear()
+            self._styled.forget()
         super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
         return self
 
