@@ -94,6 +94,7 @@ from .loadkit import (
     LoopLag,
     MemoryPeak,
     Screen,
+    Transcript,
     Unredrawn,
     moved,
     open_terminal,
@@ -131,11 +132,15 @@ class Result:
 async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
                    data_dir: Path, step_timeout: float, moves: int = 0, pace: float = 0.0,
                    rng: random.Random | None = None, redraw_timeout: float = 5.0,
-                   title_only: bool = False, every_right: bool = False) -> Result:
+                   title_only: bool = False, every_right: bool = False,
+                   transcripts: Path | None = None) -> Result:
+    """One scripted player; ``transcripts``: a directory that gets the player's transcript
+    (:class:`Transcript`, ``loadN.jsonl``) if it did not finish or a key of it was never
+    redrawn."""
     import asyncssh
 
     res = Result(number, fingerprint=key.get_fingerprint())
-    screen = Screen()
+    screen = Screen(Transcript() if transcripts is not None else None)
     t0 = res.started_at = time.monotonic()
     try:
         async with asyncssh.connect(HOST, port, username=f"load{number}", client_keys=[key],
@@ -155,6 +160,12 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
                 title_only or res.round_over or (moves > 0 and res.turns >= moves))
     except (OSError, asyncssh.Error, TimeoutError, EOFError) as err:
         res.error = f"{type(err).__name__}: {err}"
+    if screen.transcript is not None and transcripts is not None and (
+            not res.finished or res.unredrawn):
+        screen.transcript.write(transcripts / f"load{number}.jsonl", {
+            "player": f"load{number}", "fingerprint": res.fingerprint, "size": list(size),
+            "error": res.error, "exit_status": res.exit_status, "finished": res.finished,
+            "unredrawn": [u.key for u in res.unredrawn]})
     return res
 
 
@@ -251,7 +262,8 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
                         fork_server: bool = True, store: str | None = None,
                         session_nice: int | None = None, every_right: bool = False,
                         client_processes: int = 1, logins: int = 0,
-                        logins_after: float = 0.0) -> LoadRun:
+                        logins_after: float = 0.0,
+                        transcripts: Path | None = None) -> LoadRun:
     """Start a server on 127.0.0.1 and ``sessions`` scripted players (a key every ``pace``
     seconds at most; ``seed``: when each starts within its first pace; ``title_only``: each
     quits at the title; ``fork_server``: False starts every session as a fresh Python;
@@ -259,7 +271,8 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
     ``logins_after`` seconds after the start and quit at their title, from this process);
     stop it; measure. ``client_processes`` above 1 spreads the players over that many
     processes, each with its own event loop (:mod:`benchmarks.loadclients`); their CPU and loop
-    lag are added up.
+    lag are added up. ``transcripts``: a directory for the transcript of each player that did
+    not finish or had a key never redrawn (:class:`Transcript`).
 
     ``work`` (default: a new temporary directory) gets the server's data and log."""
     if work is None:
@@ -279,7 +292,8 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
     try:
         port = await server.start()
         group = Group(port, str(server.data_dir), size, step_timeout, stagger, moves, pace,
-                      redraw_timeout, title_only, every_right, time.monotonic() + timeout)
+                      redraw_timeout, title_only, every_right, time.monotonic() + timeout,
+                      str(transcripts.resolve()) if transcripts is not None else None)
         numbers = list(range(1, sessions + 1))
 
         async def players() -> list[Result]:
@@ -335,6 +349,7 @@ class Group:
     title_only: bool
     every_right: bool
     deadline: float
+    transcripts: str | None = None  # a directory for the transcripts of players in trouble
 
 
 async def play_group(group: Group, numbers: Sequence[int], seeds: Sequence[float]) -> list[Result]:
@@ -350,7 +365,8 @@ async def play_group(group: Group, numbers: Sequence[int], seeds: Sequence[float
         return await play_one(number, group.port, keys[k], size, Path(group.data_dir),
                               group.step_timeout, group.moves, group.pace,
                               random.Random(seeds[k]), group.redraw_timeout, group.title_only,
-                              group.every_right)
+                              group.every_right,
+                              Path(group.transcripts) if group.transcripts else None)
 
     tasks = [asyncio.create_task(staggered(k, n)) for k, n in enumerate(numbers)]
     done, pending = await asyncio.wait(tasks, timeout=max(0.0, group.deadline -
@@ -719,7 +735,8 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
                                    store=args.store, session_nice=args.session_nice,
                                    every_right=args.every_right,
                                    client_processes=args.client_processes,
-                                   logins=args.logins, logins_after=args.logins_after)
+                                   logins=args.logins, logins_after=args.logins_after,
+                                   transcripts=args.transcripts)
         work, ok = done.work, done.ok
         if args.unredrawn:
             write_unredrawn(args.unredrawn, [(f"load{r.number}", r.unredrawn)
@@ -885,6 +902,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write each key never redrawn to FILE (JSON lines: the player, "
                              "the key, when its output came after all, and the screen's last "
                              "text before it)")
+    parser.add_argument("--transcripts", metavar="DIR", type=Path,
+                        help="with --sessions: write to DIR the transcript of each player that "
+                             "did not finish or had a key never redrawn (loadN.jsonl: every "
+                             "chunk of output, key and wait, with times; python -m "
+                             "benchmarks.loadkit replay FILE [SECONDS] shows its screen)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")
@@ -916,6 +938,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--client-processes must be between 1 and 16")
     if args.redraw_timeout <= 0:
         parser.error("--redraw-timeout must be positive")
+    if args.transcripts is not None:
+        args.transcripts.mkdir(parents=True, exist_ok=True)
     if args.trace is not None:  # read by the server it starts, its games and this tool
         os.environ[trace.TRACE_ENV] = str(args.trace.resolve())
         trace.reset()

@@ -89,7 +89,8 @@ class Screen:
     new text (with :data:`OVERLAP` characters before it, for a match that straddles chunks), the
     waiter being woken once, when its pattern is there."""
 
-    def __init__(self) -> None:
+    def __init__(self, transcript: Transcript | None = None) -> None:
+        self.transcript = transcript  # every chunk, key and wait, with times (or None)
         self.text = ""
         self.chunks = 0
         self.last_chunk_at = 0.0
@@ -108,6 +109,8 @@ class Screen:
         """Take a chunk of output that arrived ``at`` (default: now)."""
         self.last_chunk_at = time.monotonic() if at is None else at
         self.chunks += 1
+        if self.transcript is not None:
+            self.transcript.add(self.last_chunk_at, "out", data.decode("latin-1"))
         text = self._raw_tail + self._decoder.decode(data)
         # keep an unfinished escape sequence for the next chunk
         cut = text.rfind("\x1b")
@@ -162,12 +165,16 @@ class Screen:
         match still counts for the next wait); TimeoutError if none comes. Patterns are tried
         in order on the text after the mark each time a chunk arrives."""
         compiled = _compiled(patterns)
+        if self.transcript is not None:
+            self.transcript.add(time.monotonic(), "wait", [p.pattern for p in compiled])
         found = _first_in_order(compiled, self.text, self.mark_at)
         if found is None:
             waiter = _Waiter(self, compiled, self.mark_at, first_in_order=True)
             index, end, _at = await self._until(waiter, patterns, timeout)
         else:
             index, end = found[0], self.dropped + found[1]
+        if self.transcript is not None:
+            self.transcript.add(time.monotonic(), "found", index)
         self.mark_at = max(0, end - self.dropped)
         return index
 
@@ -306,6 +313,61 @@ def _earliest_end(patterns: Sequence[re.Pattern[str]], text: str,
     return best
 
 
+class Transcript:
+    """What one scripted player received and did, with times (``time.monotonic()``): each
+    chunk of output as it came (its bytes), each key sent, each wait (its patterns) and which
+    pattern ended it. :meth:`write` puts it in a file of JSON lines, which
+    ``python -m benchmarks.loadkit replay FILE`` plays into a terminal emulator to show the
+    screen as the player had it at any moment (the load tool's ``--transcripts DIR``)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[float, str, Any]] = []
+
+    def add(self, at: float, kind: str, value: Any) -> None:
+        """``kind``: ``out`` (the output's bytes as latin-1 text), ``key`` (its name),
+        ``wait`` (the patterns), ``found`` (the index of the one seen)."""
+        self.events.append((at, kind, value))
+
+    def write(self, path: Path, header: dict[str, Any]) -> None:
+        """The header (who, the terminal's ``size``, what went wrong), then one line per
+        event: ``{"t": seconds after the first event, KIND: value}``."""
+        start = self.events[0][0] if self.events else 0.0
+        with path.open("w") as out:
+            out.write(json.dumps({**header, "start": start}) + "\n")
+            for at, kind, value in self.events:
+                out.write(json.dumps({"t": round(at - start, 4), kind: value}) + "\n")
+
+
+def replay(path: Path, at: float | None = None, actions: int = 12) -> str:
+    """The screen of a transcript (:class:`Transcript`) at ``at`` seconds after its start (the
+    end if None), as text, under the header and followed by the last ``actions`` keys and
+    waits until then, each with its time (what the script did, and what it waited for)."""
+    import pyte
+
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    width, height = header.get("size", (100, 30))
+    term = pyte.Screen(width, height)
+    stream = pyte.ByteStream(term)
+    done: list[str] = []
+    last_out = 0.0
+    for line in lines[1:]:
+        event = json.loads(line)
+        if at is not None and event["t"] > at:
+            break
+        if "out" in event:
+            stream.feed(event["out"].encode("latin-1"))
+            last_out = event["t"]
+        else:
+            kind = next(k for k in event if k != "t")
+            done.append(f"{event['t']:9.3f}  {kind} {event[kind]}")
+    rule = "-" * width
+    return "\n".join([json.dumps({k: v for k, v in header.items() if k != "start"}),
+                      f"the screen at {at if at is not None else 'the end'} "
+                      f"(its last output at {last_out:.3f} s):", rule,
+                      *(row.rstrip() for row in term.display), rule, *done[-actions:]])
+
+
 KEY_NAMES = {KEY_RIGHT: "Right", KEY_ENTER: "Enter", KEY_QUIT: "Ctrl+Q"}
 
 
@@ -392,6 +454,8 @@ class Keyboard:
         sent = time.monotonic()
         self.send(data)
         self.sent(sent)
+        if self.screen.transcript is not None:
+            self.screen.transcript.add(sent, "key", key_name(data))
         if not measure:
             return
         arrived = await self.screen.next_chunk(before, timeout=self.redraw_timeout)
@@ -859,9 +923,16 @@ class LoopbackServer:
 
 def main(argv: Sequence[str]) -> int:
     """``python -m benchmarks.loadkit sample SERVER_PID LOG``: sample the server's games'
-    memory every second until standard input ends, then print the busiest moment as JSON."""
+    memory every second until standard input ends, then print the busiest moment as JSON.
+    ``python -m benchmarks.loadkit replay FILE [SECONDS]``: the screen of a player's
+    transcript (``--transcripts``) at SECONDS after its start, or at its end, with the script's
+    last keys and waits."""
+    if len(argv) in (2, 3) and argv[0] == "replay":
+        print(replay(Path(argv[1]), float(argv[2]) if len(argv) == 3 else None))
+        return 0
     if len(argv) != 3 or argv[0] != "sample":
-        print("usage: python -m benchmarks.loadkit sample SERVER_PID SERVER_LOG", file=sys.stderr)
+        print("usage: python -m benchmarks.loadkit sample SERVER_PID SERVER_LOG\n"
+              "       python -m benchmarks.loadkit replay TRANSCRIPT [SECONDS]", file=sys.stderr)
         return 2
     figures = asyncio.run(_sample_until_eof(int(argv[1]), Path(argv[2])))
     print(json.dumps(figures))

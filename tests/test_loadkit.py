@@ -186,3 +186,35 @@ def test_the_memory_sampler_runs_in_its_own_process(tmp_path: Path) -> None:
     assert cpu is not None and cpu > 0
     assert subprocess.run([sys.executable, "-m", "benchmarks.loadkit", "what"],
                           capture_output=True, text=True).returncode == 2
+
+
+def test_a_transcript_keeps_output_keys_and_waits_and_replays_the_screen(
+        tmp_path: Path) -> None:
+    """``--transcripts``: every chunk (raw, escape sequences and all), key and wait with its
+    time; ``replay`` plays the chunks into a terminal emulator to show the screen then."""
+    async def go() -> loadkit.Transcript:
+        transcript = loadkit.Transcript()
+        screen = Screen(transcript)
+        keys = Keyboard(lambda data: None, screen)
+        screen.feed(b"\x1b[2J\x1b[1;1HSouth trailed 8\xe2\x99\xa0", at=1.0)
+        await keys.press(KEY_ENTER, settle=0)
+        with pytest.raises(TimeoutError):
+            await screen.wait("Your turn", timeout=0.01)
+        screen.feed(b"\x1b[2;3HYour turn", at=time.monotonic() + 10)
+        return transcript
+
+    transcript = asyncio.run(go())
+    path = tmp_path / "load1.jsonl"
+    transcript.write(path, {"player": "load1", "size": [20, 3], "error": "TimeoutError"})
+    shown = loadkit.replay(path)
+    lines = shown.splitlines()
+    assert '"error": "TimeoutError"' in lines[0]
+    rule = lines.index("-" * 20)
+    assert lines[rule + 1: rule + 4] == ["South trailed 8♠", "  Your turn", ""]
+    assert "key Enter" in shown and "wait ['Your\\\\ turn']" in shown
+    # at a moment before the second chunk: only the first one's text
+    early = loadkit.replay(path, at=0.5).splitlines()
+    assert early[rule + 1: rule + 3] == ["South trailed 8♠", ""]
+    out = subprocess.run([sys.executable, "-m", "benchmarks.loadkit", "replay", str(path)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and "  Your turn" in out.stdout
