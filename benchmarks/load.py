@@ -96,10 +96,13 @@ from .loadkit import (
     Screen,
     Transcript,
     Unredrawn,
+    key_name,
     moved,
     open_terminal,
     percentile,
+    process_report,
     right_changes_something,
+    session_pid_of,
 )
 from .loadtables import Table, TableResult
 
@@ -127,6 +130,8 @@ class Result:
     measured_at: list[float] = field(default_factory=list)  # when each key of latencies went
     started_at: float = 0.0  # when it connected (monotonic)
     saved: bool | None = None
+    # a session that did not end after its last key: what its game was doing (process_report)
+    game_process: dict[str, Any] = field(default_factory=dict)
 
 
 async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
@@ -150,7 +155,14 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
             chan = await open_terminal(conn, screen, size)
             keys = Keyboard(chan.write, screen, pace, rng, redraw_timeout)
             await _script(keys, screen, res, t0, step_timeout, moves, title_only, every_right)
-            await asyncio.wait_for(chan.wait_closed(), step_timeout)
+            try:
+                await asyncio.wait_for(chan.wait_closed(), step_timeout)
+            except TimeoutError:
+                # what the game was doing then (alive? each thread's wait), for the transcript
+                pid = session_pid_of(data_dir.parent / "server.log", f"load{number}")
+                res.game_process = process_report(pid) if pid is not None else {}
+                raise TimeoutError(f"the session did not end within {step_timeout:g}s of "
+                                   f"the last key ({key_name(keys.last_key)})") from None
             res.exit_status = chan.get_exit_status()
             # the game is closed now (an open one counts as "in use"): can it be continued?
             dirs = PlayerDirs.for_fingerprint(data_dir, res.fingerprint)
@@ -165,7 +177,7 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
         screen.transcript.write(transcripts / f"load{number}.jsonl", {
             "player": f"load{number}", "fingerprint": res.fingerprint, "size": list(size),
             "error": res.error, "exit_status": res.exit_status, "finished": res.finished,
-            "unredrawn": [u.key for u in res.unredrawn]})
+            "unredrawn": [u.key for u in res.unredrawn], "game_process": res.game_process})
     return res
 
 

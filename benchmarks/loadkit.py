@@ -408,6 +408,7 @@ class Keyboard:
         self.sent_at: list[float] = []  # when each key went
         self.measured_at: list[float] = []  # when each key of :attr:`latencies` went
         self._pending: tuple[Unredrawn, int, float] | None = None  # (key, chunks, sent)
+        self.last_key = b""  # the last key sent
 
     async def paced(self) -> None:
         """Until the player's next key may go (``pace`` after the previous one)."""
@@ -454,6 +455,7 @@ class Keyboard:
         sent = time.monotonic()
         self.send(data)
         self.sent(sent)
+        self.last_key = data
         if self.screen.transcript is not None:
             self.screen.transcript.add(sent, "key", key_name(data))
         if not measure:
@@ -575,6 +577,43 @@ def _memory_kb(pid: int) -> tuple[int, int]:
 
 
 SESSION_PID = re.compile(r"session \d+ start: .* pid (\d+)")
+
+
+def session_pid_of(log_path: Path, user: str) -> int | None:
+    """The game process the server's log names at the start of ``user``'s session."""
+    try:
+        text = log_path.read_text(errors="replace")
+    except OSError:
+        return None
+    found = re.findall(rf"session \d+ start: .* user '{re.escape(user)}' .* pid (\d+)", text)
+    return int(found[-1]) if found else None
+
+
+def process_report(pid: int) -> dict[str, Any]:
+    """What a process is doing, from ``/proc``: whether it is alive, its state, and for each
+    of its threads its name, state and where in the kernel it waits (``wchan``); its children
+    likewise, by pid. For a game that did not end when it should have."""
+    def task(path: Path) -> dict[str, str]:
+        out = {}
+        for name in ("comm", "wchan"):
+            with contextlib.suppress(OSError):
+                out[name] = (path / name).read_text().strip()
+        with contextlib.suppress(OSError, IndexError):
+            out["state"] = (path / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        return out
+
+    base = Path(f"/proc/{pid}")
+    if not base.exists() or _proc_stat(pid) is None:
+        return {"pid": pid, "alive": False}
+    threads = {}
+    with contextlib.suppress(OSError):
+        for tid in sorted(os.listdir(base / "task"), key=int):
+            threads[tid] = task(base / "task" / tid)
+    stats = _all_stats()
+    children = [child for child, (ppid, _pgid) in stats.items() if ppid == pid]
+    return {"pid": pid, "alive": True, **task(base), "threads": threads,
+            "children": {str(c): task(Path(f"/proc/{c}")) for c in children}}
+
 
 
 def session_pids(log_path: Path) -> list[int]:
