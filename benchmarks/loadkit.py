@@ -75,6 +75,21 @@ def right_changes_something(turn: int) -> bool:
     return cards_in_hand(turn) > 1
 
 
+# The player's hand as the game draws it: a row of the cards' top edges, each numbered from 1
+# (the chosen one in heavy lines), read only whole (spaces after the last card, then the hand's
+# border or the line's end: a row cut by a dialog over it, or by the end of a chunk of output,
+# is not one), or the words of an empty hand.
+HAND_ROW = re.compile(r"│ (?:[┌┏]\d+[─━]{2}[┐┓] )*[┌┏]\d+[─━]{2}[┐┓] {2,}[│\r]"
+                      r"|\(no cards in hand\)")
+_CARD_TOP = re.compile(r"[┌┏](\d+)")
+
+
+def cards_shown(row: str) -> int:
+    """Cards in a hand row matched by :data:`HAND_ROW` (0 for an empty hand)."""
+    numbers = _CARD_TOP.findall(row)
+    return int(numbers[-1]) if numbers else 0
+
+
 def moved(name: str) -> re.Pattern[str]:
     """A move of the player called ``name`` in the game's log (``Ann trailed 8♠``)."""
     return re.compile(rf"(?<![\w]){re.escape(name)} {MOVED}")
@@ -167,16 +182,41 @@ class Screen:
         compiled = _compiled(patterns)
         if self.transcript is not None:
             self.transcript.add(time.monotonic(), "wait", [p.pattern for p in compiled])
-        found = _first_in_order(compiled, self.text, self.mark_at)
+        index, _text = await self._next(compiled, patterns, timeout, first_in_order=True)
+        return index
+
+    async def next_match(self, *patterns: str | re.Pattern[str],
+                         timeout: float) -> tuple[int, str]:
+        """The next match of any of ``patterns`` after the mark (the one that ends first):
+        its index and its text; the mark moves past it. Successive calls read the text in
+        order, match after match (TimeoutError if none comes)."""
+        compiled = _compiled(patterns)
+        if self.transcript is not None:
+            self.transcript.add(time.monotonic(), "wait", [p.pattern for p in compiled])
+        return await self._next(compiled, patterns, timeout, first_in_order=False)
+
+    async def _next(self, compiled: list[re.Pattern[str]],
+                    patterns: tuple[str | re.Pattern[str], ...], timeout: float, *,
+                    first_in_order: bool) -> tuple[int, str]:
+        find = _first_in_order if first_in_order else _earliest_end
+        found = find(compiled, self.text, self.mark_at)
         if found is None:
-            waiter = _Waiter(self, compiled, self.mark_at, first_in_order=True)
-            index, end, _at = await self._until(waiter, patterns, timeout)
+            waiter = _Waiter(self, compiled, self.mark_at, first_in_order=first_in_order)
+            index, end, _at, matched = await self._until(waiter, patterns, timeout)
         else:
-            index, end = found[0], self.dropped + found[1]
+            index, end, matched = found[0], self.dropped + found[1], found[2]
         if self.transcript is not None:
             self.transcript.add(time.monotonic(), "found", index)
         self.mark_at = max(0, end - self.dropped)
-        return index
+        return index, matched
+
+    def last_match(self, pattern: re.Pattern[str], received: int) -> str | None:
+        """The last match of ``pattern`` in the text after the first ``received``
+        characters (see :attr:`received`), or None."""
+        last = None
+        for last in pattern.finditer(self.text, max(0, received - self.dropped)):  # noqa: B007
+            pass
+        return last.group() if last is not None else None
 
     @property
     def received(self) -> int:
@@ -194,12 +234,12 @@ class Screen:
         found = _earliest_end(compiled, self.text, offset)
         if found is not None:
             return found[0], self.arrival(found[1] - 1)
-        index, _end, at = await self._until(
+        index, _end, at, _matched = await self._until(
             _Waiter(self, compiled, offset, first_in_order=False), patterns, timeout)
         return index, at
 
     async def _until(self, waiter: _Waiter, patterns: tuple[str | re.Pattern[str], ...],
-                     timeout: float) -> tuple[int, int, float]:
+                     timeout: float) -> tuple[int, int, float, str]:
         """Until ``waiter`` matches: EOFError when the session ended, TimeoutError (naming
         the ``patterns`` waited for) after ``timeout``."""
         if self.closed:
@@ -277,8 +317,8 @@ class _Waiter:
         found = find(self.patterns, screen.text, since)
         if found is None:
             return False
-        index, end = found
-        self.future.set_result((index, screen.dropped + end, screen.arrival(end - 1)))
+        index, end, matched = found
+        self.future.set_result((index, screen.dropped + end, screen.arrival(end - 1), matched))
         return True
 
     def closed(self) -> None:
@@ -291,25 +331,25 @@ def _compiled(patterns: Sequence[str | re.Pattern[str]]) -> list[re.Pattern[str]
 
 
 def _first_in_order(patterns: Sequence[re.Pattern[str]], text: str,
-                    offset: int) -> tuple[int, int] | None:
-    """(index, end) of the first of ``patterns``, in their order, found in ``text`` from
-    ``offset``."""
+                    offset: int) -> tuple[int, int, str] | None:
+    """(index, end, text) of the first of ``patterns``, in their order, found in ``text``
+    from ``offset``."""
     for i, pattern in enumerate(patterns):
         found = pattern.search(text, offset)
         if found:
-            return i, found.end()
+            return i, found.end(), found.group()
     return None
 
 
 def _earliest_end(patterns: Sequence[re.Pattern[str]], text: str,
-                  offset: int) -> tuple[int, int] | None:
-    """(index, end) of the match of ``patterns`` in ``text`` from ``offset`` that ends
+                  offset: int) -> tuple[int, int, str] | None:
+    """(index, end, text) of the match of ``patterns`` in ``text`` from ``offset`` that ends
     first."""
-    best: tuple[int, int] | None = None
+    best: tuple[int, int, str] | None = None
     for i, pattern in enumerate(patterns):
         found = pattern.search(text, offset)
         if found and (best is None or found.end() < best[1]):
-            best = (i, found.end())
+            best = (i, found.end(), found.group())
     return best
 
 
@@ -385,6 +425,19 @@ class Unredrawn:
     key: str
     before: str
     later_s: float | None = None
+    hand: int | None = None  # the cards in the player's hand on screen then (None: unknown)
+
+    @property
+    def verdict(self) -> str:
+        """``drawn late`` (output came after the redraw timeout, before the next key),
+        ``nothing to draw`` (Right with at most one card in hand: there is no other card to
+        choose, and the game rightly draws nothing) or ``never drawn`` (a key lost, or one
+        the game ignored: look at the player's transcript)."""
+        if self.later_s is not None:
+            return "drawn late"
+        if self.key == "Right" and self.hand is not None and self.hand <= 1:
+            return "nothing to draw"
+        return "never drawn"
 
 
 class Keyboard:
@@ -409,6 +462,9 @@ class Keyboard:
         self.measured_at: list[float] = []  # when each key of :attr:`latencies` went
         self._pending: tuple[Unredrawn, int, float] | None = None  # (key, chunks, sent)
         self.last_key = b""  # the last key sent
+        # the cards in the player's hand on screen, as the script last read them (kept with a
+        # key never redrawn: a Right with one card changes nothing)
+        self.hand: int | None = None
 
     async def paced(self) -> None:
         """Until the player's next key may go (``pace`` after the previous one)."""
@@ -432,7 +488,7 @@ class Keyboard:
             self.measured_at.append(sent)
             return
         self.no_redraw += 1
-        miss = Unredrawn(key_name(data), context)
+        miss = Unredrawn(key_name(data), context, hand=self.hand)
         self.unredrawn.append(miss)
         self._pending = (miss, before, sent)
 
