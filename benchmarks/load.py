@@ -164,7 +164,8 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
                                     preferred_auth="publickey") as conn:
             res.connect_s = time.monotonic() - t0
             chan = await open_terminal(conn, screen, size)
-            keys = Keyboard(chan.write, screen, pace, rng, redraw_timeout)
+            keys = Keyboard(chan.write, screen, pace, rng, redraw_timeout,
+                            late_timeout=step_timeout)
             await _script(keys, screen, res, t0, step_timeout, moves, title_only, every_right)
             try:
                 await asyncio.wait_for(chan.wait_closed(), step_timeout)
@@ -232,8 +233,9 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
             # (the hand not seen: its size from the moves seen)
             right = right_changes_something(played + 1) if hand is None else hand > 1
             if every_right or right:
-                # Right: the hand, the preview and the move line are redrawn
-                await keys.press(KEY_RIGHT, settle=0.15, measure=True)
+                # Right: the hand, the preview and the move line are redrawn (with one card,
+                # nothing: --every-right)
+                await keys.press(KEY_RIGHT, settle=0.15, measure=True, drawn=right)
                 await keys.press(KEY_ENTER, settle=0.05, measure=True)
             else:  # one card: Right would change nothing
                 await keys.press(KEY_ENTER, settle=0.15, measure=True)

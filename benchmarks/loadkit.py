@@ -449,9 +449,14 @@ class Keyboard:
     screen allows."""
 
     def __init__(self, send: Any, screen: Screen, pace: float = 0.0,
-                 rng: random.Random | None = None, redraw_timeout: float = 5.0) -> None:
+                 rng: random.Random | None = None, redraw_timeout: float = 5.0,
+                 late_timeout: float = 0.0) -> None:
         self.send = send
         self.screen = screen
+        # after a measured key's redraw timeout, how much longer to wait for its output
+        # before the caller goes on (0: not at all; its output may then come after the next
+        # key, and be taken for that key's)
+        self.late_timeout = late_timeout
         self.pace = pace
         self.redraw_timeout = redraw_timeout
         self.next_at = time.monotonic() + (rng or random.Random()).uniform(0, pace)
@@ -500,10 +505,13 @@ class Keyboard:
             if self.screen.chunks > before:
                 miss.later_s = self.screen.chunk_time(before + 1) - sent
 
-    async def press(self, data: bytes, settle: float = 0.1, measure: bool = False) -> None:
+    async def press(self, data: bytes, settle: float = 0.1, measure: bool = False,
+                    drawn: bool = True) -> None:
         """Send ``data`` (after the pace and the quiet) with the screen marked just before;
         ``measure``: time it to the first output after it (:attr:`latencies`, or
-        :attr:`no_redraw` when none comes within :attr:`redraw_timeout`)."""
+        :attr:`no_redraw` when none comes within :attr:`redraw_timeout`; then, if the key
+        should be ``drawn``, its output is waited for :attr:`late_timeout` more, so that the
+        next key's output is never taken for this one's: :attr:`Unredrawn.later_s`)."""
         await self.paced()
         await self.screen.quiet(settle)
         self.screen.mark()
@@ -519,6 +527,9 @@ class Keyboard:
         arrived = await self.screen.next_chunk(before, timeout=self.redraw_timeout)
         self.timed(data, sent, before, arrived,
                    self.screen.text[-CONTEXT:] if arrived is None else "")
+        if arrived is None and drawn and self.late_timeout > 0:
+            await self.screen.next_chunk(before, timeout=self.late_timeout)
+            self._late_output()
 
     def finish(self) -> None:
         """The player's last key went: settle what the last unredrawn key showed."""

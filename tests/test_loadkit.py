@@ -342,3 +342,24 @@ def test_the_hand_is_read_from_whole_rows_only() -> None:
     # cut by a dialog drawn over it, or by the end of a chunk: not read
     for cut in ["│ ┌1──┐ ┏2━━│ │ All legal moves", "│ ┌1──┐ ┏2━━┓ ┌3──┐  "]:
         assert loadkit.HAND_ROW.search(cut) is None
+
+
+def test_a_key_drawn_late_is_waited_for_before_the_next_key() -> None:
+    """With ``late_timeout``, a key with no output within the redraw timeout is waited for
+    longer, so its late output is its own (not taken for the next key's), and one that
+    should draw nothing (``drawn=False``) is not."""
+    async def go() -> tuple[Keyboard, float]:
+        screen = Screen()
+        keys = Keyboard(lambda data: None, screen, redraw_timeout=0.05, late_timeout=5)
+        asyncio.get_running_loop().call_later(0.2, screen.feed, b"late frame")
+        started = time.monotonic()
+        await keys.press(KEY_RIGHT, settle=0, measure=True)  # returns with its late output
+        took = time.monotonic() - started
+        await keys.press(KEY_RIGHT, settle=0, measure=True, drawn=False)  # not waited for
+        return keys, took
+
+    keys, took = asyncio.run(go())
+    late, nothing = keys.unredrawn
+    assert 0.2 <= took < 1.0 and late.later_s is not None and late.later_s >= 0.2
+    assert late.verdict == "drawn late"
+    assert nothing.later_s is None and len(keys.sent_at) == 2
