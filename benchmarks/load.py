@@ -39,10 +39,19 @@ games run below it; 0 to compare with games at the server's priority).
 log in at once, SECONDS after the start, and quit at their title (logins arriving while a crowd
 plays: their title's median and p95 are reported apart, ``logins_title_s_*``).
 
-Right is not pressed at the last card of a deal (one card in hand: nothing else to look at,
-and the game rightly draws nothing); ``--every-right`` presses it there too, as the tool did
-before, to compare. ``--unredrawn FILE`` writes each key never redrawn (the key, the screen
-before it, when its output came after all) as JSON lines.
+The script goes by what the screen shows, read from the hand's row of cards: a move counts as
+played once the hand on screen changed (one card fewer, or a new deal), never at words in the
+log, which every redraw of the whole screen sends again (a dialog closed, a new deal: the old
+position with "Your turn"). Right is not pressed when the hand on screen holds one card
+(nothing else to look at, and the game rightly draws nothing); ``--every-right`` presses it
+there too, to compare. A key never redrawn is then told apart as drawn late (its output came
+after the redraw timeout), nothing to draw (Right at one card) or never drawn (lost, or
+ignored by the game: ``never_drawn_by_key``). ``--unredrawn FILE`` writes each key never
+redrawn (the key, its verdict, the hand then, the screen before it, when its output came
+after all) as JSON lines; ``--transcripts DIR`` keeps everything a player in trouble (not
+finished, or a key never redrawn) received and did, with times, for
+``python -m benchmarks.loadkit replay FILE [SECONDS]`` to show their screen at any moment; a
+session that does not end after its last key says so, with what its game was doing.
 
 The tool reports its own cost and delay: the CPU of its SSH clients and scripts (per key sent)
 apart from its memory sampler's (a process of its own), and how late its event loop wakes a
@@ -80,6 +89,7 @@ from casino_tui.serve.players import PlayerDirs, has_saved_game
 from casino_tui.table import trace
 
 from .loadkit import (
+    HAND_ROW,
     HOST,
     KEY_ENTER,
     KEY_QUIT,
@@ -94,11 +104,16 @@ from .loadkit import (
     LoopLag,
     MemoryPeak,
     Screen,
+    Transcript,
     Unredrawn,
+    cards_shown,
+    key_name,
     moved,
     open_terminal,
     percentile,
+    process_report,
     right_changes_something,
+    session_pid_of,
 )
 from .loadtables import Table, TableResult
 
@@ -126,16 +141,22 @@ class Result:
     measured_at: list[float] = field(default_factory=list)  # when each key of latencies went
     started_at: float = 0.0  # when it connected (monotonic)
     saved: bool | None = None
+    # a session that did not end after its last key: what its game was doing (process_report)
+    game_process: dict[str, Any] = field(default_factory=dict)
 
 
 async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
                    data_dir: Path, step_timeout: float, moves: int = 0, pace: float = 0.0,
                    rng: random.Random | None = None, redraw_timeout: float = 5.0,
-                   title_only: bool = False, every_right: bool = False) -> Result:
+                   title_only: bool = False, every_right: bool = False,
+                   transcripts: Path | None = None) -> Result:
+    """One scripted player; ``transcripts``: a directory that gets the player's transcript
+    (:class:`Transcript`, ``loadN.jsonl``) if it did not finish or a key of it was never
+    redrawn."""
     import asyncssh
 
     res = Result(number, fingerprint=key.get_fingerprint())
-    screen = Screen()
+    screen = Screen(Transcript() if transcripts is not None else None)
     t0 = res.started_at = time.monotonic()
     try:
         async with asyncssh.connect(HOST, port, username=f"load{number}", client_keys=[key],
@@ -143,9 +164,17 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
                                     preferred_auth="publickey") as conn:
             res.connect_s = time.monotonic() - t0
             chan = await open_terminal(conn, screen, size)
-            keys = Keyboard(chan.write, screen, pace, rng, redraw_timeout)
+            keys = Keyboard(chan.write, screen, pace, rng, redraw_timeout,
+                            late_timeout=step_timeout)
             await _script(keys, screen, res, t0, step_timeout, moves, title_only, every_right)
-            await asyncio.wait_for(chan.wait_closed(), step_timeout)
+            try:
+                await asyncio.wait_for(chan.wait_closed(), step_timeout)
+            except TimeoutError:
+                # what the game was doing then (alive? each thread's wait), for the transcript
+                pid = session_pid_of(data_dir.parent / "server.log", f"load{number}")
+                res.game_process = process_report(pid) if pid is not None else {}
+                raise TimeoutError(f"the session did not end within {step_timeout:g}s of "
+                                   f"the last key ({key_name(keys.last_key)})") from None
             res.exit_status = chan.get_exit_status()
             # the game is closed now (an open one counts as "in use"): can it be continued?
             dirs = PlayerDirs.for_fingerprint(data_dir, res.fingerprint)
@@ -155,6 +184,12 @@ async def play_one(number: int, port: int, key: Any, size: tuple[int, int],
                 title_only or res.round_over or (moves > 0 and res.turns >= moves))
     except (OSError, asyncssh.Error, TimeoutError, EOFError) as err:
         res.error = f"{type(err).__name__}: {err}"
+    if screen.transcript is not None and transcripts is not None and (
+            not res.finished or res.unredrawn):
+        screen.transcript.write(transcripts / f"load{number}.jsonl", {
+            "player": f"load{number}", "fingerprint": res.fingerprint, "size": list(size),
+            "error": res.error, "exit_status": res.exit_status, "finished": res.finished,
+            "unredrawn": [u.key for u in res.unredrawn], "game_process": res.game_process})
     return res
 
 
@@ -162,7 +197,14 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
                   moves: int, title_only: bool = False, every_right: bool = False) -> None:
     """Play until the round is over, or ``moves`` moves of the player (0: no limit): each key
     waits for the one before to show its effect; with ``title_only``, quit at the title.
-    Right is skipped at the deal's last card (it changes nothing), unless ``every_right``."""
+    Right is skipped when the hand on screen holds one card (it changes nothing), unless
+    ``every_right``.
+
+    The script goes by what the screen shows now, not by words that pass by: the game redraws
+    the whole screen at times (a dialog closed, a new deal), and every redraw sends the log's
+    old lines and "Your turn" again. So a move counts as played when the hand on screen has
+    changed (:data:`HAND_ROW`: one card fewer, or a new deal), not at a "South trailed" in the
+    log, which a redraw of the old position also shows."""
     try:
         await screen.wait(TITLE, timeout=step)
         res.title_s = time.monotonic() - t0
@@ -174,28 +216,38 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
         await keys.press(KEY_ENTER)
         await screen.wait(TABLE, timeout=step)
         started = time.monotonic()
-        played = 0  # the player's moves seen in the game's log
+        played = 0  # the player's moves seen
+        hand: int | None = None  # the cards in the hand on screen (None: not seen)
+        read_from = 0  # the hand is read again in the text received after this
         while True:
             if await screen.wait(ROUND_OVER, YOUR_TURN, timeout=step) == 0:
                 res.round_over = True
                 break
             res.turns += 1
-            # the hand's size from the moves seen in the log, not from the "Your turn"s seen (a
-            # redraw may show that line again)
-            if every_right or right_changes_something(played + 1):
-                # Right: the hand, the preview and the move line are redrawn
-                await keys.press(KEY_RIGHT, settle=0.15, measure=True)
+            await screen.quiet(0.15)  # the turn's frame, whole
+            row = screen.last_match(HAND_ROW, read_from)
+            if row is not None:
+                hand = cards_shown(row)
+            read_from = screen.received
+            keys.hand = hand
+            # (the hand not seen: its size from the moves seen)
+            right = right_changes_something(played + 1) if hand is None else hand > 1
+            if every_right or right:
+                # Right: the hand, the preview and the move line are redrawn (with one card,
+                # nothing: --every-right)
+                await keys.press(KEY_RIGHT, settle=0.15, measure=True, drawn=right)
                 await keys.press(KEY_ENTER, settle=0.05, measure=True)
-            else:  # the deal's last card: Right would change nothing
+            else:  # one card: Right would change nothing
                 await keys.press(KEY_ENTER, settle=0.15, measure=True)
-            # the move is logged; after the round's last card the summary may cover the log
-            seen = await screen.wait(ROUND_OVER, SOUTH_MOVED, NO_MOVE, timeout=step)
+            # the move is drawn; after the round's last card the summary may cover the hand
+            seen, hand = await _move_shown(screen, hand, step)
             if seen == 2:
                 res.move_list_used += 1
                 await keys.press(b"m", measure=True)
                 await screen.wait(MOVE_LIST, timeout=step)
                 await keys.press(KEY_ENTER, measure=True)
-                seen = await screen.wait(ROUND_OVER, SOUTH_MOVED, timeout=step)
+                seen, hand = await _move_shown(screen, hand, step, no_move=False)
+            read_from = screen.dropped + screen.mark_at
             played += 1
             if seen == 0:
                 res.round_over = True
@@ -210,6 +262,30 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
         res.unredrawn = keys.unredrawn
         res.keys_sent = keys.sent_at
         res.measured_at = keys.measured_at
+
+
+async def _move_shown(screen: Screen, hand: int | None, step: float,
+                      no_move: bool = True) -> tuple[int, int | None]:
+    """Until the player's move is on the screen: 0 the round is over, 1 the move was drawn,
+    2 the game said there is no move to play (only with ``no_move``); with the cards now in
+    the hand on screen. ``hand``: the cards in it before the move (None: not seen; then the
+    player's name in the log, which a redraw may show again, has to do)."""
+    if hand is None:
+        patterns: list[str | re.Pattern[str]] = [ROUND_OVER, SOUTH_MOVED]
+    else:
+        patterns = [ROUND_OVER, HAND_ROW]
+    if no_move:
+        patterns.append(NO_MOVE)
+    deadline = time.monotonic() + step
+    while True:
+        seen, text = await screen.next_match(*patterns,
+                                             timeout=max(0.0, deadline - time.monotonic()))
+        if seen != 1 or hand is None:
+            return seen, hand
+        now = cards_shown(text)
+        if now != hand:  # one card fewer, or a new deal: the move
+            return seen, now
+        # the hand as it was: the position before the move drawn again
 
 
 @dataclass
@@ -251,7 +327,8 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
                         fork_server: bool = True, store: str | None = None,
                         session_nice: int | None = None, every_right: bool = False,
                         client_processes: int = 1, logins: int = 0,
-                        logins_after: float = 0.0) -> LoadRun:
+                        logins_after: float = 0.0,
+                        transcripts: Path | None = None) -> LoadRun:
     """Start a server on 127.0.0.1 and ``sessions`` scripted players (a key every ``pace``
     seconds at most; ``seed``: when each starts within its first pace; ``title_only``: each
     quits at the title; ``fork_server``: False starts every session as a fresh Python;
@@ -259,7 +336,8 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
     ``logins_after`` seconds after the start and quit at their title, from this process);
     stop it; measure. ``client_processes`` above 1 spreads the players over that many
     processes, each with its own event loop (:mod:`benchmarks.loadclients`); their CPU and loop
-    lag are added up.
+    lag are added up. ``transcripts``: a directory for the transcript of each player that did
+    not finish or had a key never redrawn (:class:`Transcript`).
 
     ``work`` (default: a new temporary directory) gets the server's data and log."""
     if work is None:
@@ -279,7 +357,8 @@ async def play_sessions(sessions: int, *, timeout: float = 300.0,
     try:
         port = await server.start()
         group = Group(port, str(server.data_dir), size, step_timeout, stagger, moves, pace,
-                      redraw_timeout, title_only, every_right, time.monotonic() + timeout)
+                      redraw_timeout, title_only, every_right, time.monotonic() + timeout,
+                      str(transcripts.resolve()) if transcripts is not None else None)
         numbers = list(range(1, sessions + 1))
 
         async def players() -> list[Result]:
@@ -335,6 +414,7 @@ class Group:
     title_only: bool
     every_right: bool
     deadline: float
+    transcripts: str | None = None  # a directory for the transcripts of players in trouble
 
 
 async def play_group(group: Group, numbers: Sequence[int], seeds: Sequence[float]) -> list[Result]:
@@ -350,7 +430,8 @@ async def play_group(group: Group, numbers: Sequence[int], seeds: Sequence[float
         return await play_one(number, group.port, keys[k], size, Path(group.data_dir),
                               group.step_timeout, group.moves, group.pace,
                               random.Random(seeds[k]), group.redraw_timeout, group.title_only,
-                              group.every_right)
+                              group.every_right,
+                              Path(group.transcripts) if group.transcripts else None)
 
     tasks = [asyncio.create_task(staggered(k, n)) for k, n in enumerate(numbers)]
     done, pending = await asyncio.wait(tasks, timeout=max(0.0, group.deadline -
@@ -611,16 +692,23 @@ def tool_figures(clients_cpu: float, sampler_cpu: float | None, lag: Sequence[fl
 
 
 def unredrawn_figures(missed: Sequence[Unredrawn]) -> dict[str, Any]:
-    """The keys never redrawn: how many of each key, and how many were drawn after all (after
-    the redraw timeout, before the player's next key)."""
+    """The keys never redrawn (no output within the redraw timeout): how many of each key,
+    and what became of them (:attr:`Unredrawn.verdict`): drawn after all (after the redraw
+    timeout, before the player's next key), rightly nothing to draw (Right with one card in
+    the hand on screen), or never drawn at all (lost, or ignored by the game)."""
     by_key: dict[str, int] = {}
+    lost: dict[str, int] = {}
     for miss in missed:
         by_key[miss.key] = by_key.get(miss.key, 0) + 1
+        if miss.verdict == "never drawn":
+            lost[miss.key] = lost.get(miss.key, 0) + 1
     later = [m.later_s for m in missed if m.later_s is not None]
     return {
         "never_redrawn_by_key": by_key,
         "never_redrawn_drawn_later": len(later),
         "never_redrawn_later_s_max": _round(max(later) if later else None, 2),
+        "never_redrawn_nothing_to_draw": sum(m.verdict == "nothing to draw" for m in missed),
+        "never_drawn_by_key": lost,
     }
 
 
@@ -719,7 +807,8 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
                                    store=args.store, session_nice=args.session_nice,
                                    every_right=args.every_right,
                                    client_processes=args.client_processes,
-                                   logins=args.logins, logins_after=args.logins_after)
+                                   logins=args.logins, logins_after=args.logins_after,
+                                   transcripts=args.transcripts)
         work, ok = done.work, done.ok
         if args.unredrawn:
             write_unredrawn(args.unredrawn, [(f"load{r.number}", r.unredrawn)
@@ -744,7 +833,8 @@ def write_unredrawn(path: Path, players: Sequence[tuple[str, Sequence[Unredrawn]
     with path.open("w") as out:
         for name, missed in players:
             for m in missed:
-                out.write(json.dumps({"player": name, "key": m.key, "later_s": m.later_s,
+                out.write(json.dumps({"player": name, "key": m.key, "verdict": m.verdict,
+                                      "later_s": m.later_s, "hand": m.hand,
                                       "before": m.before}) + "\n")
 
 
@@ -793,7 +883,11 @@ def report(done: LoadRun, moves: int = 0) -> None:
               f"{f['key_to_screen_ms_p95']} ms, p99 {f['key_to_screen_ms_p99']} ms, max "
               f"{f['key_to_screen_ms_max']} ms")
     print(f"key presses never redrawn (no output within {done.redraw_timeout:g} s): "
-          f"{f['moves_without_redraw']}")
+          f"{f['moves_without_redraw']}"
+          + (f" ({f['never_redrawn_drawn_later']} drawn later, "
+             f"{f['never_redrawn_nothing_to_draw']} with nothing to draw, "
+             f"{sum(f['never_drawn_by_key'].values())} never drawn)"
+             if f['moves_without_redraw'] else ""))
     if f["pss_mib_per_player"] is not None:
         print(f"memory per player at the busiest moment ({f['players_at_peak']} games running, "
               f"{done.peak.at:.0f} s in): PSS mean {f['pss_mib_per_player']} MiB (max "
@@ -885,6 +979,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write each key never redrawn to FILE (JSON lines: the player, "
                              "the key, when its output came after all, and the screen's last "
                              "text before it)")
+    parser.add_argument("--transcripts", metavar="DIR", type=Path,
+                        help="with --sessions: write to DIR the transcript of each player that "
+                             "did not finish or had a key never redrawn (loadN.jsonl: every "
+                             "chunk of output, key and wait, with times; python -m "
+                             "benchmarks.loadkit replay FILE [SECONDS] shows its screen)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")
@@ -916,6 +1015,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--client-processes must be between 1 and 16")
     if args.redraw_timeout <= 0:
         parser.error("--redraw-timeout must be positive")
+    if args.transcripts is not None:
+        args.transcripts.mkdir(parents=True, exist_ok=True)
     if args.trace is not None:  # read by the server it starts, its games and this tool
         os.environ[trace.TRACE_ENV] = str(args.trace.resolve())
         trace.reset()

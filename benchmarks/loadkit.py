@@ -75,6 +75,21 @@ def right_changes_something(turn: int) -> bool:
     return cards_in_hand(turn) > 1
 
 
+# The player's hand as the game draws it: a row of the cards' top edges, each numbered from 1
+# (the chosen one in heavy lines), read only whole (spaces after the last card, then the hand's
+# border or the line's end: a row cut by a dialog over it, or by the end of a chunk of output,
+# is not one), or the words of an empty hand.
+HAND_ROW = re.compile(r"│ (?:[┌┏]\d+[─━]{2}[┐┓] )*[┌┏]\d+[─━]{2}[┐┓] {2,}[│\r]"
+                      r"|\(no cards in hand\)")
+_CARD_TOP = re.compile(r"[┌┏](\d+)")
+
+
+def cards_shown(row: str) -> int:
+    """Cards in a hand row matched by :data:`HAND_ROW` (0 for an empty hand)."""
+    numbers = _CARD_TOP.findall(row)
+    return int(numbers[-1]) if numbers else 0
+
+
 def moved(name: str) -> re.Pattern[str]:
     """A move of the player called ``name`` in the game's log (``Ann trailed 8♠``)."""
     return re.compile(rf"(?<![\w]){re.escape(name)} {MOVED}")
@@ -89,7 +104,8 @@ class Screen:
     new text (with :data:`OVERLAP` characters before it, for a match that straddles chunks), the
     waiter being woken once, when its pattern is there."""
 
-    def __init__(self) -> None:
+    def __init__(self, transcript: Transcript | None = None) -> None:
+        self.transcript = transcript  # every chunk, key and wait, with times (or None)
         self.text = ""
         self.chunks = 0
         self.last_chunk_at = 0.0
@@ -108,6 +124,8 @@ class Screen:
         """Take a chunk of output that arrived ``at`` (default: now)."""
         self.last_chunk_at = time.monotonic() if at is None else at
         self.chunks += 1
+        if self.transcript is not None:
+            self.transcript.add(self.last_chunk_at, "out", data.decode("latin-1"))
         text = self._raw_tail + self._decoder.decode(data)
         # keep an unfinished escape sequence for the next chunk
         cut = text.rfind("\x1b")
@@ -162,14 +180,43 @@ class Screen:
         match still counts for the next wait); TimeoutError if none comes. Patterns are tried
         in order on the text after the mark each time a chunk arrives."""
         compiled = _compiled(patterns)
-        found = _first_in_order(compiled, self.text, self.mark_at)
-        if found is None:
-            waiter = _Waiter(self, compiled, self.mark_at, first_in_order=True)
-            index, end, _at = await self._until(waiter, patterns, timeout)
-        else:
-            index, end = found[0], self.dropped + found[1]
-        self.mark_at = max(0, end - self.dropped)
+        if self.transcript is not None:
+            self.transcript.add(time.monotonic(), "wait", [p.pattern for p in compiled])
+        index, _text = await self._next(compiled, patterns, timeout, first_in_order=True)
         return index
+
+    async def next_match(self, *patterns: str | re.Pattern[str],
+                         timeout: float) -> tuple[int, str]:
+        """The next match of any of ``patterns`` after the mark (the one that ends first):
+        its index and its text; the mark moves past it. Successive calls read the text in
+        order, match after match (TimeoutError if none comes)."""
+        compiled = _compiled(patterns)
+        if self.transcript is not None:
+            self.transcript.add(time.monotonic(), "wait", [p.pattern for p in compiled])
+        return await self._next(compiled, patterns, timeout, first_in_order=False)
+
+    async def _next(self, compiled: list[re.Pattern[str]],
+                    patterns: tuple[str | re.Pattern[str], ...], timeout: float, *,
+                    first_in_order: bool) -> tuple[int, str]:
+        find = _first_in_order if first_in_order else _earliest_end
+        found = find(compiled, self.text, self.mark_at)
+        if found is None:
+            waiter = _Waiter(self, compiled, self.mark_at, first_in_order=first_in_order)
+            index, end, _at, matched = await self._until(waiter, patterns, timeout)
+        else:
+            index, end, matched = found[0], self.dropped + found[1], found[2]
+        if self.transcript is not None:
+            self.transcript.add(time.monotonic(), "found", index)
+        self.mark_at = max(0, end - self.dropped)
+        return index, matched
+
+    def last_match(self, pattern: re.Pattern[str], received: int) -> str | None:
+        """The last match of ``pattern`` in the text after the first ``received``
+        characters (see :attr:`received`), or None."""
+        last = None
+        for last in pattern.finditer(self.text, max(0, received - self.dropped)):  # noqa: B007
+            pass
+        return last.group() if last is not None else None
 
     @property
     def received(self) -> int:
@@ -187,12 +234,12 @@ class Screen:
         found = _earliest_end(compiled, self.text, offset)
         if found is not None:
             return found[0], self.arrival(found[1] - 1)
-        index, _end, at = await self._until(
+        index, _end, at, _matched = await self._until(
             _Waiter(self, compiled, offset, first_in_order=False), patterns, timeout)
         return index, at
 
     async def _until(self, waiter: _Waiter, patterns: tuple[str | re.Pattern[str], ...],
-                     timeout: float) -> tuple[int, int, float]:
+                     timeout: float) -> tuple[int, int, float, str]:
         """Until ``waiter`` matches: EOFError when the session ended, TimeoutError (naming
         the ``patterns`` waited for) after ``timeout``."""
         if self.closed:
@@ -270,8 +317,8 @@ class _Waiter:
         found = find(self.patterns, screen.text, since)
         if found is None:
             return False
-        index, end = found
-        self.future.set_result((index, screen.dropped + end, screen.arrival(end - 1)))
+        index, end, matched = found
+        self.future.set_result((index, screen.dropped + end, screen.arrival(end - 1), matched))
         return True
 
     def closed(self) -> None:
@@ -284,26 +331,81 @@ def _compiled(patterns: Sequence[str | re.Pattern[str]]) -> list[re.Pattern[str]
 
 
 def _first_in_order(patterns: Sequence[re.Pattern[str]], text: str,
-                    offset: int) -> tuple[int, int] | None:
-    """(index, end) of the first of ``patterns``, in their order, found in ``text`` from
-    ``offset``."""
+                    offset: int) -> tuple[int, int, str] | None:
+    """(index, end, text) of the first of ``patterns``, in their order, found in ``text``
+    from ``offset``."""
     for i, pattern in enumerate(patterns):
         found = pattern.search(text, offset)
         if found:
-            return i, found.end()
+            return i, found.end(), found.group()
     return None
 
 
 def _earliest_end(patterns: Sequence[re.Pattern[str]], text: str,
-                  offset: int) -> tuple[int, int] | None:
-    """(index, end) of the match of ``patterns`` in ``text`` from ``offset`` that ends
+                  offset: int) -> tuple[int, int, str] | None:
+    """(index, end, text) of the match of ``patterns`` in ``text`` from ``offset`` that ends
     first."""
-    best: tuple[int, int] | None = None
+    best: tuple[int, int, str] | None = None
     for i, pattern in enumerate(patterns):
         found = pattern.search(text, offset)
         if found and (best is None or found.end() < best[1]):
-            best = (i, found.end())
+            best = (i, found.end(), found.group())
     return best
+
+
+class Transcript:
+    """What one scripted player received and did, with times (``time.monotonic()``): each
+    chunk of output as it came (its bytes), each key sent, each wait (its patterns) and which
+    pattern ended it. :meth:`write` puts it in a file of JSON lines, which
+    ``python -m benchmarks.loadkit replay FILE`` plays into a terminal emulator to show the
+    screen as the player had it at any moment (the load tool's ``--transcripts DIR``)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[float, str, Any]] = []
+
+    def add(self, at: float, kind: str, value: Any) -> None:
+        """``kind``: ``out`` (the output's bytes as latin-1 text), ``key`` (its name),
+        ``wait`` (the patterns), ``found`` (the index of the one seen)."""
+        self.events.append((at, kind, value))
+
+    def write(self, path: Path, header: dict[str, Any]) -> None:
+        """The header (who, the terminal's ``size``, what went wrong), then one line per
+        event: ``{"t": seconds after the first event, KIND: value}``."""
+        start = self.events[0][0] if self.events else 0.0
+        with path.open("w") as out:
+            out.write(json.dumps({**header, "start": start}) + "\n")
+            for at, kind, value in self.events:
+                out.write(json.dumps({"t": round(at - start, 4), kind: value}) + "\n")
+
+
+def replay(path: Path, at: float | None = None, actions: int = 12) -> str:
+    """The screen of a transcript (:class:`Transcript`) at ``at`` seconds after its start (the
+    end if None), as text, under the header and followed by the last ``actions`` keys and
+    waits until then, each with its time (what the script did, and what it waited for)."""
+    import pyte
+
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    width, height = header.get("size", (100, 30))
+    term = pyte.Screen(width, height)
+    stream = pyte.ByteStream(term)
+    done: list[str] = []
+    last_out = 0.0
+    for line in lines[1:]:
+        event = json.loads(line)
+        if at is not None and event["t"] > at:
+            break
+        if "out" in event:
+            stream.feed(event["out"].encode("latin-1"))
+            last_out = event["t"]
+        else:
+            kind = next(k for k in event if k != "t")
+            done.append(f"{event['t']:9.3f}  {kind} {event[kind]}")
+    rule = "-" * width
+    return "\n".join([json.dumps({k: v for k, v in header.items() if k != "start"}),
+                      f"the screen at {at if at is not None else 'the end'} "
+                      f"(its last output at {last_out:.3f} s):", rule,
+                      *(row.rstrip() for row in term.display), rule, *done[-actions:]])
 
 
 KEY_NAMES = {KEY_RIGHT: "Right", KEY_ENTER: "Enter", KEY_QUIT: "Ctrl+Q"}
@@ -323,6 +425,19 @@ class Unredrawn:
     key: str
     before: str
     later_s: float | None = None
+    hand: int | None = None  # the cards in the player's hand on screen then (None: unknown)
+
+    @property
+    def verdict(self) -> str:
+        """``drawn late`` (output came after the redraw timeout, before the next key),
+        ``nothing to draw`` (Right with at most one card in hand: there is no other card to
+        choose, and the game rightly draws nothing) or ``never drawn`` (a key lost, or one
+        the game ignored: look at the player's transcript)."""
+        if self.later_s is not None:
+            return "drawn late"
+        if self.key == "Right" and self.hand is not None and self.hand <= 1:
+            return "nothing to draw"
+        return "never drawn"
 
 
 class Keyboard:
@@ -334,9 +449,14 @@ class Keyboard:
     screen allows."""
 
     def __init__(self, send: Any, screen: Screen, pace: float = 0.0,
-                 rng: random.Random | None = None, redraw_timeout: float = 5.0) -> None:
+                 rng: random.Random | None = None, redraw_timeout: float = 5.0,
+                 late_timeout: float = 0.0) -> None:
         self.send = send
         self.screen = screen
+        # after a measured key's redraw timeout, how much longer to wait for its output
+        # before the caller goes on (0: not at all; its output may then come after the next
+        # key, and be taken for that key's)
+        self.late_timeout = late_timeout
         self.pace = pace
         self.redraw_timeout = redraw_timeout
         self.next_at = time.monotonic() + (rng or random.Random()).uniform(0, pace)
@@ -346,6 +466,10 @@ class Keyboard:
         self.sent_at: list[float] = []  # when each key went
         self.measured_at: list[float] = []  # when each key of :attr:`latencies` went
         self._pending: tuple[Unredrawn, int, float] | None = None  # (key, chunks, sent)
+        self.last_key = b""  # the last key sent
+        # the cards in the player's hand on screen, as the script last read them (kept with a
+        # key never redrawn: a Right with one card changes nothing)
+        self.hand: int | None = None
 
     async def paced(self) -> None:
         """Until the player's next key may go (``pace`` after the previous one)."""
@@ -369,7 +493,7 @@ class Keyboard:
             self.measured_at.append(sent)
             return
         self.no_redraw += 1
-        miss = Unredrawn(key_name(data), context)
+        miss = Unredrawn(key_name(data), context, hand=self.hand)
         self.unredrawn.append(miss)
         self._pending = (miss, before, sent)
 
@@ -381,10 +505,13 @@ class Keyboard:
             if self.screen.chunks > before:
                 miss.later_s = self.screen.chunk_time(before + 1) - sent
 
-    async def press(self, data: bytes, settle: float = 0.1, measure: bool = False) -> None:
+    async def press(self, data: bytes, settle: float = 0.1, measure: bool = False,
+                    drawn: bool = True) -> None:
         """Send ``data`` (after the pace and the quiet) with the screen marked just before;
         ``measure``: time it to the first output after it (:attr:`latencies`, or
-        :attr:`no_redraw` when none comes within :attr:`redraw_timeout`)."""
+        :attr:`no_redraw` when none comes within :attr:`redraw_timeout`; then, if the key
+        should be ``drawn``, its output is waited for :attr:`late_timeout` more, so that the
+        next key's output is never taken for this one's: :attr:`Unredrawn.later_s`)."""
         await self.paced()
         await self.screen.quiet(settle)
         self.screen.mark()
@@ -392,11 +519,17 @@ class Keyboard:
         sent = time.monotonic()
         self.send(data)
         self.sent(sent)
+        self.last_key = data
+        if self.screen.transcript is not None:
+            self.screen.transcript.add(sent, "key", key_name(data))
         if not measure:
             return
         arrived = await self.screen.next_chunk(before, timeout=self.redraw_timeout)
         self.timed(data, sent, before, arrived,
                    self.screen.text[-CONTEXT:] if arrived is None else "")
+        if arrived is None and drawn and self.late_timeout > 0:
+            await self.screen.next_chunk(before, timeout=self.late_timeout)
+            self._late_output()
 
     def finish(self) -> None:
         """The player's last key went: settle what the last unredrawn key showed."""
@@ -511,6 +644,43 @@ def _memory_kb(pid: int) -> tuple[int, int]:
 
 
 SESSION_PID = re.compile(r"session \d+ start: .* pid (\d+)")
+
+
+def session_pid_of(log_path: Path, user: str) -> int | None:
+    """The game process the server's log names at the start of ``user``'s session."""
+    try:
+        text = log_path.read_text(errors="replace")
+    except OSError:
+        return None
+    found = re.findall(rf"session \d+ start: .* user '{re.escape(user)}' .* pid (\d+)", text)
+    return int(found[-1]) if found else None
+
+
+def process_report(pid: int) -> dict[str, Any]:
+    """What a process is doing, from ``/proc``: whether it is alive, its state, and for each
+    of its threads its name, state and where in the kernel it waits (``wchan``); its children
+    likewise, by pid. For a game that did not end when it should have."""
+    def task(path: Path) -> dict[str, str]:
+        out = {}
+        for name in ("comm", "wchan"):
+            with contextlib.suppress(OSError):
+                out[name] = (path / name).read_text().strip()
+        with contextlib.suppress(OSError, IndexError):
+            out["state"] = (path / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        return out
+
+    base = Path(f"/proc/{pid}")
+    if not base.exists() or _proc_stat(pid) is None:
+        return {"pid": pid, "alive": False}
+    threads = {}
+    with contextlib.suppress(OSError):
+        for tid in sorted(os.listdir(base / "task"), key=int):
+            threads[tid] = task(base / "task" / tid)
+    stats = _all_stats()
+    children = [child for child, (ppid, _pgid) in stats.items() if ppid == pid]
+    return {"pid": pid, "alive": True, **task(base), "threads": threads,
+            "children": {str(c): task(Path(f"/proc/{c}")) for c in children}}
+
 
 
 def session_pids(log_path: Path) -> list[int]:
@@ -859,9 +1029,16 @@ class LoopbackServer:
 
 def main(argv: Sequence[str]) -> int:
     """``python -m benchmarks.loadkit sample SERVER_PID LOG``: sample the server's games'
-    memory every second until standard input ends, then print the busiest moment as JSON."""
+    memory every second until standard input ends, then print the busiest moment as JSON.
+    ``python -m benchmarks.loadkit replay FILE [SECONDS]``: the screen of a player's
+    transcript (``--transcripts``) at SECONDS after its start, or at its end, with the script's
+    last keys and waits."""
+    if len(argv) in (2, 3) and argv[0] == "replay":
+        print(replay(Path(argv[1]), float(argv[2]) if len(argv) == 3 else None))
+        return 0
     if len(argv) != 3 or argv[0] != "sample":
-        print("usage: python -m benchmarks.loadkit sample SERVER_PID SERVER_LOG", file=sys.stderr)
+        print("usage: python -m benchmarks.loadkit sample SERVER_PID SERVER_LOG\n"
+              "       python -m benchmarks.loadkit replay TRANSCRIPT [SECONDS]", file=sys.stderr)
         return 2
     figures = asyncio.run(_sample_until_eof(int(argv[1]), Path(argv[2])))
     print(json.dumps(figures))

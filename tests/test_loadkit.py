@@ -186,3 +186,180 @@ def test_the_memory_sampler_runs_in_its_own_process(tmp_path: Path) -> None:
     assert cpu is not None and cpu > 0
     assert subprocess.run([sys.executable, "-m", "benchmarks.loadkit", "what"],
                           capture_output=True, text=True).returncode == 2
+
+
+def test_a_transcript_keeps_output_keys_and_waits_and_replays_the_screen(
+        tmp_path: Path) -> None:
+    """``--transcripts``: every chunk (raw, escape sequences and all), key and wait with its
+    time; ``replay`` plays the chunks into a terminal emulator to show the screen then."""
+    async def go() -> loadkit.Transcript:
+        transcript = loadkit.Transcript()
+        screen = Screen(transcript)
+        keys = Keyboard(lambda data: None, screen)
+        screen.feed(b"\x1b[2J\x1b[1;1HSouth trailed 8\xe2\x99\xa0", at=1.0)
+        await keys.press(KEY_ENTER, settle=0)
+        with pytest.raises(TimeoutError):
+            await screen.wait("Your turn", timeout=0.01)
+        screen.feed(b"\x1b[2;3HYour turn", at=time.monotonic() + 10)
+        return transcript
+
+    transcript = asyncio.run(go())
+    path = tmp_path / "load1.jsonl"
+    transcript.write(path, {"player": "load1", "size": [20, 3], "error": "TimeoutError"})
+    shown = loadkit.replay(path)
+    lines = shown.splitlines()
+    assert '"error": "TimeoutError"' in lines[0]
+    rule = lines.index("-" * 20)
+    assert lines[rule + 1: rule + 4] == ["South trailed 8♠", "  Your turn", ""]
+    assert "key Enter" in shown and "wait ['Your\\\\ turn']" in shown
+    # at a moment before the second chunk: only the first one's text
+    early = loadkit.replay(path, at=0.5).splitlines()
+    assert early[rule + 1: rule + 3] == ["South trailed 8♠", ""]
+    out = subprocess.run([sys.executable, "-m", "benchmarks.loadkit", "replay", str(path)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and "  Your turn" in out.stdout
+
+
+class _StaleRedrawGame:
+    """A solo game as the load script reads it (South against North, ``deal`` cards a deal).
+    It takes its keys one at a time, in order, a move taking it ``busy`` seconds (a game
+    waiting for a core); North answers ``busy`` seconds after the move. With ``stale``, each
+    Enter is first answered by a redraw of the whole screen as it was before the move (the
+    log's old lines and "Your turn" again: the game redraws everything when a dialog closes
+    or a deal comes), and only then by the move."""
+
+    def __init__(self, screen: Screen, deal: int = 4, stale: bool = True,
+                 busy: float = 0.3) -> None:
+        self.screen, self.deal, self.stale, self.busy = screen, deal, stale, busy
+        self.hand = deal
+        self.phase = "title"
+        self.players_turn = True
+        self.moves = 0
+        self.wasted: list[str] = []  # keys that did nothing: Right at one card, out of turn
+        self.free_at = 0.0
+
+    def row(self) -> str:
+        cards = " ".join(f"{'┏' if i == 1 else '┌'}{i}──{'┓' if i == 1 else '┐'}"
+                         for i in range(1, self.hand + 1))
+        return f"│ {cards or '(no cards in hand)'}      │\r\n"
+
+    def whole(self) -> str:
+        turn = "✓ Your turn" if self.players_turn else "… North is thinking…"
+        return f"Deal 1\r\n│ South trailed 9♦ │\r\n╭─ Your hand ─╮\r\n{self.row()}{turn}\r\n"
+
+    def draw(self, text: str) -> None:
+        self.screen.feed(text.encode())
+
+    def send(self, data: bytes) -> None:
+        loop = asyncio.get_running_loop()
+        start = max(loop.time(), self.free_at)
+        self.free_at = start + (self.busy if data == KEY_ENTER else 0.01)
+        loop.call_at(start, self.take, data)
+
+    def take(self, data: bytes) -> None:
+        loop = asyncio.get_running_loop()
+        if self.phase == "title":
+            self.phase = "setup"
+            self.draw("Preset: Classic")
+        elif self.phase == "setup":
+            self.phase = "play"
+            self.draw(self.whole())
+        elif data == KEY_RIGHT:
+            if self.players_turn and self.hand > 1:
+                self.draw(self.row() + "▸ Trail 4♣\r\n")
+            else:
+                self.wasted.append(f"Right with {self.hand} card(s)")
+        elif data == KEY_ENTER:
+            if not self.players_turn:
+                self.wasted.append("Enter in North's turn")
+                self.draw("✗ It is North's turn: wait for your turn\r\n")
+                return
+            if self.stale:
+                self.draw(self.whole())  # the position before the move, drawn again
+            loop.call_later(self.busy, self.play)
+
+    def play(self) -> None:
+        self.moves += 1
+        self.hand -= 1
+        self.players_turn = False
+        self.draw(f"│ South trailed K♠ │\r\n{self.row()}… North is thinking…\r\n")
+        asyncio.get_running_loop().call_later(self.busy, self.answer)
+
+    def answer(self) -> None:
+        self.players_turn = True
+        dealt = "" if self.hand else "New deal\r\n"
+        self.hand = self.hand or self.deal
+        self.draw(f"│ North trailed 2♥ │\r\n{dealt}{self.row()}✓ Your turn\r\n")
+
+
+def test_the_script_counts_a_move_when_the_hand_changes_not_at_a_redraw_of_old_words(
+        ) -> None:
+    """A turn is taken only once the move before it is on the screen, and Right is skipped
+    exactly when the hand on screen holds one card, also when the game redraws the old
+    position (old log lines, "Your turn") between a key and its effect: the script once took
+    such a redraw for its move and the next turn, and then pressed Right and Enter in the
+    computer's turn, one turn ahead of the game for the rest of the round."""
+    from benchmarks.load import Result, _script
+
+    async def go() -> tuple[_StaleRedrawGame, Result, Keyboard]:
+        screen = Screen()
+        game = _StaleRedrawGame(screen, busy=0.2)
+        keys = Keyboard(game.send, screen)
+        res = Result(1)
+        screen.feed(f"{loadkit.TITLE}\r\n".encode())
+        await _script(keys, screen, res, time.monotonic(), 5.0, moves=5)  # a deal and one
+        return game, res, keys
+
+    game, res, keys = asyncio.run(go())
+    assert (res.turns, game.moves) == (5, 5)  # each turn the script took was the game's
+    assert game.wasted == []
+    assert keys.unredrawn == []
+
+
+def test_a_key_never_redrawn_is_told_apart_drawn_late_nothing_to_draw_or_never_drawn() -> None:
+    from benchmarks.load import unredrawn_figures
+
+    missed = [loadkit.Unredrawn("Enter", "", later_s=6.2, hand=3),
+              loadkit.Unredrawn("Right", "", hand=1),  # one card: nothing else to choose
+              loadkit.Unredrawn("Right", "", hand=0),
+              loadkit.Unredrawn("Right", "", hand=3),  # a card to choose: it should show
+              loadkit.Unredrawn("Right", ""),  # the hand never read: not excused
+              loadkit.Unredrawn("m", "", hand=2)]
+    assert [m.verdict for m in missed] == ["drawn late", "nothing to draw", "nothing to draw",
+                                           "never drawn", "never drawn", "never drawn"]
+    figures = unredrawn_figures(missed)
+    assert figures["never_redrawn_by_key"] == {"Enter": 1, "Right": 4, "m": 1}
+    assert (figures["never_redrawn_drawn_later"], figures["never_redrawn_nothing_to_draw"]) == (
+        1, 2)
+    assert figures["never_drawn_by_key"] == {"Right": 2, "m": 1}
+
+
+def test_the_hand_is_read_from_whole_rows_only() -> None:
+    rows = ["│ ┌1──┐ ┏2━━┓ ┌3──┐ ┌4──┐        │", "│ ┏1━━┓      \r",
+            "│ (no cards in hand)   │"]
+    assert [loadkit.cards_shown(m.group()) for r in rows
+            for m in [loadkit.HAND_ROW.search(r)] if m] == [4, 1, 0]
+    # cut by a dialog drawn over it, or by the end of a chunk: not read
+    for cut in ["│ ┌1──┐ ┏2━━│ │ All legal moves", "│ ┌1──┐ ┏2━━┓ ┌3──┐  "]:
+        assert loadkit.HAND_ROW.search(cut) is None
+
+
+def test_a_key_drawn_late_is_waited_for_before_the_next_key() -> None:
+    """With ``late_timeout``, a key with no output within the redraw timeout is waited for
+    longer, so its late output is its own (not taken for the next key's), and one that
+    should draw nothing (``drawn=False``) is not."""
+    async def go() -> tuple[Keyboard, float]:
+        screen = Screen()
+        keys = Keyboard(lambda data: None, screen, redraw_timeout=0.05, late_timeout=5)
+        asyncio.get_running_loop().call_later(0.2, screen.feed, b"late frame")
+        started = time.monotonic()
+        await keys.press(KEY_RIGHT, settle=0, measure=True)  # returns with its late output
+        took = time.monotonic() - started
+        await keys.press(KEY_RIGHT, settle=0, measure=True, drawn=False)  # not waited for
+        return keys, took
+
+    keys, took = asyncio.run(go())
+    late, nothing = keys.unredrawn
+    assert 0.2 <= took < 1.0 and late.later_s is not None and late.later_s >= 0.2
+    assert late.verdict == "drawn late"
+    assert nothing.later_s is None and len(keys.sent_at) == 2

@@ -723,9 +723,13 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     from benchmarks import load
 
     # (the games at the server's priority: the suite beside them must not starve them)
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
     done = asyncio.run(load.play_sessions(2, moves=4, timeout=60, step_timeout=20, pace=0.4,
-                                          work=tmp_path, session_nice=0))
+                                          work=tmp_path, session_nice=0,
+                                          transcripts=transcripts))
     assert done.ok, done.results
+    assert list(transcripts.iterdir()) == []  # kept only for a player in trouble
     for r in done.results:
         assert (r.finished, r.exit_status, r.turns, r.saved, r.error) == (True, 0, 4, True, "")
         # each of the 4 moves: Right and Enter, each timed to the screen (the list: 2 more),
@@ -763,6 +767,7 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     assert f["loop_lag_samples"] > 100
     assert 0 <= f["loop_lag_ms_p50"] <= f["loop_lag_ms_p95"] <= f["loop_lag_ms_max"]
     assert f["never_redrawn_by_key"] == {} and f["never_redrawn_drawn_later"] == 0
+    assert f["never_redrawn_nothing_to_draw"] == 0 and f["never_drawn_by_key"] == {}
     log = (tmp_path / "server.log").read_text()
     assert len(re.findall(r"session \d+ end: .* reason quit status 0", log)) == 2
     # the pool's last word, for the JSON: its 2 games' computers answered

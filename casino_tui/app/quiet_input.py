@@ -8,7 +8,10 @@ tenth of what a key costs the game: benchmarks/keycpu.py). :func:`quiet_input` g
 that driver with the same loop, except that it waits for input without a timeout unless a
 timeout is pending: a lone Escape's (the parser's own; then it wakes ten times a second, as
 before, until the Escape is told from a sequence's start), or Textual's signal to stop after
-input is disabled (suspending, leaving), which wakes it through a pipe of its own.
+input is disabled (suspending, leaving), which wakes it through a pipe of its own: from then
+on until it ends it wakes ten times a second as Textual's own loop does, however long the
+app's thread takes to signal the stop (Textual joins the thread right after: a thread back
+asleep then would hold the app until a key came).
 """
 
 from __future__ import annotations
@@ -17,16 +20,12 @@ import contextlib
 import os
 import selectors
 import threading
-import time
 from collections.abc import Callable
 from typing import IO, Any
 
 from textual.drivers import linux_driver
 
 POLL = 0.1  # Textual's own interval, while a timeout is pending
-# Seconds after a wake-up (input being disabled) during which the thread wakes ten times a
-# second, so that it sees Textual's signal to stop as soon as Textual's own loop would.
-AWAKE_AFTER_WAKE = 0.5
 # (the parser's pending timeout, read where Textual keeps it: ``_timeout_time``, None when none
 # is pending. A parser without it counts as always pending: Textual's own loop.)
 _NO_TIMEOUT_KNOWN = 0.0
@@ -146,7 +145,6 @@ class QuietLinuxDriver(linux_driver.LinuxDriver):
         # it lenient)
         decode = linux_driver.getincrementaldecoder("utf-8")().decode
         read = os.read
-        monotonic = time.monotonic
 
         def process_selector_events(
                 selector_events: list[tuple[selectors.SelectorKey, int]],
@@ -162,13 +160,19 @@ class QuietLinuxDriver(linux_driver.LinuxDriver):
             for event in tick():
                 self.process_message(event)
 
-        awake_until = 0.0
+        # Woken (input is being disabled): Textual's signal to stop comes next, and Textual
+        # joins this thread right after it. The thread then wakes ten times a second until
+        # it sees the signal, however late it comes: the app's thread may be held up between
+        # the wake and the signal (a busy host, a game at a low priority), and a thread back
+        # asleep by then would keep the game from ending until a key came (a crowd's player
+        # waited 60 s for their quit when it stayed awake only half a second).
+        woken = False
 
         def select(timeout: float | None) -> list[tuple[selectors.SelectorKey, int]]:
-            nonlocal awake_until
+            nonlocal woken
             ready = selector.select(timeout)
             if any(key.fd == wake for key, _mask in ready):
-                awake_until = monotonic() + AWAKE_AFTER_WAKE
+                woken = True
                 with contextlib.suppress(OSError):
                     while read(wake, 512):
                         pass
@@ -176,8 +180,7 @@ class QuietLinuxDriver(linux_driver.LinuxDriver):
 
         def pending() -> bool:
             """A timeout to wait for: a lone Escape's, or Textual's signal to stop."""
-            return (getattr(parser, "_timeout_time", _NO_TIMEOUT_KNOWN) is not None
-                    or monotonic() < awake_until)
+            return woken or getattr(parser, "_timeout_time", _NO_TIMEOUT_KNOWN) is not None
 
         try:
             while not self.exit_event.is_set():
