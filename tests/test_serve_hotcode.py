@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import sys
 import threading
 import types
 from collections.abc import Callable
+from pathlib import Path
+
+import pytest
 
 from casino_tui.serve import hotcode
 from casino_tui.serve.hotcode import code_key
@@ -94,3 +99,40 @@ def test_the_served_only_modules_are_taken_whole() -> None:
     assert functions
     assert {code_key(f.__code__) for f in functions} <= keys
     assert hotcode.served_only_code(["no.such.module"]) == set()
+
+
+def test_what_the_warm_up_game_found_is_kept_for_the_installation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    games: list[int] = []
+
+    def played(moves: int = hotcode.WARM_UP_MOVES) -> set[str]:
+        games.append(moves)
+        return {"a.py:1:f", "b.py:2:g"}
+
+    monkeypatch.setattr(hotcode, "used_by_a_game", played)
+    cache = tmp_path / "cache"
+    assert hotcode.used_by_a_game_cached(directory=cache) == {"a.py:1:f", "b.py:2:g"}
+    assert hotcode.used_by_a_game_cached(directory=cache) == {"a.py:1:f", "b.py:2:g"}
+    assert len(games) == 1  # the second fork server start read it
+    assert cache.stat().st_mode & 0o777 == 0o700
+    (kept,) = cache.glob("*.json")
+    kept.write_text("not json")  # unreadable: played again, and written again
+    assert hotcode.used_by_a_game_cached(directory=cache) == {"a.py:1:f", "b.py:2:g"}
+    assert len(games) == 2 and json.loads(kept.read_text()) == ["a.py:1:f", "b.py:2:g"]
+    # another installation (here another warm-up) finds it again, and the old file goes
+    assert hotcode.used_by_a_game_cached(moves=1, directory=cache) == {"a.py:1:f", "b.py:2:g"}
+    assert games == [hotcode.WARM_UP_MOVES, hotcode.WARM_UP_MOVES, 1]
+    assert len(list(cache.glob("*.json"))) == 1
+
+
+def test_a_changed_module_changes_the_installations_fingerprint(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("hotcode_probe_module")
+    source = tmp_path / "hotcode_probe_module.py"
+    source.write_text("x = 1\n")
+    module.__file__ = str(source)
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    before = hotcode._fingerprint(3)
+    assert hotcode._fingerprint(3) == before
+    source.write_text("x = 22\n")
+    assert hotcode._fingerprint(3) != before

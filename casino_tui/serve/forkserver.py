@@ -508,9 +508,10 @@ def _warm_up() -> None:
 
 def _pack_code() -> None:
     """The code a game runs, packed together so that a game copies fewer of the fork server's
-    pages (:mod:`casino_tui.serve.hotcode`; a short headless game in a child finds it)."""
+    pages (:mod:`casino_tui.serve.hotcode`; a short headless game in a child finds it, once
+    for an installation)."""
     try:
-        hotcode.pack(hotcode.used_by_a_game() | hotcode.served_only_code())
+        hotcode.pack(hotcode.used_by_a_game_cached() | hotcode.served_only_code())
     except Exception as err:  # only more memory a game: the games still start
         print(f"casino-tui fork server: packing the games' code failed: {err!r}",
               file=sys.stderr)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import hashlib
 import json
 import os
 import sys
@@ -38,6 +39,7 @@ import threading
 import types
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 # Modules whose code a served game runs that the fork server's headless warm-up does not: the
@@ -167,6 +169,55 @@ def used_by_a_game(moves: int = WARM_UP_MOVES) -> set[str]:
     return set(json.loads(text))
 
 
+def cache_dir() -> Path:
+    """Where the fork server keeps what :func:`used_by_a_game` found: a directory of this
+    user's under the temporary directory (the fork server's environment has no home)."""
+    return Path(tempfile.gettempdir()) / f"casino-tui-hotcode-{os.getuid()}"
+
+
+def _fingerprint(moves: int) -> str:
+    """What the code a game runs depends on: Python, the warm-up, and every imported module's
+    file (its path, size and time), so that any change to the installation finds it again."""
+    digest = hashlib.sha256(repr((sys.version, sys.flags.optimize, moves, SERVED_ONLY,
+                                  NOT_IN_A_GAME)).encode())
+    for name in sorted(sys.modules):
+        file = getattr(sys.modules[name], "__file__", None)
+        if not isinstance(file, str):
+            continue
+        try:
+            info = os.stat(file)
+        except OSError:
+            continue
+        digest.update(f"{name}\0{file}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:32]
+
+
+def used_by_a_game_cached(moves: int = WARM_UP_MOVES, directory: Path | None = None) -> set[str]:
+    """:func:`used_by_a_game`, kept in a file of :func:`cache_dir` for this installation
+    (:func:`_fingerprint`), so that a fork server started again (or the next server on the
+    same installation) does not play the warm-up game again. A directory that is not this
+    user's own, or a file that cannot be read, is not used."""
+    directory = cache_dir() if directory is None else directory
+    path = directory / f"{_fingerprint(moves)}.json"
+    with contextlib.suppress(OSError, ValueError):
+        if os.stat(directory).st_uid == os.getuid():
+            keys = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys):
+                return set(keys)
+    keys = used_by_a_game(moves)
+    if keys:
+        with contextlib.suppress(OSError):
+            directory.mkdir(mode=0o700, exist_ok=True)
+            if os.stat(directory).st_uid != os.getuid():
+                return keys
+            for old in directory.glob("*.json"):  # another version's: not needed again
+                old.unlink(missing_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_text(json.dumps(sorted(keys)), encoding="utf-8")
+            os.replace(partial, path)
+    return keys
+
+
 def served_only_code(modules: Collection[str] = SERVED_ONLY) -> set[str]:
     """The code (:func:`code_key`) of every function defined in ``modules`` (those imported)."""
     files = {getattr(sys.modules.get(name), "__file__", None) for name in modules}
@@ -210,5 +261,6 @@ def pack(used: Collection[str]) -> Packed:
                   functions=functions)
 
 
-__all__ = ["NOT_IN_A_GAME", "SERVED_ONLY", "Packed", "code_key", "pack", "play_a_game",
-           "recording", "served_only_code", "used_by_a_game"]
+__all__ = ["NOT_IN_A_GAME", "SERVED_ONLY", "Packed", "cache_dir", "code_key", "pack",
+           "play_a_game", "recording", "served_only_code", "used_by_a_game",
+           "used_by_a_game_cached"]
