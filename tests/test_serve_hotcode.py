@@ -136,3 +136,23 @@ def test_a_changed_module_changes_the_installations_fingerprint(
     assert hotcode._fingerprint(3) == before
     source.write_text("x = 22\n")
     assert hotcode._fingerprint(3) != before
+
+
+def test_code_made_from_strings_is_told_apart_by_its_names() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Seat:
+        name: str
+        score: int
+
+    @dataclasses.dataclass
+    class Pile:
+        cards: list[int]
+
+    seat, pile = Seat.__init__.__code__, Pile.__init__.__code__
+    assert seat.co_filename == pile.co_filename == "<string>"
+    assert (seat.co_firstlineno, seat.co_qualname) == (pile.co_firstlineno, pile.co_qualname)
+    assert code_key(seat) != code_key(pile)
+    assert code_key(seat) == code_key(Seat.__init__.__code__)
+    assert code_key(_adder.__code__) == (f"{__file__}:{_adder.__code__.co_firstlineno}:_adder")

@@ -39,6 +39,7 @@ import sys
 import tempfile
 import threading
 import types
+import zlib
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,8 +138,14 @@ def _throwaway_home() -> Iterator[None]:
 
 def code_key(code: types.CodeType) -> str:
     """A code object's file, first line and qualified name: the same in every process of one
-    installation."""
-    return f"{code.co_filename}:{code.co_firstlineno}:{code.co_qualname}"
+    installation. Code made from a string (``<string>``: the ``__init__``, ``__eq__`` and
+    ``__hash__`` that ``dataclasses`` and ``namedtuple`` write for each class, a few hundred of
+    them at the same place) adds a checksum of its names, which tells most of them apart."""
+    key = f"{code.co_filename}:{code.co_firstlineno}:{code.co_qualname}"
+    if code.co_filename == "<string>":
+        names = "\0".join((*code.co_varnames, *code.co_names, *code.co_freevars))
+        key += f":{zlib.crc32(names.encode('utf-8', 'surrogatepass')):08x}"
+    return key
 
 
 def used_by_a_game(moves: int = WARM_UP_MOVES) -> set[str]:
