@@ -58,6 +58,19 @@ PROBE = textwrap.dedent('''
             pass
         return None
 
+    def packed():
+        """How many code objects the fork server replaced by packed copies, and whether the
+        game screen's compose() runs a packed copy (its old code kept, not its own)."""
+        hotcode = sys.modules.get("casino_tui.serve.hotcode")
+        game = sys.modules.get("casino_tui.app.screens.game")
+        if hotcode is None or game is None:
+            return None
+        compose = game.GameScreen.compose.__code__
+        key = hotcode.code_key(compose)
+        replaced = any(hotcode.code_key(old) == key for old in hotcode._kept)
+        return {"kept": len(hotcode._kept), "compose_packed":
+                replaced and all(old is not compose for old in hotcode._kept)}
+
     def main(args):
         if args[0] == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
@@ -124,7 +137,8 @@ PROBE = textwrap.dedent('''
                   "nice": os.getpriority(os.PRIO_PROCESS, 0), "autogroup": autogroup_nice(),
                   "ksm": ksm_merge_any(), "gc_frozen": gc.get_freeze_count(),
                   "optimize": sys.flags.optimize, "docstring": serve_forks.__doc__,
-                  "gc_before_frame": [gc.isenabled(), gc.get_threshold()]}
+                  "gc_before_frame": [gc.isenabled(), gc.get_threshold()],
+                  "packed": packed()}
         from casino_tui.app import firstframe
 
         firstframe.written()  # the first frame is on the terminal
@@ -422,6 +436,28 @@ def test_children_collect_their_garbage_sooner_and_never_walk_the_frozen_objects
     assert report["gc_thresholds"] == list(forkserver.SESSION_GC_THRESHOLDS)
     assert forkserver.SESSION_GC_THRESHOLDS[0] < gc.get_threshold()[0]
     assert isinstance(report["gc_frozen"], int) and report["gc_frozen"] > 10_000
+
+
+def test_a_warm_fork_server_packs_the_code_a_game_runs(probe: Path) -> None:
+    """The warm fork server gives the code a game runs (found by a short headless game in a
+    child of its own) new copies made together (casino_tui.serve.hotcode), which its children
+    run; a cold one packs nothing."""
+    async def scenario(warm: bool) -> dict[str, object]:
+        forker = await started(warm=warm)
+        try:
+            child, master, _ = await fork(forker, [str(probe / "pack.json"), "0"], {}, probe)
+            try:
+                assert await asyncio.wait_for(child.wait(), 30) == 0
+            finally:
+                os.close(master)
+            return json.loads((probe / "pack.json").read_text())
+        finally:
+            await forker.close()
+
+    packed = asyncio.run(scenario(True))["packed"]
+    assert isinstance(packed, dict)
+    assert packed["kept"] > 1000 and packed["compose_packed"] is True
+    assert asyncio.run(scenario(False))["packed"] is None  # cold: the app is not even imported
 
 
 def test_children_run_without_docstrings(probe: Path) -> None:

@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..procs import autogroup_nice, lower_group_priority, lower_priority, set_autogroup_nice
+from . import hotcode
 
 log = logging.getLogger("casino_tui.serve")
 
@@ -441,6 +442,7 @@ def _prepare(warm: bool) -> bool:
             _warm_up()
         except Exception as err:  # a cold start still works: only slower
             print(f"casino-tui fork server: warming up failed: {err!r}", file=sys.stderr)
+        _pack_code()
     if threading.active_count() > 1:  # a fork copies only the calling thread
         print("casino-tui fork server: threads still running after the warm-up: "
               f"{threading.enumerate()}", file=sys.stderr)
@@ -502,6 +504,17 @@ def _warm_up() -> None:
         finally:
             os.environ.clear()
             os.environ.update(saved)
+
+
+def _pack_code() -> None:
+    """The code a game runs, packed together so that a game copies fewer of the fork server's
+    pages (:mod:`casino_tui.serve.hotcode`; a short headless game in a child finds it, once
+    for an installation)."""
+    try:
+        hotcode.pack(hotcode.used_by_a_game_cached() | hotcode.served_only_code())
+    except Exception as err:  # only more memory a game: the games still start
+        print(f"casino-tui fork server: packing the games' code failed: {err!r}",
+              file=sys.stderr)
 
 
 def merge_pages() -> bool:

@@ -1,0 +1,289 @@
+"""The code a game runs, packed together in the fork server before it forks.
+
+Python 3.11 writes to a code object each time it runs it: the frame takes a reference to it
+(its reference count) and the specialising interpreter writes into its bytecode. A game forked
+from the fork server therefore copies, on write, every page that holds a code object it runs,
+with everything else on that page: the code objects of a module are made together as it is
+imported, in pools of Python's allocator by size, so the code a game runs lies among the code
+it never runs (the rest of Textual, Rich, the standard library, the app's other screens). Three
+moves into a game, about 3 MiB of code objects sat on the pages a game had copied.
+
+So the fork server, after its warm-up, makes a new copy of each code object a game runs
+(:meth:`types.CodeType.replace`: the same code, constants, names and tables, a new object),
+all of them one after the other, so that they fill pages of their own, and gives every function
+its copy (``function.__code__``). The old objects are kept (freed, their blocks would be reused
+by a game's own allocations, which would copy their pages again); their pages are no longer
+written by a game and stay shared. Which code a game runs is recorded while the fork server
+warms up (:func:`used_by_a_game`: in a child of the fork server, the title, then a short
+headless game against a computer player that plays the first legal move, under
+:func:`recording`; kept for the installation, :func:`used_by_a_game_cached`), plus all of the
+code of the modules that a served game runs and a headless one does not (:data:`SERVED_ONLY`:
+the terminal's driver, the computer players' channel). A code object with a nested one among
+its constants (a function that makes a closure, a lambda) is copied with the nested one's copy,
+so that the functions a game makes as it runs take the packed copy too.
+
+Measured (``python -m benchmarks.forks``, docs/SERVE.md, "The code a game runs, packed"): a
+game's own memory three moves in 17.5-17.6 MiB against 19.2, after a whole round 19.8 against
+21.3.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import threading
+import types
+import zlib
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# Modules whose code a served game runs that the fork server's headless warm-up does not: the
+# terminal's driver, its threads and its input parser; the computer players' channel (a socket,
+# its codec and wire format); the title's quiet input. All of their functions are packed.
+SERVED_ONLY = (
+    "textual.drivers.linux_driver", "textual.drivers._writer_thread", "textual._xterm_parser",
+    "textual._parser", "asyncio.streams", "asyncio.selector_events", "asyncio.unix_events",
+    "casino_tui.table.computers", "casino_tui.table.codec", "casino_tui.table.wire",
+    "casino_tui.app.quiet_input", "casino_tui.app.signals",
+)
+# What the computer players think with runs in the server's pool, not in a game: not packed,
+# though the warm-up's own computer runs some of it.
+NOT_IN_A_GAME = ("/casino_tui/ai/",)
+WARM_UP_MOVES = 4  # the warm-up game's moves (Right to preview, Enter to play)
+
+_kept: list[types.CodeType] = []  # the code objects replaced by their packed copies
+
+
+@dataclass(frozen=True)
+class Packed:
+    """What :func:`pack` did: the code objects copied, the functions given a copy."""
+
+    codes: int
+    functions: int
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[set[types.CodeType]]:
+    """The code objects run in this process (every thread started meanwhile too) while the
+    ``with`` block runs; a profile hook, so the block runs about twice as slowly."""
+    used: set[types.CodeType] = set()
+
+    def profile(frame: types.FrameType, event: str, arg: Any) -> None:
+        if event == "call":
+            used.add(frame.f_code)
+
+    sys.setprofile(profile)
+    threading.setprofile(profile)
+    try:
+        yield used
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+
+
+def play_a_game(moves: int = WARM_UP_MOVES) -> None:
+    """A short game from the title (``n``, Enter), headless at 100x30, against a computer that
+    plays its first legal move, in a throwaway data directory: what a game runs, for
+    :func:`recording`."""
+    from casino_tui.app.app import CasinoApp
+    from casino_tui.app.players import InProcessChooser
+    from casino_tui.engine import Move, SeatView
+    from casino_tui.saves import open_store
+    from casino_tui.settings import Settings
+
+    def first_move(view: SeatView, level: str, *, seed: int) -> Move:
+        legal = view.legal_moves()
+        return next((m for m in legal if m.kind != "claim"), legal[0])
+
+    async def play() -> None:
+        app = CasinoApp(store=open_store(None), settings=Settings(speed="instant"),
+                        chooser_factory=lambda: InProcessChooser(first_move),
+                        save_settings_to_disk=False)
+        async with app.run_test(size=(100, 30), tooltips=True, notifications=True) as pilot:
+            await pilot.press("n")
+            await pilot.pause()
+            await pilot.press("enter")
+            await pilot.pause()
+            for _ in range(moves):
+                await pilot.press("right")
+                await pilot.pause()
+                await pilot.press("enter")
+                for _ in range(10):
+                    await pilot.pause(0)
+
+    with _throwaway_home():
+        asyncio.run(play())
+
+
+@contextlib.contextmanager
+def _throwaway_home() -> Iterator[None]:
+    saved = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="casino-tui-warm-") as tmp:
+        os.environ.update({"HOME": tmp, "CASINO_TUI_DATA_DIR": f"{tmp}/data",
+                           "CASINO_TUI_CONFIG_DIR": f"{tmp}/config"})
+        try:
+            yield
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+
+def code_key(code: types.CodeType) -> str:
+    """A code object's file, first line and qualified name: the same in every process of one
+    installation. Code made from a string (``<string>``: the ``__init__``, ``__eq__`` and
+    ``__hash__`` that ``dataclasses`` and ``namedtuple`` write for each class, a few hundred of
+    them at the same place) adds a checksum of its names, which tells most of them apart."""
+    key = f"{code.co_filename}:{code.co_firstlineno}:{code.co_qualname}"
+    if code.co_filename == "<string>":
+        names = "\0".join((*code.co_varnames, *code.co_names, *code.co_freevars))
+        key += f":{zlib.crc32(names.encode('utf-8', 'surrogatepass')):08x}"
+    return key
+
+
+def used_by_a_game(moves: int = WARM_UP_MOVES) -> set[str]:
+    """The code (:func:`code_key`) that a short game from the title runs (:func:`play_a_game`),
+    in a child of this process: what the game leaves behind (its objects, its garbage, the
+    blocks they freed) stays out of the fork server's memory. Empty if the child fails."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (a forked child: its end is os._exit)
+        status = 1
+        try:
+            os.close(read)
+            with recording() as used:
+                play_a_game(moves)
+            with open(write, "w", encoding="utf-8") as out:
+                json.dump(sorted({code_key(code) for code in used}), out)
+            status = 0
+        except BaseException as err:
+            with contextlib.suppress(Exception):
+                print(f"casino-tui fork server: the warm-up game failed: {err!r}",
+                      file=sys.stderr)
+        finally:
+            os._exit(status)
+    os.close(write)
+    with open(read, encoding="utf-8") as answer:
+        text = answer.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not text:
+        return set()
+    return set(json.loads(text))
+
+
+def cache_dir() -> Path:
+    """Where the fork server keeps what :func:`used_by_a_game` found: a directory of this
+    user's under the temporary directory (the fork server's environment has no home)."""
+    return Path(tempfile.gettempdir()) / f"casino-tui-hotcode-{os.getuid()}"
+
+
+def _fingerprint(moves: int) -> str:
+    """What the code a game runs depends on: Python, the warm-up, and every imported module's
+    file (its path, size and time), so that any change to the installation finds it again."""
+    digest = hashlib.sha256(repr((sys.version, sys.flags.optimize, moves, SERVED_ONLY,
+                                  NOT_IN_A_GAME)).encode())
+    for name in sorted(sys.modules):
+        file = getattr(sys.modules[name], "__file__", None)
+        if not isinstance(file, str):
+            continue
+        try:
+            info = os.stat(file)
+        except OSError:
+            continue
+        digest.update(f"{name}\0{file}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:32]
+
+
+def used_by_a_game_cached(moves: int = WARM_UP_MOVES, directory: Path | None = None) -> set[str]:
+    """:func:`used_by_a_game`, kept in a file of :func:`cache_dir` for this installation
+    (:func:`_fingerprint`), so that a fork server started again (or the next server on the
+    same installation) does not play the warm-up game again. A directory that is not this
+    user's own, or a file that cannot be read, is not used."""
+    directory = cache_dir() if directory is None else directory
+    path = directory / f"{_fingerprint(moves)}.json"
+    with contextlib.suppress(OSError, ValueError):
+        if os.stat(directory).st_uid == os.getuid():
+            keys = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys):
+                return set(keys)
+    keys = used_by_a_game(moves)
+    if keys:
+        with contextlib.suppress(OSError):
+            directory.mkdir(mode=0o700, exist_ok=True)
+            if os.stat(directory).st_uid != os.getuid():
+                return keys
+            for old in directory.glob("*.json"):  # another version's: not needed again
+                old.unlink(missing_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_text(json.dumps(sorted(keys)), encoding="utf-8")
+            os.replace(partial, path)
+    return keys
+
+
+def served_only_code(modules: Collection[str] = SERVED_ONLY) -> set[str]:
+    """The code (:func:`code_key`) of every function defined in ``modules`` (those imported)."""
+    files = {getattr(sys.modules.get(name), "__file__", None) for name in modules}
+    files.discard(None)
+    return {code_key(f.__code__) for f in gc.get_objects()
+            if type(f) is types.FunctionType and f.__code__.co_filename in files}
+
+
+def pack(used: Collection[str]) -> Packed:
+    """Give every function whose code is in ``used`` (:func:`code_key`), or has such code among
+    its constants, a copy of it made now, all of them one after the other (see the module's
+    description)."""
+    hot = {key for key in used if not any(part in key for part in NOT_IN_A_GAME)}
+    functions = [f for f in gc.get_objects() if type(f) is types.FunctionType]
+    # by identity: code objects compare equal by their contents (two generated functions alike)
+    moving: dict[int, types.CodeType | None] = {}  # the code to copy; None: stays
+
+    def find(code: types.CodeType) -> bool:
+        if id(code) not in moving:
+            inner = [find(c) for c in code.co_consts if type(c) is types.CodeType]
+            moving[id(code)] = code if any(inner) or code_key(code) in hot else None
+        return moving[id(code)] is not None
+
+    for function in functions:
+        find(function.__code__)
+    # Python makes a code object's bytecode as bytes when first asked for it (code.replace()
+    # does), and keeps them with the code: made first, for all, so that the copies lie
+    # together rather than between those bytes.
+    for code in moving.values():
+        if code is not None:
+            code.co_code  # noqa: B018
+    copies: dict[int, types.CodeType] = {}
+
+    def packed(code: types.CodeType) -> types.CodeType:
+        if moving.get(id(code)) is None:
+            return code
+        copy = copies.get(id(code))
+        if copy is None:
+            consts = code.co_consts
+            inner = tuple(packed(c) if type(c) is types.CodeType else c for c in consts)
+            if any(new is not old for new, old in zip(inner, consts, strict=True)):
+                copy = code.replace(co_consts=inner)
+            else:
+                copy = code.replace()
+            _kept.append(code)
+            copies[id(code)] = copy
+        return copy
+
+    replaced = 0
+    for function in functions:
+        copy = packed(function.__code__)
+        if copy is not function.__code__:
+            function.__code__ = copy
+            replaced += 1
+    return Packed(codes=len(copies), functions=replaced)
+
+
+__all__ = ["NOT_IN_A_GAME", "SERVED_ONLY", "Packed", "cache_dir", "code_key", "pack",
+           "play_a_game", "recording", "served_only_code", "used_by_a_game",
+           "used_by_a_game_cached"]

@@ -1,0 +1,158 @@
+"""The code a game runs, packed together in the fork server (casino_tui.serve.hotcode)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import types
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from casino_tui.serve import hotcode
+from casino_tui.serve.hotcode import code_key
+
+
+def _adder(n: int) -> int:
+    return n + 1
+
+
+def _maker(k: int) -> Callable[[int], int]:
+    def inner(n: int) -> int:
+        return n * k
+
+    return inner
+
+
+def _cold(n: int) -> int:
+    return n - 1
+
+
+def test_a_used_function_gets_a_new_copy_of_its_code_that_runs_the_same() -> None:
+    old = _adder.__code__
+    cold = _cold.__code__
+    packed = hotcode.pack({code_key(old)})
+    assert packed.functions >= 1 and packed.codes >= 1
+    assert _adder.__code__ is not old
+    assert _adder.__code__ == old  # the same code, constants, names, lines: a copy
+    assert _adder(41) == 42
+    assert _cold.__code__ is cold  # code a game does not run stays where it is
+    assert old in hotcode._kept  # ... and the replaced object is kept, not freed
+
+
+def test_a_closure_made_after_packing_takes_the_packed_copy_of_its_code() -> None:
+    before = _maker(3)
+    old_inner, old_outer = before.__code__, _maker.__code__
+    hotcode.pack({code_key(old_inner)})
+    assert _maker.__code__ is not old_outer  # copied with its nested code's copy
+    after = _maker(5)
+    assert after.__code__ is not old_inner
+    assert any(c is after.__code__ for c in _maker.__code__.co_consts)
+    assert before.__code__ is after.__code__  # a closure made before packing: given it too
+    assert after(2) == 10 and before(2) == 6
+
+
+def test_the_computer_players_code_is_not_packed() -> None:
+    from casino_tui.ai import choose_move
+
+    old = choose_move.__code__
+    assert "/casino_tui/ai/" in old.co_filename
+    hotcode.pack({code_key(old)})
+    assert choose_move.__code__ is old
+
+
+def test_recording_sees_the_code_run_in_the_block_and_in_its_threads() -> None:
+    def in_thread() -> None:
+        _cold(1)
+
+    with hotcode.recording() as used:
+        _maker(2)
+        thread = threading.Thread(target=in_thread)
+        thread.start()
+        thread.join()
+    _adder(1)  # after the block: not recorded
+    keys = {code_key(code) for code in used}
+    assert code_key(_maker.__code__) in keys
+    assert code_key(_cold.__code__) in keys
+    assert code_key(_adder.__code__) not in keys
+
+
+def test_a_warm_up_game_in_a_child_names_the_code_a_game_runs() -> None:
+    from casino_tui.app.screens.game import GameScreen
+
+    before = threading.active_count()
+    used = hotcode.used_by_a_game(moves=2)
+    files = {key.rsplit(":", 2)[0] for key in used}
+    assert GameScreen.__init__.__code__.co_filename in files  # the game screen was shown
+    assert any("/textual/" in f for f in files) and any("/rich/" in f for f in files)
+    assert threading.active_count() == before  # it ran in a child, which has ended
+
+
+def test_the_served_only_modules_are_taken_whole() -> None:
+    import casino_tui.table.codec as codec
+
+    keys = hotcode.served_only_code(["casino_tui.table.codec"])
+    functions = [f for f in vars(codec).values()
+                 if isinstance(f, types.FunctionType) and f.__module__ == codec.__name__]
+    assert functions
+    assert {code_key(f.__code__) for f in functions} <= keys
+    assert hotcode.served_only_code(["no.such.module"]) == set()
+
+
+def test_what_the_warm_up_game_found_is_kept_for_the_installation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    games: list[int] = []
+
+    def played(moves: int = hotcode.WARM_UP_MOVES) -> set[str]:
+        games.append(moves)
+        return {"a.py:1:f", "b.py:2:g"}
+
+    monkeypatch.setattr(hotcode, "used_by_a_game", played)
+    cache = tmp_path / "cache"
+    assert hotcode.used_by_a_game_cached(directory=cache) == {"a.py:1:f", "b.py:2:g"}
+    assert hotcode.used_by_a_game_cached(directory=cache) == {"a.py:1:f", "b.py:2:g"}
+    assert len(games) == 1  # the second fork server start read it
+    assert cache.stat().st_mode & 0o777 == 0o700
+    (kept,) = cache.glob("*.json")
+    kept.write_text("not json")  # unreadable: played again, and written again
+    assert hotcode.used_by_a_game_cached(directory=cache) == {"a.py:1:f", "b.py:2:g"}
+    assert len(games) == 2 and json.loads(kept.read_text()) == ["a.py:1:f", "b.py:2:g"]
+    # another installation (here another warm-up) finds it again, and the old file goes
+    assert hotcode.used_by_a_game_cached(moves=1, directory=cache) == {"a.py:1:f", "b.py:2:g"}
+    assert games == [hotcode.WARM_UP_MOVES, hotcode.WARM_UP_MOVES, 1]
+    assert len(list(cache.glob("*.json"))) == 1
+
+
+def test_a_changed_module_changes_the_installations_fingerprint(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("hotcode_probe_module")
+    source = tmp_path / "hotcode_probe_module.py"
+    source.write_text("x = 1\n")
+    module.__file__ = str(source)
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    before = hotcode._fingerprint(3)
+    assert hotcode._fingerprint(3) == before
+    source.write_text("x = 22\n")
+    assert hotcode._fingerprint(3) != before
+
+
+def test_code_made_from_strings_is_told_apart_by_its_names() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Seat:
+        name: str
+        score: int
+
+    @dataclasses.dataclass
+    class Pile:
+        cards: list[int]
+
+    seat, pile = Seat.__init__.__code__, Pile.__init__.__code__
+    assert seat.co_filename == pile.co_filename == "<string>"
+    assert (seat.co_firstlineno, seat.co_qualname) == (pile.co_firstlineno, pile.co_qualname)
+    assert code_key(seat) != code_key(pile)
+    assert code_key(seat) == code_key(Seat.__init__.__code__)
+    assert code_key(_adder.__code__) == (f"{__file__}:{_adder.__code__.co_firstlineno}:_adder")
