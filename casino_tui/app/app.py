@@ -21,6 +21,7 @@ from casino_tui.settings import Settings, load_settings, save_settings
 
 from . import firstframe
 from .cardfmt import CardPainter, face_background
+from .output import QuickTruecolor, compact_output, quick_filters
 from .screens.title import TitleScreen
 from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .sharedcss import SharedStylesheet, theme_variables
@@ -136,6 +137,7 @@ class CasinoApp(App[None]):
         self.ascii_only = ascii_only
         self.force_ascii = ascii or ascii_only
         self._ascii_filter: AsciiFilter | None = None
+        self._quick_truecolor: list[QuickTruecolor] = []  # (casino_tui.app.output.quick_filters)
         if ascii_only:
             from .glyphs import AsciiFilter
 
@@ -186,8 +188,10 @@ class CasinoApp(App[None]):
                 screen.refresh_menu()
 
     def get_line_filters(self) -> Sequence[LineFilter]:
-        """Textual's filters, and in ASCII-only mode the one that draws everything in ASCII."""
-        filters = super().get_line_filters()
+        """Textual's filters (its ANSI-to-truecolour one passing lines that it would not change
+        as they are: :class:`casino_tui.app.output.QuickTruecolor`), and in ASCII-only mode the
+        one that draws everything in ASCII."""
+        filters = quick_filters(super().get_line_filters(), self._quick_truecolor)
         if self._ascii_filter is None:
             return filters
         return [*filters, self._ascii_filter]
@@ -205,9 +209,12 @@ class CasinoApp(App[None]):
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform, reading input that is not UTF-8 without dying
         (see :mod:`casino_tui.app.input_bytes`), and on Linux with its input thread asleep
-        while nobody types (:mod:`casino_tui.app.quiet_input`)."""
+        while nobody types (:mod:`casino_tui.app.quiet_input`). What it draws is sent compact
+        (:mod:`casino_tui.app.output`)."""
         from .input_bytes import lenient_input
         from .quiet_input import quiet_input
+
+        compact_output()
 
         driver = super().get_driver_class()
         lenient_input(driver)
