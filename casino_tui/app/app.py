@@ -21,7 +21,7 @@ from casino_tui.settings import Settings, load_settings, save_settings
 
 from . import firstframe
 from .cardfmt import CardPainter, face_background
-from .output import QuickTruecolor, compact_output, quick_filters
+from .output import QuickFilters, compact_output
 from .screens.title import TitleScreen
 from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .sharedcss import SharedStylesheet, theme_variables
@@ -137,11 +137,12 @@ class CasinoApp(App[None]):
         self.ascii_only = ascii_only
         self.force_ascii = ascii or ascii_only
         self._ascii_filter: AsciiFilter | None = None
-        self._quick_truecolor: list[QuickTruecolor] = []  # (casino_tui.app.output.quick_filters)
         if ascii_only:
             from .glyphs import AsciiFilter
 
             self._ascii_filter = AsciiFilter()
+        self._line_filters = QuickFilters(() if self._ascii_filter is None
+                                          else (self._ascii_filter,))
         self.start_config = config
         self.start_state = state
         self.chooser_factory = chooser_factory
@@ -191,10 +192,7 @@ class CasinoApp(App[None]):
         """Textual's filters (its ANSI-to-truecolour one passing lines that it would not change
         as they are: :class:`casino_tui.app.output.QuickTruecolor`), and in ASCII-only mode the
         one that draws everything in ASCII."""
-        filters = quick_filters(super().get_line_filters(), self._quick_truecolor)
-        if self._ascii_filter is None:
-            return filters
-        return [*filters, self._ascii_filter]
+        return self._line_filters(super().get_line_filters())
 
     # ------------------------------------------------------------------ start and size
     def get_css_variables(self) -> dict[str, str]:

@@ -232,14 +232,29 @@ class QuickTruecolor(ANSIToTruecolor):
         return segments
 
 
-def quick_filters(filters: Sequence[Any], known: list[QuickTruecolor]) -> list[Any]:
-    """``filters``, with Textual's own ANSI-to-truecolour filter replaced by a
-    :class:`QuickTruecolor` of it (made once per filter Textual makes: ``known`` holds it)."""
-    quick: list[Any] = []
-    for line_filter in filters:
-        if type(line_filter) is ANSIToTruecolor:
-            if not known or known[0].source is not line_filter:
-                known[:] = [QuickTruecolor(line_filter)]
-            line_filter = known[0]
-        quick.append(line_filter)
-    return quick
+class QuickFilters:
+    """An app's line filters as ``CasinoApp.get_line_filters`` gives them (asked for each
+    widget drawn): Textual's enabled ones with its ANSI-to-truecolour filter replaced by a
+    :class:`QuickTruecolor` of it (made once per filter Textual makes), then ``extra``; the same
+    tuple while Textual's enabled filters stay the same."""
+
+    def __init__(self, extra: Sequence[Any] = ()) -> None:
+        self.extra = tuple(extra)
+        self._textual: tuple[Any, ...] | None = None
+        self._filters: tuple[Any, ...] = ()
+
+    def __call__(self, textual: Sequence[Any]) -> tuple[Any, ...]:
+        """The filters, for Textual's enabled ``textual``."""
+        key = tuple(textual)
+        if key != self._textual:
+            self._textual = key
+            quick = next((f for f in self._filters if isinstance(f, QuickTruecolor)), None)
+            filters: list[Any] = []
+            for line_filter in key:
+                if type(line_filter) is ANSIToTruecolor:
+                    if quick is None or quick.source is not line_filter:
+                        quick = QuickTruecolor(line_filter)
+                    line_filter = quick
+                filters.append(line_filter)
+            self._filters = (*filters, *self.extra)
+        return self._filters

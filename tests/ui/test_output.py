@@ -200,7 +200,7 @@ async def test_the_app_uses_the_quick_filter_of_textuals_current_one() -> None:
         quick = [f for f in app.get_line_filters() if isinstance(f, QuickTruecolor)]
         assert len(quick) == 1 and quick[0].source is textual[0]
         assert quick[0]._terminal_theme is textual[0]._terminal_theme
-        assert app.get_line_filters()[0] is quick[0]
+        assert app.get_line_filters() is app.get_line_filters()  # (asked for each widget)
         app.theme = "textual-light"
         await pilot.pause()
         again = [f for f in app.get_line_filters() if isinstance(f, QuickTruecolor)]
@@ -208,6 +208,15 @@ async def test_the_app_uses_the_quick_filter_of_textuals_current_one() -> None:
         app.ansi_color = True
         await pilot.pause()
         assert not any(isinstance(f, ANSIToTruecolor) for f in app.get_line_filters())
+
+
+@asynctest
+async def test_in_ascii_only_mode_the_ascii_filter_comes_last() -> None:
+    app = make_app(table_4p(), ascii_only=True)
+    async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
+        await settle(pilot)
+        filters = app.get_line_filters()
+        assert isinstance(filters[0], QuickTruecolor) and filters[-1] is app._ascii_filter
 
 
 @asynctest
