@@ -160,14 +160,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--size", default="100x30", metavar="WxH")
     parser.add_argument("--forked", action="store_true",
                         help="fork the game from a warm fork server, as serve does")
+    parser.add_argument("--truecolor", action="store_true",
+                        help="the game's terminal says it has truecolour (COLORTERM=truecolor)")
     parser.add_argument("--screens", metavar="FILE",
                         help="write the screen after each key (pyte) into FILE as JSON lines")
     args = parser.parse_args(argv)
     w, h = (int(x) for x in args.size.lower().split("x"))
     screens = Screens(args.screens, (w, h)) if args.screens else None
+    if args.truecolor:
+        RecordingGame.extra_env = {"COLORTERM": "truecolor"}
     costs = play(args.turns, (w, h), args.seed, args.forked, screens)
     print(f"Bytes the game sends per key (one {'forked ' if args.forked else ''}game of "
-          f"{args.turns} turns, {w}x{h}, TERM=xterm-256color), mean per key:")
+          f"{args.turns} turns, {w}x{h}, TERM=xterm-256color"
+          f"{', COLORTERM=truecolor' if args.truecolor else ''}), mean per key:")
     for name, values in costs.items():
         if not values:
             continue
