@@ -26,6 +26,12 @@ own styles) and dim text (blended into its colour; the game's hints and muted te
 :class:`QuickTruecolor` is that filter, which hands a line to Textual's only if one of its
 styles needs changing, and otherwise returns it as it is (which is what Textual's returns for
 it, as new objects): see ``CasinoApp.get_line_filters``.
+
+Measured (``python -m benchmarks.keybytes --forked``): a play 7,660 -> 5,225 bytes, a Right
+1,164 -> 830, the screen the same in every cell after every key. This relies on Textual's
+private ``textual._compositor`` update classes, ``Style._attributes`` and
+``ANSIToTruecolor._terminal_theme``: ``tests/ui/test_output.py`` fails if the Textual methods
+this stands in for change (digests of their source), and compares what both send.
 """
 
 from __future__ import annotations
