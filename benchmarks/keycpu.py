@@ -42,9 +42,10 @@ import sys
 import tempfile
 import termios
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fcntl import ioctl
 from pathlib import Path
+from typing import ClassVar
 
 from casino_tui.serve.forkserver import FORK_SERVER_FLAGS
 
@@ -69,6 +70,8 @@ def cpu_ns(pid: int) -> int:
 class Game:
     """The game on a pseudo-terminal: :meth:`key` presses a key and waits for quiet."""
 
+    extra_env: ClassVar[Mapping[str, str]] = {}  # more of its environment (benchmarks.keybytes)
+
     def __init__(self, size: tuple[int, int], seed: int, cprofile: str | None = None,
                  forked: bool = False) -> None:
         self.home = tempfile.mkdtemp(prefix="casino-keycpu-")
@@ -78,6 +81,7 @@ class Game:
                "CASINO_TUI_CONFIG_DIR": f"{self.home}/config"}
         if "PYTHONPATH" in os.environ:
             env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        env.update(self.extra_env)
         argv = [sys.executable, "-m", "casino_tui", "--seed", str(seed)]
         if cprofile:
             argv[2:3] = [WRAPPER, os.path.abspath(cprofile)]

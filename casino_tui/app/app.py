@@ -21,6 +21,7 @@ from casino_tui.settings import Settings, load_settings, save_settings
 
 from . import firstframe
 from .cardfmt import CardPainter, face_background
+from .output import QuickFilters, compact_output
 from .screens.title import TitleScreen
 from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .sharedcss import SharedStylesheet, theme_variables
@@ -140,6 +141,8 @@ class CasinoApp(App[None]):
             from .glyphs import AsciiFilter
 
             self._ascii_filter = AsciiFilter()
+        self._line_filters = QuickFilters(() if self._ascii_filter is None
+                                          else (self._ascii_filter,))
         self.start_config = config
         self.start_state = state
         self.chooser_factory = chooser_factory
@@ -186,11 +189,10 @@ class CasinoApp(App[None]):
                 screen.refresh_menu()
 
     def get_line_filters(self) -> Sequence[LineFilter]:
-        """Textual's filters, and in ASCII-only mode the one that draws everything in ASCII."""
-        filters = super().get_line_filters()
-        if self._ascii_filter is None:
-            return filters
-        return [*filters, self._ascii_filter]
+        """Textual's filters (its ANSI-to-truecolour one passing lines that it would not change
+        as they are: :class:`casino_tui.app.output.QuickTruecolor`), and in ASCII-only mode the
+        one that draws everything in ASCII."""
+        return self._line_filters(super().get_line_filters())
 
     # ------------------------------------------------------------------ start and size
     def get_css_variables(self) -> dict[str, str]:
@@ -205,9 +207,12 @@ class CasinoApp(App[None]):
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform, reading input that is not UTF-8 without dying
         (see :mod:`casino_tui.app.input_bytes`), and on Linux with its input thread asleep
-        while nobody types (:mod:`casino_tui.app.quiet_input`)."""
+        while nobody types (:mod:`casino_tui.app.quiet_input`). What it draws is sent compact
+        (:mod:`casino_tui.app.output`)."""
         from .input_bytes import lenient_input
         from .quiet_input import quiet_input
+
+        compact_output()
 
         driver = super().get_driver_class()
         lenient_input(driver)
