@@ -29,12 +29,12 @@ import re
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from casino_tui.procs import lower_priority
+from casino_tui.procs import lower_group_priority
 
 HOST = "127.0.0.1"
 KEEP_TEXT = 50_000  # characters of a screen's text kept (a frame is a few thousand)
@@ -647,7 +647,8 @@ class MemoryPeak:
 
 
 async def sample_memory(server_pid: int, peak: MemoryPeak, every: float = 1.0,
-                        log_path: Path | None = None) -> None:
+                        log_path: Path | None = None,
+                        after_first: Callable[[], None] | None = None) -> None:
     """Every ``every`` seconds, the games' memory and CPU; ``peak`` keeps the busiest moment
     (the most games, then the most RSS). Each second costs a read of every process's ``stat``
     and each game's ``statm``; only a moment that beats the peak is measured in full (PSS from
@@ -659,6 +660,9 @@ async def sample_memory(server_pid: int, peak: MemoryPeak, every: float = 1.0,
         named = pids.read() if pids is not None else None
         best = await asyncio.to_thread(_sample_once, server_pid, peak, named, best,
                                        time.monotonic() - start)
+        if after_first is not None:
+            after_first()
+            after_first = None
         await asyncio.sleep(every)
 
 
@@ -759,7 +763,13 @@ async def stop_sampler(process: asyncio.subprocess.Process) -> tuple[MemoryPeak,
 
 async def _sample_until_eof(server_pid: int, log_path: Path) -> dict[str, Any]:
     peak = MemoryPeak()
-    sampler = asyncio.create_task(sample_memory(server_pid, peak, log_path=log_path))
+    # After its first sample (before the players come), below the games: a session, so a
+    # scheduler autogroup, of its own, every thread at the lowest priority. At the tool's
+    # priority its reads of /proc took the cores from the games for tens of milliseconds
+    # every second, in the middle of the moves the tool measures.
+    sampler = asyncio.create_task(sample_memory(
+        server_pid, peak, log_path=log_path,
+        after_first=lambda: lower_group_priority(os.getpriority(os.PRIO_PROCESS, 0), 19, 0)))
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.buffer.read)
     sampler.cancel()
     with contextlib.suppress(asyncio.CancelledError):
@@ -878,10 +888,6 @@ def main(argv: Sequence[str]) -> int:
     if len(argv) != 3 or argv[0] != "sample":
         print("usage: python -m benchmarks.loadkit sample SERVER_PID SERVER_LOG", file=sys.stderr)
         return 2
-    # Below the games (a session, so a scheduler autogroup, of its own at the lowest
-    # priority): at the tool's priority its reads of /proc took the cores from the games for
-    # tens of milliseconds every second, in the middle of the moves it measures.
-    lower_priority(19, 0)
     figures = asyncio.run(_sample_until_eof(int(argv[1]), Path(argv[2])))
     print(json.dumps(figures))
     return 0
