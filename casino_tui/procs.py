@@ -42,7 +42,8 @@ def parent_death_signal() -> Callable[[int], None] | None:
 # much as the server's whole group (the server, the fork server, the pool of computer players):
 # 200 games would leave the server and the pool 1/201 of the CPU. A process's nice value alone
 # only counts within its group; the group's own nice value (``/proc/self/autogroup``) counts
-# between groups. Both are set. Raising them needs no privilege; neither can be lowered again.
+# between groups. Both are set. Raising them needs no privilege; a process's nice value cannot
+# be lowered again without it, an autogroup's can (down to 0: the tables, below).
 # But the kernel lets unprivileged processes set an autogroup's value at most once every 0.1 s on
 # the whole host (any other write fails with EAGAIN, whoever makes it): a crowd of games forked
 # at once by a server that is not root would mostly stay in groups as high as the server's.
