@@ -42,7 +42,8 @@ def parent_death_signal() -> Callable[[int], None] | None:
 # much as the server's whole group (the server, the fork server, the pool of computer players):
 # 200 games would leave the server and the pool 1/201 of the CPU. A process's nice value alone
 # only counts within its group; the group's own nice value (``/proc/self/autogroup``) counts
-# between groups. Both are set. Raising them needs no privilege; neither can be lowered again.
+# between groups. Both are set. Raising them needs no privilege; a process's nice value cannot
+# be lowered again without it, an autogroup's can (down to 0: the tables, below).
 # But the kernel lets unprivileged processes set an autogroup's value at most once every 0.1 s on
 # the whole host (any other write fails with EAGAIN, whoever makes it): a crowd of games forked
 # at once by a server that is not root would mostly stay in groups as high as the server's.
@@ -137,3 +138,47 @@ def _retry_autogroup(deadline: float) -> None:
     finally:
         with _wanted_lock:
             _retrying = False
+
+
+# A game at a table of people runs fewer steps below the server than other games: a move there
+# waits on two games (the mover's and the other person's), and the other person's game, idle
+# until the move comes, then waited for a core behind every process at the server's priority
+# (at 19 steps below it weighs 15 against their 1024: 68 times less). The server puts the
+# scheduler autogroup value such a game takes in its environment (TABLE_NICE_ENV); the game
+# takes it while it shows a table (:func:`at_table`), and goes back when it leaves.
+TABLE_NICE_ENV = "CASINO_TUI_TABLE_NICE"
+TABLE_NICE_STEPS = 10  # a table's game runs at most this many nice steps below the server
+_before_table: int | None = None  # the autogroup value the game had before its table
+
+
+def table_nice(group_nice: int | None, steps: int) -> int | None:
+    """The autogroup value of a game at a table, under a server whose autogroup is at
+    ``group_nice`` with its games ``steps`` below it (None: no autogroups, or games at the
+    server's priority, which a table's game keeps)."""
+    if group_nice is None or steps <= 0:
+        return None
+    return min(19, group_nice + min(steps, TABLE_NICE_STEPS))
+
+
+def at_table(there: bool, env: dict[str, str] | None = None) -> None:
+    """A game shows a table of people (``there``), or no longer: its autogroup takes the value
+    the server gave for tables (``TABLE_NICE_ENV``), and the one it had before again. Only up
+    (a game never goes above the value it had), best effort, a write the kernel refuses for
+    now tried again (:func:`set_autogroup_nice`); nothing without the variable."""
+    global _before_table
+    if there:
+        if _before_table is not None:
+            return
+        value = (os.environ if env is None else env).get(TABLE_NICE_ENV, "")
+        with _wanted_lock:  # the value being set (tried again), else the one set
+            now = _wanted if _wanted is not None else autogroup_nice()
+        if not value.isdigit() or now is None or int(value) >= now:
+            return
+        _before_table = now
+        set_autogroup_nice(int(value), retry=TABLE_NICE_RETRY)
+    elif _before_table is not None:
+        before, _before_table = _before_table, None
+        set_autogroup_nice(before, retry=TABLE_NICE_RETRY)
+
+
+TABLE_NICE_RETRY = 10.0  # seconds a refused write of a table's autogroup value is tried again

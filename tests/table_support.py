@@ -94,3 +94,19 @@ class Recorder:
             seen_own[who] |= named
         for who in self.recipients:  # the scanner does find cards (the check can fail)
             assert seen_own[who], f"nothing with a card was sent to {who}"
+
+
+class FakeAutogroup:
+    """/proc/self/autogroup: its value, and every value written."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+        self.written: list[int] = []
+
+    def read_text(self) -> str:
+        return f"/autogroup-1 nice {self.value}\n"
+
+    def write_text(self, text: str) -> int:
+        self.value = int(text)
+        self.written.append(self.value)
+        return len(text)

@@ -25,6 +25,7 @@ from serve_support import (
     wait_until,
 )
 
+from casino_tui.procs import TABLE_NICE_ENV, autogroup_nice
 from casino_tui.serve.config import ServeConfig
 from casino_tui.serve.players import player_id
 from casino_tui.serve.server import TABLES_DIR, GameServer
@@ -51,6 +52,10 @@ def test_the_server_serves_its_tables_and_restores_them(tmp_path: Path) -> None:
             secret = server._table_secret(7, FINGERPRINT, env)
             assert secret is not None and env[SECRET_ENV] == secret
             assert env[SOCKET_ENV] == str(socket_path(data))
+            # the game at a table runs at most 10 steps below the server (19 for the others)
+            group = autogroup_nice()
+            if group is not None:
+                assert env[TABLE_NICE_ENV] == str(min(19, group + 10))
             hub = await hub_from_environment(env)
             assert hub is not None and hub.player == player_id(FINGERPRINT)
             ann = Person("", "Ann")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
+from casino_tui.procs import TABLE_NICE_ENV, autogroup_nice, table_nice
 from casino_tui.saves.storestatus import STORE_STATUS_ENV
 from casino_tui.table.wire import Identity, new_secret, session_environment, socket_path
 
@@ -890,6 +891,9 @@ class GameServer:
         secret = new_secret()
         service.register(secret, Identity(player_id(fingerprint), fingerprint, number, address))
         env.update(session_environment(service.path, secret))
+        nice = table_nice(autogroup_nice(), self.config.session_nice)
+        if nice is not None:  # how far below the server the game runs at a table
+            env[TABLE_NICE_ENV] = str(nice)
         return secret
 
 

@@ -5,11 +5,15 @@ game in the player's statistics, and Continue going to the game at the player's 
 
 from __future__ import annotations
 
-from table_support import SeededThinker
+import asyncio
+
+import pytest
+from table_support import FakeAutogroup, SeededThinker
 from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
+from casino_tui import procs
 from casino_tui.app.screens.confirm import ConfirmScreen
 from casino_tui.app.screens.gameover import TableGameOverScreen
 from casino_tui.app.screens.summary import RoundSummaryScreen
@@ -18,6 +22,7 @@ from casino_tui.app.screens.tables import TablesScreen, table_option
 from casino_tui.app.screens.title import TitleScreen
 from casino_tui.app.widgets.table import KeyBar, SeatBox
 from casino_tui.engine import Phase, State
+from casino_tui.procs import TABLE_NICE_ENV
 from casino_tui.saves import Seat
 from casino_tui.stats import GameRecord, Ledger
 from casino_tui.table import GameConfig, SeatConfig
@@ -27,6 +32,7 @@ from .conftest import asynctest
 from .test_table_game import (
     ANN,
     BOB,
+    EVE,
     Clock,
     line,
     new_table,
@@ -204,6 +210,39 @@ async def test_leaving_a_table_goes_back_to_the_list_of_tables() -> None:
         assert isinstance(app.screen_stack[0], TitleScreen) and len(app.screen_stack) == 2
         await hub.idle(tid)
         assert hub.controller(tid).seats[0].away_since is not None
+
+
+def test_a_seats_game_runs_at_the_tables_priority_until_it_leaves(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a server that gives tables a priority (TABLE_NICE_ENV), a seat's game takes it
+    while its table is shown and gives it back when it leaves; someone watching keeps theirs."""
+    group = FakeAutogroup(19)
+    monkeypatch.setattr(procs, "_AUTOGROUP", group)
+    monkeypatch.setattr(procs, "_wanted", None)
+    monkeypatch.setattr(procs, "_before_table", None)
+    monkeypatch.setenv(TABLE_NICE_ENV, "10")
+
+    async def go() -> None:
+        hub = LocalHub(SeededThinker(), clock=Clock())
+        app = table_app(hub)
+        app.tables_refresh = None
+        async with app.run_test(size=(80, 24)) as pilot:
+            tid = await new_table(hub)
+            await sit_at(pilot, hub, tid, 0)
+            assert group.value == 10
+            await pilot.press("q", "y")
+            for _ in range(50):
+                await pilot.pause()
+                if isinstance(app.screen, TablesScreen):
+                    break
+            assert isinstance(app.screen, TablesScreen)
+            assert group.value == 19 and group.written == [10, 19]
+        watcher = table_app(hub, EVE)
+        async with watcher.run_test(size=(80, 24)) as pilot:
+            await sit_at(pilot, hub, tid, None)
+            assert group.written == [10, 19]
+
+    asyncio.run(go())
 
 
 # ---------------------------------------------------------------------------- statistics

@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 
 from casino_tui.engine import Card, IllegalMoveError, Move, MoveEvent, Phase, RoundSummary, SeatView
+from casino_tui.procs import at_table
 from casino_tui.table import trace
 from casino_tui.table.client import TableUpdate
 from casino_tui.table.config import DEFAULT_LEVEL
@@ -153,12 +154,17 @@ class TableGameScreen(GameScreen):
 
     # ------------------------------------------------------------------ following the table
     def _start(self) -> None:
-        """Follow the table (its first view and log came with the session)."""
+        """Follow the table (its first view and log came with the session); a seat's game
+        runs at the server's priority for tables meanwhile (:func:`casino_tui.procs.at_table`:
+        the other person's move is drawn sooner)."""
         self.set_interval(self.AWAY_REFRESH, self._refresh_away)
+        if not self.watching:
+            at_table(True)
         self.run_worker(self._follow(), group="table", exclusive=True, exit_on_error=False)
 
     def on_unmount(self) -> None:  # (GameScreen's runs too: Textual calls both)
         self.net.client.close()
+        at_table(False)
 
     async def _follow(self) -> None:
         """Take the table's updates as they come, until the screen goes. A connection that
