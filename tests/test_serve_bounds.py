@@ -81,8 +81,9 @@ class Client:
             await asyncio.sleep(0.05)
 
     def flowing(self) -> str:
-        """The text with a notification's wrapped lines joined again."""
-        return re.sub(r" +", " ", re.sub(r"\s*\r\n▌\s*", " ", self.text))
+        """The text with a notification's wrapped lines joined again (each line of it begins
+        with a cursor move, stripped here, and a new line only where the app sends one)."""
+        return re.sub(r" +", " ", re.sub(r"\s*(?:\r\n)?▌\s*", " ", self.text))
 
     async def close(self) -> None:
         if self._reader is not None:
