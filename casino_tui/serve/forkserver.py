@@ -702,27 +702,36 @@ def lower_after_first_frame(steps: int, group_nice: int | None, within: float) -
     (:func:`casino_tui.procs.set_autogroup_nice`)."""
     if steps <= 0:
         return
-    from casino_tui.app import firstframe
-
     base = os.getpriority(os.PRIO_PROCESS, 0)  # the fork server's: the server's
     if group_nice:  # a new session's group starts at 0: not above the server's
         set_autogroup_nice(group_nice, retry=AUTOGROUP_RETRY_FOR)
+    once_after_first_frame(within, lambda: lower_group_priority(
+        base, steps, group_nice, retry=AUTOGROUP_RETRY_FOR))
+
+
+def once_after_first_frame(within: float, action: Callable[[], None]) -> None:
+    """In a forked game: ``action`` once, as soon as the game's first frame is on its terminal
+    (:mod:`casino_tui.app.firstframe`, from Textual's output thread) or ``within`` seconds
+    have passed (a daemon thread's timer: a game that shows no frame, or is busy elsewhere),
+    from whichever thread comes first."""
+    from casino_tui.app import firstframe
+
     lock = threading.Lock()
-    lowered = False
+    done = False
 
-    def lower() -> None:
-        nonlocal lowered
+    def once() -> None:
+        nonlocal done
         with lock:
-            if lowered:
+            if done:
                 return
-            lowered = True
+            done = True
         timer.cancel()
-        lower_group_priority(base, steps, group_nice, retry=AUTOGROUP_RETRY_FOR)
+        action()
 
-    timer = threading.Timer(within, lower)
+    timer = threading.Timer(within, once)
     timer.daemon = True  # (a game's exit does not wait for it)
     timer.start()
-    firstframe.when_written(lower)
+    firstframe.when_written(once)
 
 
 # The cyclic garbage collector's thresholds in a forked game (Python's are 700, 10, 10): a
@@ -765,26 +774,13 @@ def collect_after_first_frame(within: float) -> None:
     collected just after, when the game already runs below the logins still waiting
     (:func:`lower_after_first_frame`). The collector is switched on again from whichever thread
     comes first (Textual's output thread, or a daemon timer), once."""
-    from casino_tui.app import firstframe
-
     gc.disable()
-    lock = threading.Lock()
-    started = False
 
     def start() -> None:
-        nonlocal started
-        with lock:
-            if started:
-                return
-            started = True
-        timer.cancel()
         collect_sooner()
         gc.enable()
 
-    timer = threading.Timer(within, start)
-    timer.daemon = True  # (a game's exit does not wait for it)
-    timer.start()
-    firstframe.when_written(start)
+    once_after_first_frame(within, start)
 
 
 def _leave(status: int) -> NoReturn:
@@ -858,5 +854,6 @@ __all__ = [
     "lower_priority",
     "merge_pages",
     "merging_on",
+    "once_after_first_frame",
     "serve_forks",
 ]
