@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import keycpu
-from .loadkit import KEY_ENTER, KEY_RIGHT, NO_MOVE, ROUND_OVER, TITLE, YOUR_TURN
+from .loadkit import KEY_ENTER, TITLE, YOUR_TURN
 
 CSI = re.compile(rb"\x1b\[([0-?]*)[ -/]*([@-~])")
 
@@ -132,19 +132,7 @@ def play(turns: int, size: tuple[int, int], seed: int, forked: bool,
             screens.after("start", bytes(game.raw))
         press("n", b"n", until="Preset")
         press("enter", KEY_ENTER, until=YOUR_TURN)
-        for _ in range(turns):
-            last = ""
-            for name, data in (("right", KEY_RIGHT), ("left", keycpu.KEY_LEFT),
-                               ("right", KEY_RIGHT)):
-                last = press(name, data)
-            for _ in range(8):
-                if not NO_MOVE.search(last):
-                    break
-                last = press("right", KEY_RIGHT)
-            last = press("play", KEY_ENTER,
-                         until=re.compile(f"{YOUR_TURN}|{ROUND_OVER.pattern}"))
-            if ROUND_OVER.search(last):
-                break
+        keycpu.play_turns(press, turns)
     finally:
         game.close()
         if screens is not None:

@@ -45,7 +45,7 @@ import time
 from collections.abc import Mapping, Sequence
 from fcntl import ioctl
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from casino_tui.serve.forkserver import FORK_SERVER_FLAGS
 
@@ -241,15 +241,14 @@ def play(turns: int, size: tuple[int, int], seed: int, profile: str | None,
     costs: dict[str, list[tuple[float, int]]] = {"right": [], "left": [], "play": []}
     game = Game(size, seed, cprofile, forked)
 
-    def press(name: str, data: bytes, until: str | re.Pattern[str] | None = None
-              ) -> tuple[float, int, str]:
+    def press(name: str, data: bytes, until: str | re.Pattern[str] | None = None) -> str:
         if cprofile_keys == name:
             game.start_cprofile()
         ms, nbytes, text = game.key(data, until=until)
         if cprofile_keys == name:
             game.pause_cprofile()
         costs[name].append((ms, nbytes))
-        return ms, nbytes, text
+        return text
 
     try:
         game.read(until=TITLE, timeout=30)
@@ -259,22 +258,34 @@ def play(turns: int, size: tuple[int, int], seed: int, profile: str | None,
             game.profile(profile)
         if cprofile_keys == "all":
             game.start_cprofile()
-        for _ in range(turns):
-            last = ""
-            for name, data in (("right", KEY_RIGHT), ("left", KEY_LEFT),
-                               ("right", KEY_RIGHT)):
-                _, _, last = press(name, data)
-            for _ in range(8):  # a card with no move: the next one
-                if not NO_MOVE.search(last):
-                    break
-                _, _, last = press("right", KEY_RIGHT)
-            _, _, last = press("play", KEY_ENTER, until=re.compile(
-                f"{YOUR_TURN}|{ROUND_OVER.pattern}"))
-            if ROUND_OVER.search(last):
-                break
+        play_turns(press, turns)
     finally:
         game.close()
     return costs
+
+
+class Press(Protocol):
+    """Sends a key (its name and bytes) to the game and returns the screen's text once drawn
+    (or once ``until`` shows)."""
+
+    def __call__(self, name: str, data: bytes,
+                 until: str | re.Pattern[str] | None = None) -> str: ...
+
+
+def play_turns(press: Press, turns: int) -> None:
+    """The player's ``turns`` from the first: Right, Left, Right (previews), Right again past a
+    card with no move, then Enter to play, until the next turn or the round's end."""
+    for _ in range(turns):
+        last = ""
+        for name, data in (("right", KEY_RIGHT), ("left", KEY_LEFT), ("right", KEY_RIGHT)):
+            last = press(name, data)
+        for _ in range(8):  # a card with no move: the next one
+            if not NO_MOVE.search(last):
+                break
+            last = press("right", KEY_RIGHT)
+        last = press("play", KEY_ENTER, until=re.compile(f"{YOUR_TURN}|{ROUND_OVER.pattern}"))
+        if ROUND_OVER.search(last):
+            break
 
 
 def main(argv: Sequence[str] | None = None) -> int:
