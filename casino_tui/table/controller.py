@@ -12,7 +12,10 @@ It holds the engine :class:`State` and the seats, and is the only thing that cha
   game;
 - the autosave after the deal, every move and every new round (``store`` and ``slot``), in
   the caller's thread or, with a :class:`BackgroundSaver` (a hub serving many tables), in a
-  thread of its own so that writing and syncing the file never holds up the event loop;
+  thread of its own so that writing and syncing the file never holds up the event loop; or,
+  with :meth:`~TableController.defer_saves` (a game screen), when the caller says, once what
+  the move changed is on the screen (never more than one move behind: a save still due is
+  written before the next move is taken);
 - a log of numbered :class:`~casino_tui.table.events.TableEvent`, and per-seat filtered views
   (:meth:`~TableController.view_for`) and events (:meth:`~TableController.events_after`).
 
@@ -227,6 +230,8 @@ class TableController:
         self.game_no = 1  # the games played at this table by this controller (see new_game)
         self.creator_seat: int | None = None  # the seat of the table's creator (a hub's)
         self.saver: BackgroundSaver | None = None  # saves in a thread (see save_in_background)
+        self.save_due = False  # a deferred autosave not yet written (see defer_saves)
+        self._on_save_due: Callable[[], None] | None = None
         self.undos = 0  # plays taken back at this table (see undo)
         if resumed and state is not None and (state.history or state.round_no > 1):
             self.rebuild_events(start_position)
@@ -470,6 +475,7 @@ class TableController:
         return self._emit(kind, seat=seat, text=text, data=data or {})
 
     def _apply(self, move: Move) -> list[TableEvent]:
+        self.flush_save()  # the save is never more than one move behind
         st = self.state
         table_before = tuple(st.table)
         deal_before = st.deal_no
@@ -578,7 +584,24 @@ class TableController:
     def save_now(self) -> SaveNotice | None:
         """Autosave now (a new game right after its deal); the notice is also kept in
         :attr:`notice` until :meth:`take_notice`."""
-        return self._autosave()
+        self.save_due = False
+        return self._write_save()
+
+    def defer_saves(self, due: Callable[[], None]) -> None:
+        """From now on, an autosave is not written at once: it becomes due (:attr:`save_due`)
+        and ``due()`` is called (once, until it is written), so that the caller writes it with
+        :meth:`flush_save` when it has a moment, after the move is on the screen. A save that
+        is due is written before the next move is taken (and by :meth:`close`), so the file
+        is never more than one move behind the game; each save is still whole (written
+        atomically), as before."""
+        self._on_save_due = due
+
+    def flush_save(self) -> SaveNotice | None:
+        """Write the autosave that is due, if one is (see :meth:`defer_saves`)."""
+        if not self.save_due:
+            return None
+        self.save_due = False
+        return self._write_save()
 
     def save_in_background(self) -> None:
         """From now on, autosave in a thread of its own (:class:`BackgroundSaver`): the move
@@ -592,6 +615,15 @@ class TableController:
         self.notice = notice
 
     def _autosave(self) -> SaveNotice | None:
+        due = self._on_save_due
+        if due is not None and self.store is not None and self.slot is not None:
+            if not self.save_due:
+                self.save_due = True
+                due()
+            return None
+        return self._write_save()
+
+    def _write_save(self) -> SaveNotice | None:
         if self.saver is not None and self.saver.slot is self.slot:
             self.saver.submit(self.state.clone())
             return None
@@ -607,6 +639,7 @@ class TableController:
     def close(self) -> None:
         """Release the game's file (the table closes; the file stays), once the last save is
         written."""
+        self.flush_save()
         if self.saver is not None:
             self.saver.close()
         if self.slot is not None and self.store is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import time
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
@@ -176,6 +177,8 @@ class GameScreen(Screen[None]):
         if isinstance(session, GameSession):
             session.table.store = store  # the table autosaves after the deal and every move
             session.table.slot = slot
+            # ... once the move is on the screen (see _after_frame)
+            session.table.defer_saves(self._save_due)
         self._hinting: int | None = None  # the position key a hint is being computed for
         humans = session.human_seats
         self._perspective = humans[0] if humans else 0
@@ -192,6 +195,10 @@ class GameScreen(Screen[None]):
         self._timer_args: tuple[int, ComputerTurn, Move] | None = None
         self._skip = False
         self._skip_event = asyncio.Event()
+        self._thought: asyncio.Task[None] | None = None  # the computer's turn (see _think)
+        # what waits for the frame being drawn to be written (see _after_frame)
+        self._frame_jobs: list[Callable[[], object]] = []
+        self._frame_save = False  # the table's deferred autosave is among them, last
         self._moves_cache: tuple[int, list[Move]] | None = None
         self._seen_cache: tuple[tuple[int, ...], Seen] | None = None  # see _seen
         # per seat: the log entries (is_note, text) since that seat last played, and the
@@ -336,6 +343,9 @@ class GameScreen(Screen[None]):
     def on_unmount(self) -> None:
         self.close_save()
         self._token += 1
+        if self._thought is not None:
+            self._thought.cancel()
+            self._thought = None
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -412,8 +422,27 @@ class GameScreen(Screen[None]):
             else:
                 self.call_later(self._computer_done, token, turn, move)
         else:
-            self.run_worker(self._think(token, turn), group="computer", exclusive=True,
-                            exit_on_error=False)
+            # asked once the frame that shows the move and the computer thinking is written
+            # (the pace counts from now): a plain task, not a Textual worker, whose state
+            # changes were three messages to the screen per turn
+            started = time.monotonic()
+            self._after_frame(lambda: self._ask(token, turn, started))
+
+    def _ask(self, token: int, turn: ComputerTurn, started: float) -> None:
+        if token != self._token or self._finished:
+            return  # the game moved on (an undo, leaving) before the frame was written
+        if self._thought is not None:
+            self._thought.cancel()
+        self._thought = task = asyncio.get_running_loop().create_task(
+            self._think(token, turn, started))
+        task.add_done_callback(self._thought_done)
+
+    def _thought_done(self, task: asyncio.Task[None]) -> None:
+        if self._thought is task:
+            self._thought = None
+        if not task.cancelled() and task.exception() is not None:
+            # (a Textual worker with exit_on_error=False kept it in its state and went on)
+            self.log.error("the computer's turn failed", task.exception())
 
     def _safe_choose_now(self, turn: ComputerTurn) -> Move:
         try:
@@ -423,8 +452,7 @@ class GameScreen(Screen[None]):
             self.local.sync(self.painter)  # the note saying so
             return move
 
-    async def _think(self, token: int, turn: ComputerTurn) -> None:
-        started = time.monotonic()
+    async def _think(self, token: int, turn: ComputerTurn, started: float) -> None:
         move = await self.local.table.think(turn, self.chooser)  # a failure: a random move
         self.local.sync(self.painter)
         remaining = self.casino.settings.delay - (time.monotonic() - started)
@@ -432,6 +460,54 @@ class GameScreen(Screen[None]):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._skip_event.wait(), remaining)
         self._computer_done(token, turn, move)
+
+    def _after_frame(self, job: Callable[[], object]) -> None:
+        """Run ``job`` once the frame being drawn (what the key or the move changed) has been
+        written to the terminal: what can wait (asking the computer, the autosave) then never
+        holds up the screen's answer to a key, on a busy host neither, where the frame waited
+        for them before (the key's first byte). Jobs run in order; the autosave last."""
+        self._frame_jobs.append(job)
+        if len(self._frame_jobs) == 1 and not self._frame_save:
+            self._wait_for_frame()
+
+    def _save_due(self) -> None:
+        """The table has an autosave due (see :meth:`TableController.defer_saves`): it is
+        written once the frame that shows the move has been written, before anything else
+        changes the game (the table writes one that is still due before the next move)."""
+        self._frame_save = True
+        if not self._frame_jobs:
+            self._wait_for_frame()
+
+    def _wait_for_frame(self) -> None:
+        if not self.call_after_refresh(self._frame_drawn):
+            self._frame_written()  # (the screen is closing: at once)
+
+    def _frame_drawn(self) -> None:
+        """The screen is refreshed (its frame handed to Textual's output thread): on a
+        terminal, the jobs wait for that thread to have written it, so that they do not take
+        the interpreter from it meanwhile."""
+        driver = getattr(self.app, "_driver", None)
+        after_written = getattr(driver, "after_written", None)
+        if after_written is None:  # headless, or another driver: drawn is all there is
+            self._frame_written()
+            return
+        loop = asyncio.get_running_loop()
+        context = contextvars.copy_context()  # (the app's, for the jobs)
+
+        def written() -> None:  # in the output thread
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nothing to do
+                loop.call_soon_threadsafe(self._frame_written, context=context)
+
+        after_written(written)
+
+    def _frame_written(self) -> None:
+        jobs, self._frame_jobs = self._frame_jobs, []
+        save, self._frame_save = self._frame_save, False
+        for job in jobs:
+            job()
+        if save and isinstance(self.session, GameSession) \
+                and self.local.table.flush_save() is not None and self.is_mounted:
+            self._save_notice()  # a problem, or that saving works again
 
     def _timer_done(self) -> None:
         self._timer = None
@@ -916,6 +992,8 @@ class GameScreen(Screen[None]):
                 self._token += 1
                 self.casino.back_to_title()
 
+        if isinstance(self.session, GameSession):
+            self.local.table.flush_save()  # (what the question says of the save is so)
         if self.slot is not None and self.slot.saved and self.slot.last_error is None:
             fate = "It is saved: Continue on the title screen resumes it."
         elif self.slot is not None and self.slot.saved:
@@ -1060,7 +1138,10 @@ class GameScreen(Screen[None]):
         return line.data.text if line.has_class("-shown") and line.data is not None else None
 
     def close_save(self) -> None:
-        """Release the game's file (leaving the table or quitting)."""
+        """Release the game's file (leaving the table or quitting), once the autosave that
+        is due, if one is, has been written."""
+        if isinstance(self.session, GameSession):
+            self.local.table.flush_save()
         if self.slot is not None and self.store is not None:
             self.store.close(self.slot)
 
