@@ -219,6 +219,47 @@ def test_every_move_and_round_is_autosaved(tmp_path: Path) -> None:
     assert ctl.slot.closed
 
 
+def test_deferred_saves_are_written_when_asked_and_never_fall_two_moves_behind(
+        tmp_path: Path) -> None:
+    """A game screen defers the autosave until its move is on the screen: the save becomes due
+    (said once until written), nothing is written until flush_save; a save still due is written
+    before the next move is taken (so the file is at most one move behind), by save_now, and
+    when the table closes."""
+    store = SaveStore(tmp_path)
+    config = people()
+    ctl = TableController(config)
+    ctl.store, ctl.slot = store, store.new_game(save_seats(config, 2))
+    due: list[int] = []
+    ctl.defer_saves(lambda: due.append(len(ctl.state.history)))
+    assert ctl.save_now() is None and ctl.slot.saved and not ctl.save_due
+
+    def saved() -> int:
+        return len(store.load(ctl.slot.path, read_only=True).state.history)
+
+    def play() -> None:
+        seat = ctl.to_move
+        assert seat is not None
+        ctl.play(seat, ctl.state.legal_moves()[0])
+
+    play()
+    assert ctl.save_due and due == [1] and saved() == 0  # due, not written
+    assert ctl.flush_save() is None and not ctl.save_due and saved() == 1
+    assert ctl.flush_save() is None and saved() == 1  # nothing due: nothing written
+    play()
+    play()  # the move before is written first: one move behind at most
+    assert due == [1, 2, 3] and saved() == 2 and ctl.save_due
+    ctl.save_now()
+    assert not ctl.save_due and saved() == 3
+    while not ctl.round_over:
+        play()
+    ctl.next_round()
+    assert ctl.save_due
+    ctl.close()  # writes the save that is due, then releases the file
+    game = store.load(ctl.slot.path, read_only=True)
+    assert game.state.round_no == 2 and game.state.history == ctl.state.history
+    assert ctl.slot.closed and not ctl.save_due
+
+
 def test_saving_in_background_does_not_wait_for_the_disk_and_keeps_the_last_move(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A hub serving many tables saves in a thread: a move is taken while the file of the move

@@ -159,6 +159,7 @@ class GameScreen(Screen[None]):
     HELP_TITLE = "Game table"
     SKIP_NOTE: ClassVar[str] = " (s skips ahead)"  # how not to wait for the computers
     SAVED_AGAIN_SECONDS: ClassVar[float] = 6.0  # "Saved again" stays this long
+    FRAME_WAIT_SECONDS: ClassVar[float] = 0.1  # the longest wait for a move's frame
     STORE_LOOK_SECONDS: ClassVar[float] = 2.0  # between two looks whether the store is away
     # the five- and six-player table lists the other players in one column when tall enough
     # (Textual annotates it `ClassVar[...] | None`, which mypy reads as an instance variable)
@@ -199,6 +200,7 @@ class GameScreen(Screen[None]):
         # what waits for the frame being drawn to be written (see _after_frame)
         self._frame_jobs: list[Callable[[], object]] = []
         self._frame_save = False  # the table's deferred autosave is among them, last
+        self._frame_wait: asyncio.TimerHandle | None = None  # until the frame, at most
         self._moves_cache: tuple[int, list[Move]] | None = None
         self._seen_cache: tuple[tuple[int, ...], Seen] | None = None  # see _seen
         # per seat: the log entries (is_note, text) since that seat last played, and the
@@ -467,25 +469,40 @@ class GameScreen(Screen[None]):
         holds up the screen's answer to a key, on a busy host neither, where the frame waited
         for them before (the key's first byte). Jobs run in order; the autosave last."""
         self._frame_jobs.append(job)
-        if len(self._frame_jobs) == 1 and not self._frame_save:
-            self._wait_for_frame()
+        self._wait_for_frame()
 
     def _save_due(self) -> None:
         """The table has an autosave due (see :meth:`TableController.defer_saves`): it is
         written once the frame that shows the move has been written, before anything else
         changes the game (the table writes one that is still due before the next move)."""
         self._frame_save = True
-        if not self._frame_jobs:
-            self._wait_for_frame()
+        self._wait_for_frame()
 
     def _wait_for_frame(self) -> None:
-        if not self.call_after_refresh(self._frame_drawn):
-            self._frame_written()  # (the screen is closing: at once)
+        if self._frame_wait is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # (no event loop: nothing is drawn either)
+            self._frame_written()
+            return
+        # Textual's call_after_refresh is no use here: it runs as soon as the screen is idle,
+        # often before the widgets changed by the key have asked it for a frame. A frame that
+        # never comes (nothing on this screen changed, or a dialog is on top) waits this long.
+        self._frame_wait = loop.call_later(self.FRAME_WAIT_SECONDS, self._frame_drawn)
+
+    def _compositor_refresh(self) -> None:
+        super()._compositor_refresh()  # a frame of this screen, handed to the output thread
+        if self._frame_wait is not None:
+            self._frame_drawn()
 
     def _frame_drawn(self) -> None:
-        """The screen is refreshed (its frame handed to Textual's output thread): on a
-        terminal, the jobs wait for that thread to have written it, so that they do not take
-        the interpreter from it meanwhile."""
+        """The frame is drawn (handed to Textual's output thread): on a terminal, the jobs
+        wait for that thread to have written it, so that they do not take the interpreter
+        from it meanwhile."""
+        if self._frame_wait is not None:
+            self._frame_wait.cancel()
+            self._frame_wait = None
         driver = getattr(self.app, "_driver", None)
         after_written = getattr(driver, "after_written", None)
         if after_written is None:  # headless, or another driver: drawn is all there is
@@ -503,11 +520,13 @@ class GameScreen(Screen[None]):
     def _frame_written(self) -> None:
         jobs, self._frame_jobs = self._frame_jobs, []
         save, self._frame_save = self._frame_save, False
-        for job in jobs:
-            job()
-        if save and isinstance(self.session, GameSession) \
-                and self.local.table.flush_save() is not None and self.is_mounted:
-            self._save_notice()  # a problem, or that saving works again
+        try:
+            for job in jobs:
+                job()
+        finally:
+            if save and isinstance(self.session, GameSession) \
+                    and self.local.table.flush_save() is not None and self.is_mounted:
+                self._save_notice()  # a problem, or that saving works again
 
     def _timer_done(self) -> None:
         self._timer = None
