@@ -1123,11 +1123,11 @@ class GameScreen(Screen[None]):
         """While the autosave fails: why, where and what to do, on a line of its own (hidden
         while all is well); while the server's store is away, that the game is saved on the
         server only; when a save works again, "Saved again" for a few seconds."""
-        line = self.query_one("#save-line", MessageLine)
         error = self.slot.last_error if self.slot is not None else None
         away = self._store_status.away if self._store_status is not None else None
         if error is None and away is None and not recovered and not store_back:
-            return
+            return  # (after every move: nothing looked up)
+        line = self.query_one("#save-line", MessageLine)
         if self._save_line_timer is not None:
             self._save_line_timer.stop()
             self._save_line_timer = None
