@@ -165,6 +165,27 @@ def test_the_file_is_the_text_json_writes(store: SaveStore,
         assert fileformat._compact(value) == json.dumps(value, ensure_ascii=False)
 
 
+def test_lists_and_objects_remembered_by_their_repr_are_written_as_json_writes_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text of lists and objects is remembered by their repr: values that are equal in
+    Python but not in JSON (1, True, 1.0, "1") still get their own text, seen first or again,
+    and the memory is bounded."""
+    from casino_tui.saves import fileformat
+
+    values: list[Any] = [[1], [True], [1.0], ["1"], [None], [], {}, {"a": 1}, {"a": True},
+                         {"a": [0, 1]}, [[0], [1]], [[0, 2], [1, 3]], ["q\"", "é♠\u2028"],
+                         [{"name": "Ann", "kind": "human"}], {"1": 1}, [10**20, -0.0],
+                         (1, 2), [(1, 2)], True, False, None, 0, 1, "1"]
+    for _ in range(2):  # written, then remembered
+        for value in values:
+            assert fileformat._compact(value) == json.dumps(value, ensure_ascii=False), value
+    monkeypatch.setattr(fileformat, "_CONTAINER_TEXT_MAX", 8)
+    for n in range(40):
+        assert fileformat._compact([n, True]) == f"[{n}, true]"
+        assert fileformat._compact({"n": n}) == f'{{"n": {n}}}'
+    assert len(fileformat._CONTAINER_TEXT) <= 8
+
+
 def test_the_moves_are_written_as_json_writes_each_one() -> None:
     """The moves are one join when none needs escaping: the text is still, byte for byte,
     each move as json.dumps writes it, one a line, for any list a record may hold."""
