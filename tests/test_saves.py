@@ -165,6 +165,49 @@ def test_the_file_is_the_text_json_writes(store: SaveStore,
         assert fileformat._compact(value) == json.dumps(value, ensure_ascii=False)
 
 
+def test_lists_and_objects_remembered_by_their_repr_are_written_as_json_writes_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text of lists and objects is remembered by their repr: values that are equal in
+    Python but not in JSON (1, True, 1.0, "1") still get their own text, seen first or again,
+    and the memory is bounded."""
+    from casino_tui.saves import fileformat
+
+    values: list[Any] = [[1], [True], [1.0], ["1"], [None], [], {}, {"a": 1}, {"a": True},
+                         {"a": [0, 1]}, [[0], [1]], [[0, 2], [1, 3]], ["q\"", "é♠\u2028"],
+                         [{"name": "Ann", "kind": "human"}], {"1": 1}, [10**20, -0.0],
+                         (1, 2), [(1, 2)], True, False, None, 0, 1, "1"]
+    for _ in range(2):  # written, then remembered
+        for value in values:
+            assert fileformat._compact(value) == json.dumps(value, ensure_ascii=False), value
+    monkeypatch.setattr(fileformat, "_CONTAINER_TEXT_MAX", 8)
+    for n in range(40):
+        assert fileformat._compact([n, True]) == f"[{n}, true]"
+        assert fileformat._compact({"n": n}) == f'{{"n": {n}}}'
+    assert len(fileformat._CONTAINER_TEXT) <= 8
+
+
+def test_the_moves_are_written_as_json_writes_each_one() -> None:
+    """The moves are one join when none needs escaping: the text is still, byte for byte,
+    each move as json.dumps writes it, one a line, for any list a record may hold."""
+    from casino_tui.saves import fileformat
+
+    class Notation(str):
+        pass
+
+    def reference(moves: list[Any]) -> str:
+        return ",\n".join(f"  {json.dumps(m, ensure_ascii=False)}" for m in moves)
+
+    for moves in (["7Sx2D+5S", "QSxQH", "5D"], ["x"], [""], ["10H", "a\"b"], ["c\\d", "e"],
+                  ["new\nline", "tab\t"], ["\x00", "\x7f", "é♠\u2028"], ["ok", 3, None],
+                  [1, 2], [["nested"], {"k": "v"}], [Notation("AS"), "2C"], [True, "x"]):
+        assert fileformat._move_lines(moves) == reference(moves), moves
+        data = {"format": FORMAT_NAME, "moves": moves, "seed": 1}
+        text = fileformat._encode(data).decode()
+        assert text == ('{\n "format": ' + json.dumps(FORMAT_NAME) + ',\n "moves": [\n'
+                        + reference(moves) + '\n ],\n "seed": 1\n}\n')
+        assert json.loads(text)["moves"] == moves
+
+
 def test_rules_overrides_are_a_new_dict_each_time() -> None:
     """The rules' overrides are found once and handed out as new objects (a caller may change
     them)."""
@@ -178,6 +221,37 @@ def test_rules_overrides_are_a_new_dict_each_time() -> None:
     assert rules.overrides() == {"target": 11, "count_out_order": order}
     assert rules.to_dict() == {"preset": "classic", "overrides": rules.overrides()}
     assert Rules.preset("classic").overrides() == {}
+
+
+def test_a_backup_left_half_made_is_replaced_by_the_next_save(store: SaveStore) -> None:
+    """A ``.<id>.json.bak.tmp`` in the way (a save killed between linking and renaming its
+    backup) does not stop the backup: the next save replaces it and keeps the version before
+    it as the backup."""
+    slot, state = saved_game(store, 2)
+    before = slot.path.read_bytes()
+    stale = slot.path.with_name(f".{slot.path.name}.bak.tmp")
+    stale.write_bytes(b"half a backup")
+    play(state, 1, seed=5)
+    store.autosave(slot, state)
+    assert slot.path.with_name(slot.path.name + ".bak").read_bytes() == before
+    assert not stale.exists()
+    assert len(json.loads(slot.path.read_text())["moves"]) == len(state.history)
+
+
+def test_a_game_file_deleted_by_hand_is_written_again(store: SaveStore) -> None:
+    """A game whose file was deleted while it was played is saved again, and its backup (the
+    version before the one deleted) stays as it was."""
+    slot, state = saved_game(store, 2)
+    play(state, 1, seed=5)
+    store.autosave(slot, state)
+    bak = slot.path.with_name(slot.path.name + ".bak")
+    backup = bak.read_bytes()
+    slot.path.unlink()
+    play(state, 1, seed=6)
+    store.autosave(slot, state)
+    assert bak.read_bytes() == backup
+    assert len(json.loads(slot.path.read_text())["moves"]) == len(state.history)
+    assert not [n for n in os.listdir(store.root) if n.endswith(".tmp")]
 
 
 def test_ids_are_unique_and_names_are_checked(store: SaveStore) -> None:

@@ -249,15 +249,55 @@ def _reason(err: Exception) -> str:
 _ESCAPED = re.compile(r'[\x00-\x1f\\"]')
 
 
+# The text of the lists and objects written last (a game's seats, sides, scores, options...),
+# by their repr: a save writes about ten of them and most are the same from one save to the
+# next. A repr is a cheap key that tells plain JSON values apart (1, True, 1.0 and "1" each
+# have their own, in lists too), and the values of a save are plain: the engine's record, and
+# ``extra`` as read back from JSON.
+_CONTAINER_TEXT: dict[str, str] = {}
+_CONTAINER_TEXT_MAX = 512
+
+
 def _compact(value: object) -> str:
-    """``json.dumps(value, ensure_ascii=False)``: plain strings and integers written directly
-    (the same text)."""
-    if isinstance(value, str):
-        if type(value) is str and not _ESCAPED.search(value):
+    """``json.dumps(value, ensure_ascii=False)``: plain strings, integers and constants
+    written directly, and lists and objects remembered by their repr (the same text)."""
+    kind = type(value)
+    if type(value) is str:
+        if not _ESCAPED.search(value):
             return f'"{value}"'
     elif type(value) is int:  # (not a bool, nor an int subclass with its own repr)
         return int.__repr__(value)
+    elif value is None:
+        return "null"
+    elif value is True:
+        return "true"
+    elif value is False:
+        return "false"
+    elif kind is list or kind is dict:
+        key = repr(value)
+        text = _CONTAINER_TEXT.get(key)
+        if text is None:
+            text = json.dumps(value, ensure_ascii=False)
+            if len(_CONTAINER_TEXT) >= _CONTAINER_TEXT_MAX:
+                _CONTAINER_TEXT.clear()
+            _CONTAINER_TEXT[key] = text
+        return text
     return json.dumps(value, ensure_ascii=False)
+
+
+def _move_lines(moves: list[Any]) -> str:
+    """The moves of a file, one a line: ``"  " + _compact(move)`` each, joined by ",\\n".
+
+    Moves are plain strings in notation, which JSON writes as they are: when none of them
+    needs escaping (one search of them all), the lines are one join, not one call a move (the
+    moves are most of a save, and this was most of the cost of writing one)."""
+    try:
+        plain = "".join(moves)
+    except TypeError:  # not all strings (a record made by hand): each as JSON writes it
+        plain = None
+    if plain is not None and not _ESCAPED.search(plain):
+        return '  "' + '",\n  "'.join(moves) + '"'
+    return ",\n".join(f"  {_compact(m)}" for m in moves)
 
 
 def _encode(data: Mapping[str, Any]) -> bytes:
@@ -269,7 +309,7 @@ def _encode(data: Mapping[str, Any]) -> bytes:
             inner = ",\n".join(f"  {_compact(k)}: {_compact(v)}" for k, v in value.items())
             text = "{\n" + inner + "\n }"
         elif key == "moves" and isinstance(value, list) and value:
-            text = "[\n" + ",\n".join(f"  {_compact(m)}" for m in value) + "\n ]"
+            text = "[\n" + _move_lines(value) + "\n ]"
         else:
             text = _compact(value)
         fields.append(f" {_compact(key)}: {text}")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import re
 import secrets
@@ -167,7 +168,7 @@ def _write_all(fd: int, payload: bytes) -> None:
         view = view[n:]
 
 
-def _fsync_dir(directory: Path) -> None:
+def _fsync_dir(directory: Path | str) -> None:
     if sys.platform == "win32":  # pragma: no cover - directories cannot be fsynced there
         return
     try:
@@ -183,9 +184,21 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _unlink_quietly(path: Path) -> None:
+def _unlink_quietly(path: Path | str) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)
+
+
+@functools.lru_cache(maxsize=512)
+def _names(path: Path) -> tuple[str, str, str, str, str]:
+    """The files of game ``path`` as a save names them: the game, its temporary file, its
+    backup, the backup's temporary file, and the folder (pathlib builds each name anew, which
+    cost more than the system calls that use them)."""
+    folder = os.fspath(path.parent)
+    name = path.name
+    return (os.path.join(folder, name), os.path.join(folder, f".{name}.tmp"),
+            os.path.join(folder, f"{name}.bak"), os.path.join(folder, f".{name}.bak.tmp"),
+            folder)
 
 
 class _GameFiles:
@@ -361,7 +374,7 @@ class _GameFiles:
     # -------------------------------------------------------------- atomic writes
     def _commit(self, slot: SaveSlot, payload: bytes) -> None:
         path = slot.path
-        tmp = self._tmp(path)
+        game, tmp, bak, bak_tmp, folder = _names(path)
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _CLOEXEC | _BINARY,
                          0o644)
@@ -370,25 +383,29 @@ class _GameFiles:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            if os.path.lexists(path):
-                if slot._main == "damaged":
-                    self._keep_damaged(path)
-                elif slot._main == "ours":
-                    self._keep_backup(path)
-            os.replace(tmp, path)
-            _fsync_dir(path.parent)
+            if slot._main == "ours":
+                self._keep_backup(game, bak, bak_tmp)
+            elif slot._main == "damaged" and os.path.lexists(game):
+                self._keep_damaged(path)
+            os.replace(tmp, game)
+            _fsync_dir(folder)
         except OSError as e:
             _unlink_quietly(tmp)
             raise _write_error(e, path) from e
         slot._main = "ours"
 
-    def _keep_backup(self, path: Path) -> None:
-        """Make the current (good) version ``<file>.bak``; best effort (hard links)."""
-        bak = self._backup(path)
-        bak_tmp = self._tmp(bak)
-        _unlink_quietly(bak_tmp)
+    def _keep_backup(self, game: str, bak: str, bak_tmp: str) -> None:
+        """Make the current (good) version of ``game`` its backup ``bak``: hard-linked as
+        ``bak_tmp``, renamed over ``bak``. Best effort: a game file that is not there (deleted
+        by hand since) keeps the backup it had. A ``bak_tmp`` left by a process killed while
+        saving is replaced (looked for only when it is in the way: a save makes no call for
+        it otherwise)."""
         try:
-            os.link(path, bak_tmp)
+            try:
+                os.link(game, bak_tmp)
+            except FileExistsError:
+                _unlink_quietly(bak_tmp)
+                os.link(game, bak_tmp)
             os.replace(bak_tmp, bak)
         except OSError:
             _unlink_quietly(bak_tmp)
