@@ -96,8 +96,10 @@ class Meter:
     def read(self) -> dict[str, int]:
         gc_ns, g0, g1, g2 = self.gc()
         user, system = user_system_ns(self.server_pid)
+        game_user, game_system = user_system_ns(self.game_pid)
         return {"game": cpu_ns(self.game_pid), "server": cpu_ns(self.server_pid),
                 "server_user": user, "server_system": system,
+                "game_user": game_user, "game_system": game_system,
                 "pool": sum(cpu_ns(pid) for pid in self.pool),
                 "client": time.process_time_ns(), "gc": gc_ns, "gc0": g0, "gc1": g1, "gc2": g2}
 
@@ -152,7 +154,7 @@ async def play_round(port: int, work: Path, server_pid: int, gc_dir: Path,
         assert pid is not None, "the server's log names no game"
         meter = Meter(server_pid, pid, gc_dir)
         login = {"game": meter.last["game"], "server": meter.last["server"] - server_before,
-                 "server_user": 0, "server_system": 0,
+                 "server_user": 0, "server_system": 0, "game_user": 0, "game_system": 0,
                  "pool": 0, "client": meter.last["client"] - client_before,
                  "gc": meter.last["gc"], "gc0": meter.last["gc0"], "gc1": meter.last["gc1"],
                  "gc2": meter.last["gc2"]}
@@ -264,7 +266,8 @@ def summarise(runs: list[dict[str, list[dict[str, int]]]]) -> dict[str, Any]:
         out[name] = fig
     totals: dict[str, Any] = {}
     rounds = [{n: ds for n, ds in r.items() if n != "memory_kb"} for r in runs]
-    for k in ("game", "gc", "server", "server_user", "server_system", "pool", "client"):
+    for k in ("game", "game_user", "game_system", "gc", "server", "server_user",
+              "server_system", "pool", "client"):
         totals[f"{k}_ms"] = round(statistics.median(
             sum(d[k] for ds in r.values() for d in ds) / 1e6 for r in rounds), 1)
         totals[f"{k}_ms_runs"] = [round(sum(d[k] for ds in r.values() for d in ds) / 1e6)

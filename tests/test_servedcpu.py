@@ -58,7 +58,8 @@ def test_the_hook_sets_the_games_collector_as_asked(tmp_path: Path) -> None:
 def test_a_round_is_summed_up_by_phase() -> None:
     def step(game: int, gc: int = 0) -> dict[str, int]:
         return {"game": game * 1_000_000, "gc": gc * 1_000_000, "server": 1_000_000,
-                "server_user": 0, "server_system": 0, "pool": 0, "client": 2_000_000,
+                "server_user": 0, "server_system": 0, "game_user": 0, "game_system": 0,
+                "pool": 0, "client": 2_000_000,
                 "gc0": 1, "gc1": 0, "gc2": 0}
 
     runs = [{"login": [step(50)], "play": [step(20, 2), step(30, 4)],
