@@ -96,7 +96,10 @@ class Meter:
     def read(self) -> dict[str, int]:
         gc_ns, g0, g1, g2 = self.gc()
         user, system = user_system_ns(self.server_pid)
-        game_user, game_system = user_system_ns(self.game_pid)
+        try:
+            game_user, game_system = user_system_ns(self.game_pid)
+        except OSError:  # the game has ended: its last reading stays
+            game_user, game_system = self.last["game_user"], self.last["game_system"]
         return {"game": cpu_ns(self.game_pid), "server": cpu_ns(self.server_pid),
                 "server_user": user, "server_system": system,
                 "game_user": game_user, "game_system": game_system,
