@@ -21,8 +21,9 @@ to the player's next turn on the screen: it includes the computer's answer, draw
 game collect and freeze what it holds once its first frame is drawn (both through the hook,
 to compare settings without changing the product). ``--profile-server FILE`` runs the
 server's main thread under cProfile and writes its statistics to FILE (the figures then
-include the profiler's cost). ``--json``: the figures as JSON. Traffic only to
-127.0.0.1. A measuring tool, not a test.
+include the profiler's cost); ``--no-ignore-packets`` drops the empty ``SSH_MSG_IGNORE``
+packet asyncssh sends before each packet, in the server (an experiment). ``--json``: the
+figures as JSON. Traffic only to 127.0.0.1. A measuring tool, not a test.
 """
 
 from __future__ import annotations
@@ -228,7 +229,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         hook.mkdir()
         shutil.copy(HOOK_DIR / "sitecustomize.py", hook)
         (hook / "gchook.json").write_text(json.dumps({
-            "dir": str(gc_dir), "freeze": args.gc_freeze,
+            "dir": str(gc_dir), "freeze": args.gc_freeze, "no_ignore": args.no_ignore_packets,
             "profile_server": os.path.abspath(args.profile_server) if args.profile_server
             else None,
             "thresholds": [int(x) for x in args.gc_thresholds.split(",")]
@@ -289,6 +290,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--profile-server", metavar="FILE", default="",
                         help="run the server's main thread under cProfile; its statistics "
                              "to FILE")
+    parser.add_argument("--no-ignore-packets", action="store_true",
+                        help="the server sends no empty SSH_MSG_IGNORE before each packet "
+                             "(an experiment, to measure what they cost)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.gc_thresholds and not re.fullmatch(r"\d+,\d+,\d+", args.gc_thresholds):

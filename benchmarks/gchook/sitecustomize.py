@@ -115,6 +115,24 @@ def _profile_server(path: str) -> None:
     atexit.register(dump)
 
 
+def _no_ignore_packets() -> None:
+    """In the server: drop the empty ``SSH_MSG_IGNORE`` that asyncssh sends before every packet
+    once encrypting (a defence for CBC ciphers, which the server does not offer), to measure
+    what they cost. An experiment: the product does not do this."""
+    from asyncssh import connection
+
+    original = connection.SSHServerConnection.send_packet
+
+    def send_packet(self: Any, pkttype: int, *args: bytes, handler: Any = None) -> None:
+        if pkttype == connection.MSG_IGNORE and args == (b"\0\0\0\0",):
+            return
+        original(self, pkttype, *args, handler=handler)
+
+    connection.SSHServerConnection.send_packet = send_packet  # type: ignore[method-assign]
+
+
+if _CONFIG.get("no_ignore") and "serve" in sys.argv[1:2]:
+    _no_ignore_packets()
 if _CONFIG.get("profile_server") and "serve" in sys.argv[1:2]:
     _profile_server(_CONFIG["profile_server"])
 if _CONFIG.get("dir"):
