@@ -736,8 +736,13 @@ def once_after_first_frame(within: float, action: Callable[[], None]) -> None:
 
 # The cyclic garbage collector's thresholds in a forked game (Python's are 700, 10, 10): a
 # collection of the youngest objects after 300 more allocations than frees of objects it
-# tracks, of the middle generation after 5 of those, of everything after 3 of these.
-SESSION_GC_THRESHOLDS = (300, 5, 3)
+# tracks, of the middle generation after 5 of those, of everything after 10 of these (and only
+# when the objects that would be walked for the first time are over a quarter of those already
+# there: Python's own rule). A full collection walks every object the game made and kept (its
+# screens, the table), about 10 ms; the young ones are cheap. 300, 5, 3 ran about 9 full
+# collections a round, 90 ms of the 100-130 ms a round's collections cost a game (of about
+# 1.1 s); 300, 5, 10 runs 2-3 (docs/SERVE.md, "The collector's thresholds, traded again").
+SESSION_GC_THRESHOLDS = (300, 5, 10)
 
 
 def collect_sooner() -> None:
