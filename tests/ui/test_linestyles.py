@@ -1,17 +1,20 @@
 """A game widget's new line is made without Textual's ``Content`` (widgets.base.LineStyles),
 into the strip Textual makes of it: the same segments, styles and meta (offsets), for lines
-of any text and spans, with the styles kept from the lines made before."""
+of any text and spans, with the styles kept from the lines made before; and a widget's
+drawing joined from its lines is split into the same lines without splitting it
+(widgets.base.split_of_joined)."""
 
 from __future__ import annotations
 
 import inspect
 from typing import Any, cast
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.style import Style as RichStyle
-from rich.text import Text
+from rich.text import Span, Text
 from textual import content as textual_content
 from textual._context import active_app
 from textual.app import App
@@ -21,7 +24,9 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions
 
-from casino_tui.app.widgets.base import _ONE_LINE, LineStyles
+from casino_tui.app.widgets.base import _ONE_LINE, DataWidget, LineStyles, split_of_joined
+
+from .conftest import asynctest
 
 CONSOLE = Console()
 # every span style kind a line can hold: Rich's names and definitions (ANSI colours too, which
@@ -147,3 +152,75 @@ def test_textual_makes_a_line_as_line_styles_expects() -> None:
     to_strip = inspect.getsource(textual_content._FormattedLine.to_strip)
     assert "(style + text_style).rich_style_with_offset(x, y)" in to_strip
     assert "x += len(text)" in to_strip
+
+
+@st.composite
+def drawn_lines(draw: st.DrawFn) -> Text:
+    """A line as a widget draws it, and some no widget draws (spans of no length, past the
+    text, a newline in it)."""
+    line = Text(draw(st.text(alphabet="ab ♠中\t\n", max_size=8)), style=draw(LINE_STYLES),
+                justify=draw(st.sampled_from([None, "left", "right"])),
+                no_wrap=draw(st.booleans()))
+    for _ in range(draw(st.integers(0, 4))):
+        start = draw(st.integers(0, len(line.plain)))
+        line.stylize(draw(SPAN_STYLES), start, draw(st.integers(start, len(line.plain))))
+    if draw(st.booleans()):
+        line.append(draw(st.text(alphabet="xy", max_size=3)), style=draw(SPAN_STYLES))
+    if draw(st.booleans()):  # a span of no length, or one past the text
+        at = draw(st.integers(0, len(line.plain) + 2))
+        line._spans.append(Span(at, at + draw(st.integers(0, 1)), "bold"))
+    return line
+
+
+def _text_of(text: Text) -> tuple[object, ...]:
+    return (text.plain, text.spans, text.style, text.justify, text.overflow, text.no_wrap,
+            text.end, text.tab_size)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(drawn_lines(), max_size=6))
+def test_lines_joined_are_the_lines_splitting_the_join_gives(lines: list[Text]) -> None:
+    joined = Text("\n").join(lines)
+    split = split_of_joined(lines)
+    if split is None:  # (split then, as before)
+        assert len(lines) < 2 or any("\n" in line.plain or any(
+            not 0 <= s.start <= s.end <= len(line.plain) for s in line.spans) for line in lines)
+        return
+    theirs = list(joined.split("\n", allow_blank=True))
+    assert [_text_of(line) for line in split] == [_text_of(line) for line in theirs]
+
+
+class _Lines(DataWidget[tuple[str, ...]]):
+    def render_data(self) -> Text:
+        return self._joined([Text(line, style="bold") for line in self.data or ()])
+
+
+@asynctest
+async def test_a_widget_draws_its_lines_without_splitting_its_drawing() -> None:
+    """A game widget's drawing joined from its lines (``DataWidget._joined``) is compared and
+    drawn line by line from them: Rich's ``split`` is never called."""
+
+    class Lines(App[None]):
+        def compose(self) -> Any:
+            yield _Lines(("a", "b", "c"))
+
+    app = Lines()
+    async with app.run_test(size=(20, 5)) as pilot:
+        widget = app.query_one(_Lines)
+        await pilot.pause()
+        split = Text.split
+        calls = [0]
+
+        def spy(text: Text, *args: Any, **kwargs: Any) -> Any:
+            calls[0] += 1
+            return split(text, *args, **kwargs)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Text, "split", spy)
+            widget.set_data(("a", "B", "c"))
+            await pilot.pause()
+        assert calls[0] == 0
+        assert widget.render_line(1).text == "B"
+        drawn = [(line.plain, line.spans) for line in widget._lines_of(widget.render())]
+        assert drawn == [("a", [Span(0, 1, "bold")]), ("B", [Span(0, 1, "bold")]),
+                         ("c", [Span(0, 1, "bold")])]
