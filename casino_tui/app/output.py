@@ -28,10 +28,21 @@ styles needs changing, and otherwise returns it as it is (which is what Textual'
 it, as new objects): see ``CasinoApp.get_line_filters``.
 
 Measured (``python -m benchmarks.keybytes --forked``): a play 7,660 -> 5,225 bytes, a Right
-1,164 -> 830, the screen the same in every cell after every key. This relies on Textual's
-private ``textual._compositor`` update classes, ``Style._attributes`` and
-``ANSIToTruecolor._terminal_theme``: ``tests/ui/test_output.py`` fails if the Textual methods
-this stands in for change (digests of their source), and compares what both send.
+1,164 -> 830, the screen the same in every cell after every key.
+
+A partial update is also made with less work (:func:`written_chops`, installed with the
+rest): Textual asks every widget under the box around the regions to draw again for all its
+lines and cuts them at every widget's edge, where only the pieces that meet a region are
+written, each the first widget's over it. A play changes the top and the bottom of the
+screen, so Textual asked all 16 widgets, containers and the screen behind them, twice a play;
+now only the widgets that are first over a piece written (about 8 a frame) are asked, in the
+same way, and only their lines that hold such a piece are cut.
+
+This relies on Textual's private ``textual._compositor`` (its update classes, the
+compositor's ``cuts``, ``visible_widgets``, ``_dirty_regions`` and ``_regions_to_spans``),
+``Style._attributes`` and ``ANSIToTruecolor._terminal_theme``: ``tests/ui/test_output.py``
+fails if the Textual methods this stands in for change (digests of their source), compares
+what both send, and renders every partial update of a game both ways.
 """
 
 from __future__ import annotations

@@ -32,6 +32,11 @@ lines) puts a content line between what Textual put around the widget's content 
 once per size and style, by Textual's own styling of a probe line), and gives a border row as
 Textual styled it before with the same size, colours, border and title (at each play the seat
 to move goes from the normal border to the warning one and back).
+
+A new line is made into its strip from the styles kept from the lines made before
+(:class:`LineStyles`), not by Textual's ``Content``, which worked out every style of every
+line again; and a drawing joined from its lines (:meth:`DataWidget._joined`) is compared and
+drawn from those lines, not split again (:func:`split_of_joined`).
 """
 
 from __future__ import annotations
