@@ -240,6 +240,8 @@ def written_chops(compositor: _compositor.Compositor, crop: Region,
     # each line's pieces that are written and that no widget has filled yet, by first column
     wanted: dict[int, set[int]] = {}
     for y, x1, x2 in spans:
+        if not 0 <= y < len(cuts):  # (off the screen: nothing of it can be cut)
+            continue
         line_cuts = cuts[y]
         pieces = wanted.setdefault(y, set())
         for x, end in pairwise(line_cuts):
