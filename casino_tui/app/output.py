@@ -28,15 +28,27 @@ styles needs changing, and otherwise returns it as it is (which is what Textual'
 it, as new objects): see ``CasinoApp.get_line_filters``.
 
 Measured (``python -m benchmarks.keybytes --forked``): a play 7,660 -> 5,225 bytes, a Right
-1,164 -> 830, the screen the same in every cell after every key. This relies on Textual's
-private ``textual._compositor`` update classes, ``Style._attributes`` and
-``ANSIToTruecolor._terminal_theme``: ``tests/ui/test_output.py`` fails if the Textual methods
-this stands in for change (digests of their source), and compares what both send.
+1,164 -> 830, the screen the same in every cell after every key.
+
+A partial update is also made with less work (:func:`written_chops`, installed with the
+rest): Textual asks every widget under the box around the regions to draw again for all its
+lines and cuts them at every widget's edge, where only the pieces that meet a region are
+written, each the first widget's over it. A play changes the top and the bottom of the
+screen, so Textual asked all 16 widgets, containers and the screen behind them, twice a play;
+now only the widgets that are first over a piece written (about 8 a frame) are asked, in the
+same way, and only their lines that hold such a piece are cut.
+
+This relies on Textual's private ``textual._compositor`` (its update classes, the
+compositor's ``cuts``, ``visible_widgets``, ``_dirty_regions`` and ``_regions_to_spans``),
+``Style._attributes`` and ``ANSIToTruecolor._terminal_theme``: ``tests/ui/test_output.py``
+fails if the Textual methods this stands in for change (digests of their source), compares
+what both send, and renders every partial update of a game both ways.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 from rich.color import ColorSystem
@@ -46,6 +58,7 @@ from rich.style import Style
 from textual import _compositor
 from textual.color import Color
 from textual.filter import ANSIToTruecolor
+from textual.geometry import Region
 from textual.strip import SGR_STYLES, Strip
 
 RESET = "\x1b[0m"
@@ -57,6 +70,7 @@ _LIMIT = 4096  # styles and changes of style remembered, at most (then forgotten
 # Textual's own ways of sending its updates (kept: tests compare what both send)
 TEXTUAL_CHOPS = _compositor.ChopsUpdate.render_segments
 TEXTUAL_LAYOUT = _compositor.LayoutUpdate.render_segments
+TEXTUAL_PARTIAL = _compositor.Compositor.render_partial_update
 
 
 class Encoder:
@@ -204,10 +218,91 @@ def _layout_update(self: _compositor.LayoutUpdate, console: Console) -> str:
     return render_layout(self.strips, self.region.x, self.region.y, console)
 
 
+def written_chops(compositor: _compositor.Compositor, crop: Region,
+                  spans: Sequence[tuple[int, int, int]]) -> list[dict[int, Strip | None]]:
+    """The pieces of lines (chops) a partial update of ``compositor`` writes, as Textual's
+    ``Compositor._render_chops`` makes them, without asking for the lines of a widget that
+    would fill none of them.
+
+    Textual asks every widget under ``crop`` (the box around the regions to draw again: a
+    play changes the top and the bottom of the screen, so every widget and the screen behind
+    them) for all its lines, and cuts every line that holds a region into its pieces. Of
+    those only the pieces that meet a span of the update are written (:func:`render_chops`:
+    a piece from its first column to the one before the next cut, written where it meets
+    ``[x1, x2)``), and each is filled by the first widget over it (front to back). So a
+    widget is asked for its lines, in the same way as Textual asks (the same region), only
+    if it is the first over such a piece on some line, and only those lines are cut: each
+    piece written is the same piece of the same widget's line. The rest stay empty (never
+    written); a widget not asked keeps what it was to draw again for when it is drawn (as
+    Textual leaves a widget outside ``crop``)."""
+    cuts = compositor.cuts
+    chops: list[dict[int, Strip | None]] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
+    # each line's pieces that are written and that no widget has filled yet, by first column
+    wanted: dict[int, set[int]] = {}
+    for y, x1, x2 in spans:
+        if not 0 <= y < len(cuts):  # (off the screen: nothing of it can be cut)
+            continue
+        line_cuts = cuts[y]
+        pieces = wanted.setdefault(y, set())
+        for x, end in pairwise(line_cuts):
+            if x < x2 and end > x1:
+                pieces.add(x)
+    crop_overlaps = crop.overlaps
+    intersection = Region.intersection
+    contains_region = Region.contains_region
+    for widget, (region, clip) in compositor.visible_widgets.items():
+        if not wanted:
+            break
+        if not crop_overlaps(clip):
+            continue
+        render_region = intersection(region, clip)
+        left, top, width, height = render_region
+        if not (width and height):
+            continue
+        right = left + width
+        rows = [y for y in range(top, top + height)
+                if (open_ := wanted.get(y)) and any(left <= x < right for x in open_)]
+        if not rows:
+            continue
+        if contains_region(clip, region):  # (the region Textual asks for, exactly)
+            strips = widget.render_lines(Region(0, 0, region.width, region.height))
+        else:
+            strips = widget.render_lines(
+                Region(left - region.x, top - region.y, width, height))
+        for y in rows:
+            line_cuts = [cut for cut in cuts[y] if right >= cut >= left]
+            chops_line = chops[y]
+            pieces = wanted[y]
+            for cut, strip in zip(line_cuts, strips[y - top].divide(
+                    [cut - left for cut in line_cuts[1:]]), strict=False):
+                if chops_line.get(cut) is None:
+                    chops_line[cut] = strip
+                    pieces.discard(cut)
+            if not pieces:
+                del wanted[y]
+    return chops
+
+
+def _partial_update(self: _compositor.Compositor) -> _compositor.ChopsUpdate | None:
+    """Textual's ``Compositor.render_partial_update``, its pieces made by
+    :func:`written_chops`."""
+    update_regions = self._dirty_regions.copy()
+    self._dirty_regions.clear()
+    if not update_regions:
+        return None
+    crop = Region.from_union(list(update_regions)).intersection(self.size.region)
+    spans = list(self._regions_to_spans(update_regions))
+    chops = written_chops(self, crop, spans)
+    chop_ends = [cut_set[1:] for cut_set in self.cuts]
+    return _compositor.ChopsUpdate(chops, spans, chop_ends)
+
+
 def compact_output() -> None:
-    """Textual's screen updates sent compact from now on (in this process)."""
+    """Textual's screen updates sent compact from now on (in this process), a partial update
+    made only of the pieces it writes (:func:`written_chops`)."""
     _compositor.ChopsUpdate.render_segments = _chops_update  # type: ignore[method-assign]
     _compositor.LayoutUpdate.render_segments = _layout_update  # type: ignore[method-assign]
+    _compositor.Compositor.render_partial_update = _partial_update  # type: ignore[method-assign]
 
 
 class QuickTruecolor(ANSIToTruecolor):

@@ -20,6 +20,7 @@ from textual.app import App
 from textual.color import Color
 from textual.filter import ANSIToTruecolor
 from textual.strip import Strip
+from textual.widget import Widget
 
 from casino_tui.app import output
 from casino_tui.app.output import Encoder, QuickTruecolor, render_chops, render_layout
@@ -242,6 +243,76 @@ async def test_every_line_of_a_game_is_filtered_as_textuals_filter_does() -> Non
     assert checked[0] > 100 and 0 < checked[1] < checked[0]  # most lines pass, a few change
 
 
+@asynctest
+async def test_a_partial_update_writes_what_textuals_writes_asking_fewer_widgets() -> None:
+    """Every partial update of a game (keys, plays, the computers' answers, a dialog over the
+    table and closed, a notice over it that goes away, a resize) made by
+    ``output.written_chops`` and by Textual's own ``render_partial_update`` from the same
+    regions: a terminal fed each shows the same screen after every update; and the update
+    of a play's frames asks neither the screen nor a container behind the game's widgets
+    for its lines."""
+    compared = [0]
+    asked: list[set[str]] = []
+    terminals = (_Terminal(), _Terminal())
+    console = Console(color_system="truecolor", force_terminal=True)
+    render_lines = Widget.render_lines
+
+    def both(self: _compositor.Compositor) -> _compositor.ChopsUpdate | None:
+        regions = set(self._dirty_regions)
+        names: set[str] = set()
+
+        def spy(widget: Widget, crop: Any) -> Any:
+            names.add(type(widget).__name__ if widget.id is None else widget.id)
+            return render_lines(widget, crop)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Widget, "render_lines", spy)
+            ours = output._partial_update(self)
+        asked.append(names)
+        self._dirty_regions.update(regions)
+        theirs = output.TEXTUAL_PARTIAL(self)
+        assert (ours is None) == (theirs is None)
+        if ours is not None and theirs is not None:
+            terminals[0].feed(_compact(ours, console))
+            terminals[1].feed(_compact(theirs, console))
+            assert terminals[0].cells() == terminals[1].cells(), f"update {compared[0]}"
+            compared[0] += 1
+        return theirs
+
+    def full(self: _compositor.Compositor, *args: Any, **kwargs: Any) -> Any:
+        update = textual_full(self, *args, **kwargs)
+        for terminal in terminals:
+            terminal.feed(_compact(update, console))
+        return update
+
+    textual_full = _compositor.Compositor.render_full_update
+    app = make_app(table_4p())  # (which installs compact output: the patches go over it)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_compositor.Compositor, "render_partial_update", both)
+        patch.setattr(_compositor.Compositor, "render_full_update", full)
+        async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
+            await settle(pilot)
+            for key in ["right", "right", "down", "tab", "space", "escape", "right", "enter",
+                        "question_mark", "escape", "right", "enter"]:
+                await pilot.press(key)
+                await settle(pilot)
+                await pilot.pause()
+            assert len(asked) > 10
+            behind = {"GameScreen", "game-body", "main-col", "side-col", "table-box"}
+            assert not any(names & behind for names in asked), asked
+            app.notify("A notice over the table", timeout=0.2)
+            await pilot.pause()
+            await pilot.press("right")
+            await pilot.pause(0.4)
+            await pilot.press("left")
+            await pilot.resize_terminal(WIDTH - 10, HEIGHT)
+            await pilot.pause()
+            await pilot.press("right")
+            await settle(pilot)
+            await pilot.pause()
+    assert compared[0] > 10
+
+
 # Textual's methods that :mod:`casino_tui.app.output` does the work of, as written in the
 # Textual it was written against (8.2.8): if Textual changes them, read them again and update
 # output.py to match, then these digests.
@@ -249,6 +320,9 @@ TEXTUAL_METHODS = {
     "ANSIToTruecolor.apply": "b88e90947c5d77df",
     "ANSIToTruecolor.truecolor_style": "bda06c4bb81bba72",
     "App._display": "4b78dff6669a455c",
+    "Compositor._get_renders": "8ac93299aa5d3bef",
+    "Compositor._render_chops": "ca8c3359d7afd017",
+    "Compositor.render_partial_update": "888dccc892d8ecc2",
     "ChopsUpdate.render_segments": "4c1cdb567e0b8354",
     "LayoutUpdate.render_segments": "ff329c722506c983",
     "Strip.render": "2ba7a4913a72125d",
@@ -259,10 +333,13 @@ TEXTUAL_METHODS = {
 
 def _digest(name: str) -> str:
     owner, method = name.split(".")
-    where = {"ChopsUpdate": output.TEXTUAL_CHOPS, "LayoutUpdate": output.TEXTUAL_LAYOUT}
-    function: Any = where.get(owner) if method == "render_segments" else None
+    where = {"ChopsUpdate.render_segments": output.TEXTUAL_CHOPS,
+             "LayoutUpdate.render_segments": output.TEXTUAL_LAYOUT,
+             "Compositor.render_partial_update": output.TEXTUAL_PARTIAL}
+    function: Any = where.get(name)
     if function is None:
-        cls = {"Strip": Strip, "ANSIToTruecolor": ANSIToTruecolor, "App": App}[owner]
+        cls = {"Strip": Strip, "ANSIToTruecolor": ANSIToTruecolor, "App": App,
+               "Compositor": _compositor.Compositor}[owner]
         function = inspect.unwrap(getattr(cls, method))
     return hashlib.sha256(inspect.getsource(function).encode()).hexdigest()[:16]
 
@@ -274,7 +351,7 @@ def test_textuals_internals_are_the_ones_output_was_written_against(name: str) -
 
 def test_compact_output_takes_the_place_of_textuals_and_needs_what_it_reads() -> None:
     """The attributes it reads exist where it reads them, and installing it replaces Textual's
-    two methods (and is what the app's driver does)."""
+    three methods (and is what the app's driver does)."""
     style = Style(bold=True, color="#ffffff")
     assert style._attributes & style._set_attributes == 1
     assert Console(color_system="256", force_terminal=True)._color_system == ColorSystem.EIGHT_BIT
@@ -284,6 +361,8 @@ def test_compact_output_takes_the_place_of_textuals_and_needs_what_it_reads() ->
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_compositor.ChopsUpdate, "render_segments", output.TEXTUAL_CHOPS)
         patch.setattr(_compositor.LayoutUpdate, "render_segments", output.TEXTUAL_LAYOUT)
+        patch.setattr(_compositor.Compositor, "render_partial_update", output.TEXTUAL_PARTIAL)
         make_app().get_driver_class()
         assert _compositor.ChopsUpdate.render_segments is output._chops_update
         assert _compositor.LayoutUpdate.render_segments is output._layout_update
+        assert _compositor.Compositor.render_partial_update is output._partial_update

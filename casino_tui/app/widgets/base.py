@@ -32,20 +32,28 @@ lines) puts a content line between what Textual put around the widget's content 
 once per size and style, by Textual's own styling of a probe line), and gives a border row as
 Textual styled it before with the same size, colours, border and title (at each play the seat
 to move goes from the normal border to the warning one and back).
+
+A new line is made into its strip from the styles kept from the lines made before
+(:class:`LineStyles`), not by Textual's ``Content``, which worked out every style of every
+line again; and a drawing joined from its lines (:meth:`DataWidget._joined`) is compared and
+drawn from those lines, not split again (:func:`split_of_joined`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, cast
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style as RichStyle
-from rich.text import Text
+from rich.text import Span, Text
+from textual._context import active_app
 from textual._styles_cache import StylesCache
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
+from textual.content import Content, _strip_control_codes
 from textual.css.scalar import Unit
 from textual.geometry import Region, Size
 from textual.strip import Strip
@@ -63,6 +71,153 @@ T = TypeVar("T")
 
 # The rules a line that fits its widget is drawn with (DataWidget._line_strip): not wrapped.
 _ONE_LINE = cast("RulesMap", {"text_wrap": "nowrap", "text_overflow": "clip"})
+_MADE_STYLES = 512  # styles a widget keeps for making its lines (LineStyles), at most: a game
+# 12 plays in keeps about 230 in all its widgets (about 60 KB), the table about 100
+_NEWLINE = Text("\n")
+
+
+def split_of_joined(lines: Sequence[Text]) -> list[Text] | None:
+    """The lines ``Text("\n").join(lines).split("\n", allow_blank=True)`` gives, made from
+    ``lines`` without joining and splitting: each line's text in a new ``Text`` of the joined
+    text's settings (``Text.divide`` gives a line those of the text it divides: none here),
+    its own style as a span over it, then its spans, those of no length left out (``divide``
+    keeps a piece of a span only where it covers some text). None for fewer than two lines
+    (``split`` gives a copy of the whole text, spans and all, as they are) or a line that
+    ``join`` and ``split`` would not give back alone: a newline in it, or a span outside
+    its text. Rich's Text is pinned with Textual: ``tests/ui/test_linestyles.py`` compares
+    this with ``split`` over thousands of random lines."""
+    if len(lines) < 2:
+        return None
+    out: list[Text] = []
+    for line in lines:
+        plain = line.plain
+        if "\n" in plain:
+            return None
+        length = len(plain)
+        piece = Text(plain)
+        spans = piece._spans
+        if line.style and length:
+            spans.append(Span(0, length, line.style))
+        for start, end, style in line._spans:
+            if not 0 <= start <= end <= length:
+                return None
+            if end > start:
+                spans.append(Span(start, end, style))
+        out.append(piece)
+    return out
+
+
+class LineStyles:
+    """What Textual's ``Content`` works out again for every line it makes into a strip, kept
+    for the next line: each span's style converted from Rich's, each mix of styles that
+    covers a run of text added up over the widget's style, and each Rich style of a run at
+    its column (``rich_style_with_offset``, the segment's style). A game widget's new lines
+    (a log entry, a pile chosen) are made of the same few styles at the same few columns, and
+    Textual made each of them again with every line: about four fifths of a line's CPU.
+
+    :meth:`strip` makes the strip Textual's ``Content.from_rich_text(line).render_strips``
+    makes of a line that fits its width, unwrapped (the rules of :data:`_ONE_LINE`), segment
+    for segment, its styles equal and their meta (the offsets) too: the same spans in the
+    same order, the same sums of styles (``Style.__add__``, ``Style.combine``), the same runs
+    of text. Everything kept is made by Textual's own methods from what is in its key, so the
+    same key always gives the same style; the widget forgets it all when drawn whole (a
+    theme changed, say: :meth:`DataWidget.refresh`)."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[object, ...], Any] = {}
+
+    def clear(self) -> None:
+        self._made.clear()
+
+    def strip(self, line: Text, style: Style, get_style: Callable[[str], Style],
+              console: Any) -> Strip | None:
+        """``line`` (one line, no tab, no wider than the widget) as Textual makes it over the
+        widget's ``style`` (``get_style``: the widget's ``_get_style``; ``console``: the
+        app's); None where Textual would change its text (a control code, which ``Content``
+        strips) or a style names a component class (``.name``): Textual's way then."""
+        plain = line.plain
+        if _strip_control_codes(plain) != plain:
+            return None
+        made = self._made
+        if len(made) >= _MADE_STYLES:
+            made.clear()
+        try:
+            theme = active_app.get().ansi_theme
+        except LookupError:
+            theme = None
+        # the spans as Content.from_rich_text makes them: the line's own style first
+        # (stylize_before), then each span's, converted from Rich's
+        spans: list[tuple[int, int, Style]] = []
+        before = line.style
+        if before:
+            if isinstance(before, str):
+                if before.startswith("."):
+                    return None
+                key: tuple[object, ...] = ("parsed", before)
+                converted = made.get(key)
+                if converted is None:  # (Content.render parses a text style it is given)
+                    converted = made[key] = get_style(before)
+                if plain:
+                    spans.append((0, len(plain), converted))
+            else:
+                key = ("rich", before, theme)
+                converted = made.get(key)
+                if converted is None:
+                    converted = made[key] = Style.from_rich_style(before, theme)
+                if plain and converted:
+                    spans.append((0, len(plain), converted))
+        for start, end, span_style in line._spans:
+            key = ("rich", span_style, theme)
+            converted = made.get(key)
+            if converted is None:
+                rich = console.get_style(span_style) if isinstance(span_style, str) \
+                    else span_style
+                converted = made[key] = Style.from_rich_style(rich, theme)
+            spans.append((start, end, converted))
+        segments: list[Segment] = []
+        add = segments.append
+        if not spans:  # (Content.render gives the whole text, empty or not, in the base style)
+            add(Segment(plain, self._at(style, (style,), 0)))
+            return Strip(segments, cell_len(plain))
+        # the runs of text between span edges, as Content.render finds them
+        edges = [(0, False, 0), *((start, False, i) for i, (start, _, _) in enumerate(spans, 1)),
+                 *((end, True, i) for i, (_, end, _) in enumerate(spans, 1)),
+                 (len(plain), True, 0)]
+        edges.sort(key=_edge_order)
+        stack: list[int] = []
+        styles = [style, *(span[2] for span in spans)]
+        x = 0
+        for (offset, leaving, index), (next_offset, _, _) in pairwise(edges):
+            if leaving:
+                stack.remove(index)
+            else:
+                stack.append(index)
+            if next_offset > offset:
+                text = plain[offset:next_offset]
+                add(Segment(text, self._at(style, tuple(styles[i] for i in sorted(stack)), x)))
+                x += len(text)
+        return Strip(segments, cell_len(plain))
+
+    def _at(self, style: Style, stack: tuple[Style, ...], x: int) -> RichStyle:
+        """The segment's style of a run in the styles ``stack`` (the widget's first) at column
+        ``x``: ``(style + Style.combine(stack)).rich_style_with_offset(x, 0)``, as
+        ``_FormattedLine.to_strip`` makes it."""
+        made = self._made
+        key = ("at", style, stack, x)
+        rich = made.get(key)
+        if rich is None:
+            total_key = ("sum", style, stack)
+            total = made.get(total_key)
+            if total is None:
+                total = made[total_key] = style + Style.combine(stack)
+            rich = made[key] = total.rich_style_with_offset(x, 0)
+        return cast(RichStyle, rich)
+
+
+def _edge_order(edge: tuple[int, bool, int]) -> tuple[int, bool]:
+    return edge[0], edge[1]
 
 
 class StyledLines(StylesCache):
@@ -277,6 +432,7 @@ class DataWidget(SteadyLines, Generic[D]):
         self._size_now: Size | None = None  # the size while Textual draws lines (_render_lines)
         # what _for_width() made last: (the data, the width, what was made)
         self._by_width: tuple[D | None, int, object] | None = None
+        self._line_styles = LineStyles()  # the styles its lines were made of, for the next
 
     @property
     def data(self) -> D | None:
@@ -338,6 +494,7 @@ class DataWidget(SteadyLines, Generic[D]):
             self._drawn = None  # draw it all again, every line made again
             self._strips.clear()
             self._styled.forget()
+            self._line_styles.clear()
         super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
         return self
 
@@ -404,8 +561,12 @@ class DataWidget(SteadyLines, Generic[D]):
         line by line (no text selected, no links, no padding, aligned left at the top:
         :meth:`_lines_at`), without the rest (a style for the padding it does not add, made
         at every call: a fifth of the line's CPU)."""
-        content = Content.from_rich_text(line, console=self.app.console)
         styles = self.styles
+        if not styles.line_pad and width > 0:
+            quick = self._line_styles.strip(line, style, self._get_style, self.app.console)
+            if quick is not None:
+                return quick
+        content = Content.from_rich_text(line, console=self.app.console)
         # (the widget's styles as the rules, as to_strips passes them: read with .get)
         rules = cast("RulesMap", styles)
         if not styles.line_pad:
@@ -432,6 +593,17 @@ class DataWidget(SteadyLines, Generic[D]):
             lines = None
         self._split = (text, width, lines)
         return lines
+
+    def _joined(self, lines: Sequence[Text]) -> Text:
+        """``Text("\\n").join(lines)`` (a subclass's drawing, from its lines), with the lines
+        splitting it gives kept for :meth:`_lines_of`, made from ``lines`` without splitting
+        it (:func:`split_of_joined`): a widget's new drawing is split to be compared with the
+        one on the screen, a twelve-line table about 190 µs, made so about 80."""
+        text = _NEWLINE.join(lines)
+        split = split_of_joined(lines)
+        if split is not None:
+            self._splits = [(text, split), *self._splits[:1]]
+        return text
 
     def _lines_of(self, text: Text) -> list[Text]:
         """``text`` split into its lines (kept for the last two texts split; never changed:

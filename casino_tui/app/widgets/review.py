@@ -46,4 +46,4 @@ class HandsList(DataWidget[HandsData]):
                 line.append("no cards", style="dim italic")
             line.truncate(width, overflow="ellipsis")
             lines.append(line)
-        return Text("\n").join(lines)
+        return self._joined(lines)

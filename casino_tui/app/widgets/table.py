@@ -209,7 +209,7 @@ class TableView(DataWidget[TableData]):
         if not d.piles:
             return Text(" The table is empty.", style="dim italic")
         lines, self._places = self._layout(d)
-        return Text("\n").join(lines)
+        return self._joined(lines)
 
     def pile_at(self, x: int, y: int) -> int | None:
         """The pile drawn at ``(x, y)`` of the content (None: none), as last rendered."""
@@ -290,7 +290,7 @@ class RecentPlays(DataWidget[RecentData]):
             shown[-1] = last = shown[-1].copy()  # (the entries' own lines stay as made)
             last.truncate(max(1, self.size.width - 1))
             last.append("…")
-        return Text("\n").join(shown)
+        return self._joined(shown)
 
 
 # ---------------------------------------------------------------------------- hand
@@ -386,7 +386,7 @@ class HandView(DataWidget[HandData]):
                 mid.append_text(p.face(card, bg, width=3, underline=sel))
             mid.append(v, style=style)
             bot.append(bl + h * 3 + br, style=style)
-        return Text("\n").join([top, mid, bot])
+        return self._joined([top, mid, bot])
 
     def _render_big(self, d: HandData, level: int) -> Text:
         p = d.painter
@@ -407,7 +407,7 @@ class HandView(DataWidget[HandData]):
                                    else None)
             for t, part in zip(rows, parts, strict=True):
                 t.append_text(part)
-        return Text("\n").join(rows)
+        return self._joined(rows)
 
 
 # ---------------------------------------------------------------------------- seats
@@ -529,7 +529,7 @@ class SeatBox(DataWidget[SeatData]):
         dealer = Text.assemble(("dealer" if d.dealer else "", "italic"))
         if extra.cell_len + dealer.cell_len + 1 > width and d.dealer:
             dealer = Text.assemble(("D", "bold italic"))
-        return Text("\n").join([_spread(hand, taken, width), _spread(extra, dealer, width)])
+        return self._joined([_spread(hand, taken, width), _spread(extra, dealer, width)])
 
 
 @dataclass(frozen=True)
@@ -599,7 +599,7 @@ class SeatList(DataWidget[SeatListData]):
                     text.pad_right(cell - text.cell_len)
                 line.append_text(text)
             lines.append(line)
-        return Text("\n").join(lines)
+        return self._joined(lines)
 
     @staticmethod
     def _cell(d: SeatData, parts: tuple[str, str, Text, str, str], label_w: int, name_w: int,
@@ -778,7 +778,7 @@ class MessageLine(StatusLine):
         lines = self._lines(width)
         if len(lines) == 1:
             return super().render_data()
-        return Text("\n").join(lines)
+        return self._joined(lines)
 
 
 # The key a key bar's label stands for (its first word), when it is not the label itself.
@@ -916,4 +916,4 @@ class LogView(DataWidget[LogData]):
         height = max(1, self.size.height)
         lines = self._lines(self.back + height)
         end = len(lines) - self.back
-        return Text("\n").join(lines[max(0, end - height):end])
+        return self._joined(lines[max(0, end - height):end])
