@@ -260,6 +260,11 @@ class Tmux:
         self._captured[name] = (size, now, screen)
         return screen
 
+    def history(self, name: str) -> str:
+        """Everything the pane showed, the lines scrolled off its top included (a count of
+        lines on the screen alone can stay the same as one scrolls off and one comes)."""
+        return self._tmux("capture-pane", "-p", "-S", "-", "-t", name)
+
     def wait_for(self, name: str, text: str, timeout: float = 15) -> str:
         found = wait_until(lambda: text in (s := self.screen(name)) and s, timeout,
                            f"{text!r} on {name}'s screen", detail=lambda: self.screen(name))

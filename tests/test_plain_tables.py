@@ -71,9 +71,12 @@ def test_a_plain_player_and_a_full_screen_player_at_one_table(
             ann.send("Enter")
             ann.wait_match(rf"You {PLAIN_MOVES}")
         else:
-            before = count(rf"Bob {PLAIN_MOVES}", ann.screen())
+            # counted over the pane's history: Ann's list of moves scrolls her screen, so an
+            # earlier play of Bob's can leave its top as his new one arrives
+            before = count(rf"Bob {PLAIN_MOVES}", ann.tmux.history(ann.pane))
             play_a_move(bob)
-            wait_until(lambda b=before: count(rf"Bob {PLAIN_MOVES}", ann.screen()) > b, 20,
+            wait_until(lambda b=before: count(rf"Bob {PLAIN_MOVES}",
+                                              ann.tmux.history(ann.pane)) > b, 20,
                        "Bob's play told to Ann", detail=ann.screen)
         wait_until(lambda m=moves: len(saved_state(server.data_dir, scratch).history) > m, 20,
                    "the move saved by the hub")
