@@ -33,6 +33,7 @@ from ..keylinks import key_link
 from ..session import preset_title
 from ..styles import css
 from ..widgets.cycler import Cycler
+from .firstshow import FirstShow
 from .picklist import PickListScreen
 
 MAX_SEATS = 6
@@ -232,13 +233,14 @@ class GameForm(Vertical):
                           target=target if target != rules.target else None, seed=seed)
 
 
-class SetupScreen(Screen[GameConfig | None]):
+class SetupScreen(FirstShow, Screen[GameConfig | None]):
     """Dismisses with the GameConfig (Enter) or None (Esc)."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("setup")
 
     BINDINGS: ClassVar[list[BindingType]] = form_bindings("setup", "start", "Start")
     HELP_TITLE = "New game"
+    EARLY_BREAKPOINTS = False  # (set before it is styled, the box moves: see firstshow)
 
     def __init__(self, config: GameConfig, levels: tuple[str, ...]) -> None:
         super().__init__()
