@@ -67,7 +67,6 @@ from ..widgets.table import (
     TableView,
 )
 from .confirm import ConfirmScreen
-from .firstshow import FirstShow
 from .gameover import GameOverData, GameOverScreen
 from .picklist import PickListScreen
 from .privacy import PrivacyScreen
@@ -125,7 +124,7 @@ def _move_order(table: Sequence[object], m: Move) -> tuple[int, int, int, tuple[
     return (4, 0, 0, ())
 
 
-class GameScreen(FirstShow, Screen[None]):
+class GameScreen(Screen[None]):
     """Plays one game from the first deal to the game-over screen."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("game")
@@ -323,7 +322,7 @@ class GameScreen(FirstShow, Screen[None]):
         if self.slot is not None and not self.slot.saved:
             self.autosave()  # a new game: saved right after the deal
 
-    def on_screen_resume(self, event: events.ScreenResume) -> None:
+    def on_screen_resume(self) -> None:
         self.refresh_all()
         self.call_after_refresh(self._advance)
 
