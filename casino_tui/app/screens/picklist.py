@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from ..hanging import Hanging
 from ..keylinks import key_link
 from ..styles import css
+from .firstshow import FirstShow
 
 ASCII_SUITS = str.maketrans({"♠": "s", "♥": "h", "♦": "d", "♣": "c"})
 SUIT_CHARS = "♠♥♦♣"
@@ -49,7 +50,7 @@ def matches(query: str, key: tuple[str, ...]) -> bool:
 T = TypeVar("T")
 
 
-class PickListScreen(ModalScreen[T | None], Generic[T]):
+class PickListScreen(FirstShow, ModalScreen[T | None], Generic[T]):
     """Type to filter; Up/Down choose; Enter picks (dismisses with the item); Esc gives None."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")

@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from casino_tui.engine import PRESET_DESCRIPTIONS, PRESET_NAMES, Rules
@@ -33,6 +34,7 @@ from ..keylinks import key_link
 from ..session import preset_title
 from ..styles import css
 from ..widgets.cycler import Cycler
+from .firstshow import FirstShow
 from .picklist import PickListScreen
 
 MAX_SEATS = 6
@@ -99,6 +101,12 @@ class GameForm(Vertical):
         # a name the player typed stays.
         defaults = seat_names(config.players)
         self._auto_names = [defaults[i] if i < len(defaults) else "" for i in range(MAX_SEATS)]
+        # Rows of seats made: only those of the game at first (the rows of seats it does not
+        # have were made, styled and hidden for nothing), more when the player count grows.
+        self._seat_rows = min(MAX_SEATS, max(config.players, len(config.seats)))
+        # each row's fields (a new row's are in the DOM only once it is mounted)
+        self._name_fields: dict[int, Input] = {}
+        self._kind_fields: dict[int, Cycler] = {}
 
     def compose(self) -> ComposeResult:
         c = self.config
@@ -110,17 +118,8 @@ class GameForm(Vertical):
                      id="setup-players")
         yield Cycler("Partners", [(True, "two partnerships"), (False, "each for himself")],
                      c.partnerships, id="setup-partners")
-        for i in range(MAX_SEATS):
-            seat = c.seats[i] if i < len(c.seats) else SeatConfig(self._auto_names[i], False,
-                                                                  self.default_level)
-            with Horizontal(classes="seat-row", id=f"seat-row-{i}"):
-                yield Static(f"Seat {i + 1}", classes="seat-label")
-                if self.names:
-                    yield Input(seat.name, id=f"seat-name-{i}", classes="seat-name",
-                                compact=True, max_length=12)
-                kind = "human" if seat.human else seat.level
-                yield Cycler("", seat_choices(self.levels, self.person), kind,
-                             id=f"seat-kind-{i}", classes="seat-kind", label_width=0)
+        for i in range(self._seat_rows):
+            yield self._seat_row(i)
         with Horizontal(classes="field-row", id="target-row"):
             yield Static("Target", classes="field-label")
             yield Input(str(c.target if c.target is not None else rules.target),
@@ -132,6 +131,24 @@ class GameForm(Vertical):
                 yield Input("" if c.seed is None else str(c.seed), id="setup-seed",
                             compact=True, type="integer", placeholder="random", max_length=9)
                 yield Static("the same seed deals the same cards", classes="field-note")
+
+    def _seat_row(self, i: int) -> Horizontal:
+        """Seat ``i``'s row: its label, its name (with ``names``) and who plays it."""
+        c = self.config
+        seat = c.seats[i] if i < len(c.seats) else SeatConfig(self._auto_names[i], False,
+                                                              self.default_level)
+        fields: list[Widget] = [Static(f"Seat {i + 1}", classes="seat-label")]
+        if self.names:
+            name = Input(seat.name, id=f"seat-name-{i}", classes="seat-name", compact=True,
+                         max_length=12)
+            name.cursor_blink = False
+            self._name_fields[i] = name
+            fields.append(name)
+        kind = "human" if seat.human else seat.level
+        self._kind_fields[i] = Cycler("", seat_choices(self.levels, self.person), kind,
+                                      id=f"seat-kind-{i}", classes="seat-kind", label_width=0)
+        fields.append(self._kind_fields[i])
+        return Horizontal(*fields, classes="seat-row", id=f"seat-row-{i}")
 
     def on_mount(self) -> None:
         for inp in self.query(Input):
@@ -158,11 +175,15 @@ class GameForm(Vertical):
         partners.disabled = not can_partner
         partners.display = can_partner
         names = seat_names(n)
-        for i in range(MAX_SEATS):
+        if n > self._seat_rows:  # more seats than ever shown: their rows, under the others
+            self.mount_all([self._seat_row(i) for i in range(self._seat_rows, n)],
+                           before="#target-row")
+            self._seat_rows = n
+        for i in range(self._seat_rows):
             self.query_one(f"#seat-row-{i}").display = i < n
             if not self.names:
                 continue
-            field = self.query_one(f"#seat-name-{i}", Input)
+            field = self._name_fields[i]
             if i < n and field.value.strip() in ("", self._auto_names[i]):
                 self._auto_names[i] = names[i]
                 field.value = names[i]
@@ -196,8 +217,7 @@ class GameForm(Vertical):
     # ------------------------------------------------------------------ result
     def seat_kinds(self) -> list[str]:
         """Each seat's choice: ``human``, or a computer's level."""
-        return [str(self.query_one(f"#seat-kind-{i}", Cycler).value)
-                for i in range(self._players())]
+        return [str(self._kind_fields[i].value) for i in range(self._players())]
 
     def build_config(self) -> GameConfig:
         """The GameConfig the form describes (raises ValueError with a message)."""
@@ -209,7 +229,7 @@ class GameForm(Vertical):
         for i, kind in enumerate(self.seat_kinds()):
             name = defaults[i].name
             if self.names:
-                name = self.query_one(f"#seat-name-{i}", Input).value.strip() or name
+                name = self._name_fields[i].value.strip() or name
             if name in names:
                 raise ValueError(f"two seats are called {name}: give them different names")
             names.append(name)
@@ -232,13 +252,14 @@ class GameForm(Vertical):
                           target=target if target != rules.target else None, seed=seed)
 
 
-class SetupScreen(Screen[GameConfig | None]):
+class SetupScreen(FirstShow, Screen[GameConfig | None]):
     """Dismisses with the GameConfig (Enter) or None (Esc)."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("setup")
 
     BINDINGS: ClassVar[list[BindingType]] = form_bindings("setup", "start", "Start")
     HELP_TITLE = "New game"
+    EARLY_BREAKPOINTS = False  # (set before it is styled, the box moves: see firstshow)
 
     def __init__(self, config: GameConfig, levels: tuple[str, ...]) -> None:
         super().__init__()

@@ -1,0 +1,91 @@
+"""A screen shown for the first time styled, laid out and drawn once, not three times.
+
+When a screen is pushed, Textual styles each of its widgets as it mounts them, then lays the
+screen out and draws all of it (``Screen._on_screen_resume``), and on top of that:
+
+- it styles the whole screen again at that first resume (``ScreenResume.refresh_styles``),
+  although nothing was styled since its widgets were (a later resume, after a dialog on top
+  or a change of theme, does need it: that one is left alone);
+- the first layout sends the screen a resize to the size it was just laid out at, and
+  Textual's handler of it lays the screen out again, lays out every screen under it again, and
+  sets the breakpoint classes (``-narrow``, ...), which styles the whole screen a third time;
+- it asks for all of it to be drawn again at the next refresh: the same frame twice.
+
+:class:`FirstShow` drops those: the breakpoint classes are set as the screen is made (so its
+widgets are styled with them at once), a resize to the size the screen is already laid out at
+only sets them (any other resize, a real one, goes on to Textual), the first resume does not
+restyle, and the second drawing of the whole first frame is dropped (what changed since the
+first frame is still drawn, and whatever asks for a repaint later gets it). The picture is the
+same (every snapshot unchanged). A screen whose picture differs when its breakpoint classes are
+there before it is styled (the New game screen's box lands one column to the left: Textual
+lays out a restyled screen differently) sets ``EARLY_BREAKPOINTS = False`` and gets them at
+the first resize, as from Textual. The title screen does the same in its own way
+(``TitleScreen``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+from textual import events
+from textual.geometry import Size
+
+if TYPE_CHECKING:  # pragma: no cover
+    from textual.screen import Screen
+
+    _Base = Screen[Any]
+else:
+    _Base = object
+
+
+def breakpoint_classes(screen: Screen[Any], size: Size) -> dict[str, bool]:
+    """The breakpoint classes of ``screen`` at ``size`` (``HORIZONTAL_BREAKPOINTS`` and
+    ``VERTICAL_BREAKPOINTS``, the screen's own or else the app's), each with whether it
+    applies, as Textual chooses them at a resize (``Screen._on_resize``)."""
+    app = screen.app
+    horizontal = (app.HORIZONTAL_BREAKPOINTS if screen.HORIZONTAL_BREAKPOINTS is None
+                  else screen.HORIZONTAL_BREAKPOINTS) or []
+    vertical = (app.VERTICAL_BREAKPOINTS if screen.VERTICAL_BREAKPOINTS is None
+                else screen.VERTICAL_BREAKPOINTS) or []
+    reached = screen._get_breakpoint_classes(size.width, horizontal) \
+        | screen._get_breakpoint_classes(size.height, vertical)
+    return {name: name in reached for _, name in horizontal + vertical}
+
+
+class FirstShow(_Base):
+    """Mixed into a screen (before Textual's ``Screen`` or ``ModalScreen``) that is pushed
+    often: its first showing styled, laid out and drawn once (see the module)."""
+
+    _first_resume_done = False
+    # False: the first resize to the size the screen is laid out at goes on to Textual (which
+    # lays it out again; its breakpoint classes, already set, change nothing)
+    SKIP_SAME_RESIZE = True
+    # False: the breakpoint classes are set at the first resize, as from Textual
+    EARLY_BREAKPOINTS = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # before the screen and its widgets are styled (made outside a running app, it gets
+        # them at its first resize, as from Textual)
+        with contextlib.suppress(RuntimeError):  # (Textual's NoActiveAppError)
+            if self.EARLY_BREAKPOINTS:
+                self.update_classes(breakpoint_classes(self, self.app.size), update=False)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if not self.SKIP_SAME_RESIZE:
+            return
+        if event.size == self.region.size and self.is_current:  # the size it is laid out at
+            event.prevent_default()  # (Textual's handler, in Screen, is not run)
+            self.update_classes(breakpoint_classes(self, event.size), animate=False)
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # (runs before Textual's own handler, which is on a base class)
+        if not self._first_resume_done:
+            self._first_resume_done = True
+            event.refresh_styles = False
+            self.call_next(self._keep_first_frame)
+
+    def _keep_first_frame(self) -> None:
+        if self.is_current:
+            self._repaint_required = False
