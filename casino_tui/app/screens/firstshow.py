@@ -1,26 +1,25 @@
-"""A screen shown for the first time styled, laid out and drawn once, not three times.
+"""A screen shown for the first time styled and laid out twice, not three times, and drawn once.
 
 When a screen is pushed, Textual styles each of its widgets as it mounts them, then lays the
 screen out and draws all of it (``Screen._on_screen_resume``), and on top of that:
 
 - it styles the whole screen again at that first resume (``ScreenResume.refresh_styles``),
-  although nothing was styled since its widgets were (a later resume, after a dialog on top
-  or a change of theme, does need it: that one is left alone);
+  although nothing was styled since its widgets were. That one is kept: skipped, the key
+  hints' ``@click`` links (the New game screen's "Enter start") did nothing in a browser;
 - the first layout sends the screen a resize to the size it was just laid out at, and
   Textual's handler of it lays the screen out again, lays out every screen under it again, and
   sets the breakpoint classes (``-narrow``, ...), which styles the whole screen a third time;
 - it asks for all of it to be drawn again at the next refresh: the same frame twice.
 
-:class:`FirstShow` drops those: the breakpoint classes are set as the screen is made (so its
+:class:`FirstShow` drops the other two: the breakpoint classes are set as the screen is made (so its
 widgets are styled with them at once), a resize to the size the screen is already laid out at
-only sets them (any other resize, a real one, goes on to Textual), the first resume does not
-restyle, and the second drawing of the whole first frame is dropped (what changed since the
-first frame is still drawn, and whatever asks for a repaint later gets it). The picture is the
-same (every snapshot unchanged). A screen whose picture differs when its breakpoint classes are
-there before it is styled (the New game screen's box lands one column to the left: Textual
-lays out a restyled screen differently) sets ``EARLY_BREAKPOINTS = False`` and gets them at
-the first resize, as from Textual. The title screen does the same in its own way
-(``TitleScreen``).
+only sets them (any other resize, a real one, goes on to Textual), and the second drawing of
+the whole first frame is dropped (what changed since the first frame is still drawn, and
+whatever asks for a repaint later gets it). The picture is the same (every snapshot unchanged).
+A screen whose picture differs when its breakpoint classes are there before it is styled (the
+New game screen's box lands one column to the left: Textual lays out a restyled screen
+differently) sets ``EARLY_BREAKPOINTS = False`` and gets them at the first resize, as from
+Textual. The title screen does the same in its own way (``TitleScreen``).
 """
 
 from __future__ import annotations
@@ -83,7 +82,9 @@ class FirstShow(_Base):
         # (runs before Textual's own handler, which is on a base class)
         if not self._first_resume_done:
             self._first_resume_done = True
-            event.refresh_styles = False
+            # (the restyle of the first resume is kept: without it a key hint's click, an
+            # ``@click`` link such as the New game screen's "Enter start", did nothing in a
+            # browser: tests/web/test_web_browser.py)
             self.call_next(self._keep_first_frame)
 
     def _keep_first_frame(self) -> None:
