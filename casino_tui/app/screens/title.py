@@ -17,6 +17,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..keylinks import key_link
+from .firstshow import breakpoint_classes
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..app import CasinoApp
@@ -120,15 +121,7 @@ class TitleScreen(Screen[None]):
         """The breakpoint classes (``-narrow``, ``-wide``: ``HORIZONTAL_BREAKPOINTS``) of
         ``size``, as Textual sets them on a screen at each resize: here before the first
         frame, so that it is drawn with them."""
-        app = self.app
-        horizontal = (app.HORIZONTAL_BREAKPOINTS if self.HORIZONTAL_BREAKPOINTS is None
-                      else self.HORIZONTAL_BREAKPOINTS) or []
-        vertical = (app.VERTICAL_BREAKPOINTS if self.VERTICAL_BREAKPOINTS is None
-                    else self.VERTICAL_BREAKPOINTS) or []
-        reached = self._get_breakpoint_classes(size.width, horizontal) \
-            | self._get_breakpoint_classes(size.height, vertical)  # (Textual's own choice)
-        self.update_classes({name: name in reached for _, name in horizontal + vertical},
-                            animate=False)
+        self.update_classes(breakpoint_classes(self, size), animate=False)
 
     def on_screen_resume(self) -> None:
         if not self._shown:
