@@ -712,6 +712,19 @@ def unredrawn_figures(missed: Sequence[Unredrawn]) -> dict[str, Any]:
     }
 
 
+def timeline(done: LoadRun, bucket: float = 10.0) -> list[dict[str, Any]]:
+    """Key-to-screen latency by when the key went: ``bucket``-second windows from the first
+    connection, each with its keys' count, median and p95 (where in the run the slow keys are:
+    the crowd's logins at the start, or all along)."""
+    start = min((r.started_at for r in done.results), default=0.0)
+    windows: dict[int, list[float]] = {}
+    for r in done.results:
+        for at, latency in zip(r.measured_at, r.latencies, strict=False):
+            windows.setdefault(int((at - start) // bucket), []).append(latency)
+    return [{"from_s": k * bucket, "samples": len(v), "p50_ms": _ms(percentile(v, 0.5)),
+             "p95_ms": _ms(percentile(v, 0.95))} for k, v in sorted(windows.items())]
+
+
 def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
     """The figures of a ``--sessions`` run, as ``--json`` prints them (times in ms or s)."""
     lat = [x for r in done.results for x in r.latencies]
@@ -742,6 +755,7 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
         "key_to_screen_ms_p99": _ms(percentile(lat, 0.99) if lat else None),
         "key_to_screen_ms_max": _ms(max(lat) if lat else None),
         "key_to_screen_samples": len(lat),
+        "key_to_screen_timeline": timeline(done),
         "moves_without_redraw": sum(r.no_redraw for r in done.results),
         "title_after_connect_s_median": _round(statistics.median(titles) if titles else None,
                                                2),

@@ -748,6 +748,11 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     assert f["rounds_finished"] == 0 and f["moves_without_redraw"] == sum(
         r.no_redraw for r in done.results)
     assert f["key_to_screen_samples"] == sum(len(r.latencies) for r in done.results)
+    # the same keys by when they went: 10-second windows from the first connection
+    windows = f["key_to_screen_timeline"]
+    assert sum(w["samples"] for w in windows) == f["key_to_screen_samples"]
+    assert [w["from_s"] for w in windows] == sorted({w["from_s"] for w in windows})
+    assert all(w["from_s"] % 10 == 0 and 0 < w["p50_ms"] <= w["p95_ms"] for w in windows)
     for name in ("key_to_screen_ms_p50", "key_to_screen_ms_p95", "key_to_screen_ms_p99",
                  "title_after_connect_s_median", "title_after_connect_s_p95"):
         assert isinstance(f[name], float) and f[name] > 0, name
