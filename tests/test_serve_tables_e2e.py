@@ -28,6 +28,7 @@ from serve_support import (
 )
 
 from casino_tui.app.cardfmt import CardPainter
+from casino_tui.app.screens.tablegame import TableGameScreen
 from casino_tui.engine import Card, State
 from casino_tui.serve.server import TABLES_DIR
 
@@ -467,11 +468,13 @@ def kill_client(player: Player) -> None:
 
 def back_at_the_table(player: Player, port: int, hand: list[str]) -> None:
     """The player connects again with the same key and is at once back at their seat, with
-    the same hand."""
+    the same hand; then, as a person would, reacts to it (keys quicker than that are taken
+    for keys typed at the title: ``TableGameScreen.TYPEAHEAD_GRACE``)."""
     player.connect(port)
     player.wait_for("Your hand", timeout=30)
     wait_until(lambda: player.hand() == hand, 10, f"{player.name}'s hand {hand}",
                detail=player.screen)
+    time.sleep(TableGameScreen.TYPEAHEAD_GRACE)
 
 
 def test_a_client_killed_mid_turn_comes_back_to_the_same_position(

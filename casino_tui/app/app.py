@@ -537,7 +537,7 @@ class CasinoApp(App[None]):
             return
         self.notify(f"Back at the table {mine[0].code}.", title="Tables", timeout=6,
                     markup=False)
-        self.open_table(TableChoice(mine[0].table_id, mine[0].your_seat))
+        self.open_table(TableChoice(mine[0].table_id, mine[0].your_seat), unasked=True)
 
     def with_person(self, then: Callable[[Person], None]) -> None:
         """Call ``then`` with who the player is at the hub's tables: ``person`` (or, without
@@ -690,19 +690,22 @@ class CasinoApp(App[None]):
         self.push_screen(GameScreen(session, self.chooser(), self.store, slot))
 
     # ------------------------------------------------------------------ tables
-    def open_table(self, choice: TableChoice) -> None:
+    def open_table(self, choice: TableChoice, unasked: bool = False) -> None:
         """Go to the game at a hub's table: ``choice.seat`` is the player's seat, None when
         they watch. Takes the table's view for them, follows its events and shows its game
-        screen (a refusal, such as a table that closed, is told)."""
+        screen (a refusal, such as a table that closed, is told). ``unasked``: the player did
+        not ask for it just now (their keys of its first moment were typed for the screen
+        before, and are dropped: ``TableGameScreen.TYPEAHEAD_GRACE``)."""
         hub, person = self.hub, self.person
         if hub is None or person is None:
             self.notify("There are no tables to play at here.", severity="warning",
                         markup=False)
             return
-        self.run_worker(self._open_table(hub, person, choice), group="open-table",
+        self.run_worker(self._open_table(hub, person, choice, unasked), group="open-table",
                         exclusive=True, exit_on_error=False)
 
-    async def _open_table(self, hub: TableHub, person: Person, choice: TableChoice) -> None:
+    async def _open_table(self, hub: TableHub, person: Person, choice: TableChoice,
+                          unasked: bool = False) -> None:
         from casino_tui.table.client import SeatClient
         from casino_tui.table.hub import HubError
 
@@ -723,7 +726,7 @@ class CasinoApp(App[None]):
             return
         session = NetSession(client, clock=self.table_clock)
         session.take(update, self.painter)
-        self.push_screen(TableGameScreen(session, self.chooser()))
+        self.push_screen(TableGameScreen(session, self.chooser(), unasked=unasked))
 
     def record_table_game(self, client: SeatClient, view: TableView) -> None:
         """A game at a hub's table ended at the player's seat (``view``: their view of its

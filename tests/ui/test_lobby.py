@@ -37,10 +37,23 @@ def shows(app: CasinoApp, *texts: str) -> bool:
     return all(squeeze(t) in seen for t in texts)
 
 
-def opened(app: CasinoApp) -> list[TableChoice]:
+class Opened(list[TableChoice]):
+    """The tables the app went to, and for each whether the player asked for it just then
+    (``unasked``: the creator started the game they waited for)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unasked: list[bool] = []
+
+    def open_table(self, choice: TableChoice, unasked: bool = False) -> None:
+        self.append(choice)
+        self.unasked.append(unasked)
+
+
+def opened(app: CasinoApp) -> Opened:
     """Record the tables the app goes to (instead of its notice)."""
-    choices: list[TableChoice] = []
-    app.open_table = choices.append  # type: ignore[method-assign]
+    choices = Opened()
+    app.open_table = choices.open_table  # type: ignore[method-assign]
     return choices
 
 
@@ -199,6 +212,7 @@ async def test_create_wait_for_a_second_person_and_start() -> None:
         await pilot.press("s")
         await until(pilot, lambda: bool(choices))
         assert choices == [TableChoice(table, 0)]
+        assert choices.unasked == [False]  # her own "s": her next keys are for the game
         assert (await hub.find("KAMIRO")).started
         assert isinstance(app.screen, TablesScreen)
 
@@ -283,6 +297,9 @@ async def test_sitting_at_a_table_from_the_list_and_the_creator_starting() -> No
         await hub.start(info.table_id, BOB)
         await until(pilot, lambda: bool(choices))
         assert choices == [TableChoice(info.table_id, 1)]
+        # Bob started it: the keys of her waiting screen (Esc, ?) harm no game, and hers
+        # that follow are for the game
+        assert choices.unasked == [False]
 
 
 @asynctest
@@ -308,6 +325,24 @@ async def test_enter_on_a_started_table_returns_to_ones_seat() -> None:
         await pilot.pause()
         assert len(choices) == 1 and isinstance(app.screen, TablesScreen)
         assert shows(app, "This game has started: you can watch it.")
+
+
+@asynctest
+async def test_a_player_seated_at_a_game_in_progress_is_taken_back_to_it() -> None:
+    """Ann comes back (she dropped, or the server restarted) while her table plays: the title
+    screen takes her to her seat at once, as a table she did not ask for just now (the keys
+    she typed at the title are not moves there: ``test_table_game``)."""
+    hub = make_hub()
+    info = await hub.create_table(people("person", "person"), BOB)
+    await hub.take_seat(info.table_id, ANN)
+    await hub.start(info.table_id, BOB)
+    app = lobby_app(hub)
+    choices = opened(app)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await app._back_to_table(hub, ANN)  # (as once the server's tables are reached)
+        await until(pilot, lambda: bool(choices))
+        assert choices == [TableChoice(info.table_id, 1)] and choices.unasked == [True]
+        assert shows(app, f"Back at the table {info.code}.")
 
 
 @asynctest

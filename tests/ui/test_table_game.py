@@ -84,11 +84,12 @@ def table_screen(app: Any) -> TableGameScreen:
 
 
 async def settle_table(pilot: Pilot[None], hub: LocalHub, tid: str, limit: int = 400) -> None:
-    """Wait until the table's computers are done and the screen has taken every event."""
+    """Wait until the table's computers are done and the screen has taken every event (some
+    tests' hubs hold events back for a while: after the first tries, each waits 5 ms more)."""
     app = pilot.app
-    for _ in range(limit):
+    for tries in range(limit):
         await hub.idle(tid)
-        await pilot.pause(0)
+        await pilot.pause(0 if tries < 40 else 0.005)
         screens = [s for s in app.screen_stack if isinstance(s, TableGameScreen)]
         if not screens:
             continue
@@ -788,3 +789,36 @@ async def test_once_the_hub_has_answered_a_move_playing_your_move_is_not_drawn()
         assert line(screen, "#move-line") != "Playing your move…"
         await settle_table(pilot, hub, tid)
         assert log_texts(screen)[-1].startswith("Ann ") and len(redraws) == 1
+
+
+@asynctest
+async def test_keys_typed_as_a_table_comes_up_unasked_are_not_moves() -> None:
+    """Taken back to her seat from the title screen, Ann's keys of the table's first moment
+    (until its first frame was written, and a quarter of a second more) were typed for the
+    screen before (``t`` for Tables would trail a card): dropped. Once the moment has passed,
+    the same keys play; a table Bob opened himself takes his keys at once."""
+    clock = Clock()
+    hub = LocalHub(SeededThinker(), clock=clock)
+    app = table_app(hub, clock=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tid = await new_table(hub)
+        ctl = hub.controller(tid)
+        app.open_table(TableChoice(tid, 0), unasked=True)
+        await settle_table(pilot, hub, tid)
+        screen = table_screen(app)
+        assert screen.awaiting_human and app.screen is screen
+        await pilot.press("t", "enter", "question_mark")
+        await settle_table(pilot, hub, tid)
+        assert ctl.state.history == [] and app.screen is screen  # no move, no help
+        clock.now += TableGameScreen.TYPEAHEAD_GRACE
+        await pilot.press("enter")
+        await settle_table(pilot, hub, tid)
+        assert len(ctl.state.history) == 1 and not screen.awaiting_human
+        # Bob opens the same table himself: his key is a move at once
+        other = table_app(hub, BOB, clock=clock)
+        async with other.run_test(size=(80, 24)) as bob:
+            bobs = await sit_at(bob, hub, tid, 1)
+            assert bobs.awaiting_human
+            await bob.press("enter")
+            await settle_table(bob, hub, tid)
+            assert len(ctl.state.history) == 2

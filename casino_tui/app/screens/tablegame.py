@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import zlib
 from collections.abc import Coroutine
 from typing import Any, ClassVar
 
+from textual import events
 from textual.binding import Binding, BindingType
 
 from casino_tui.engine import Card, IllegalMoveError, Move, MoveEvent, Phase, RoundSummary, SeatView
@@ -86,10 +88,17 @@ class TableGameScreen(GameScreen):
     # not busy; if neither they nor the hub's answer have come after this long, "Playing your
     # move…" is shown first.
     SENDING_SHOWN_AFTER: ClassVar[float] = 0.1
+    # A table that comes up without the player asking for it (taken back to their seat from
+    # the title screen) ignores the keys that arrive before its first frame has reached the
+    # terminal and for this long after (quicker than a person can react to it): typed for the
+    # screen before, they are not moves (``t`` for Tables would trail a card).
+    TYPEAHEAD_GRACE: ClassVar[float] = 0.25
 
-    def __init__(self, session: NetSession, chooser: Chooser) -> None:
+    def __init__(self, session: NetSession, chooser: Chooser, unasked: bool = False) -> None:
         super().__init__(session, chooser)  # the person's seat is on screen (watching: 0)
         self.net = session
+        # until when (on the session's clock) keys are ignored: see TYPEAHEAD_GRACE
+        self._typeahead_until = math.inf if unasked else 0.0
         self._sending = False  # a move is on its way to the hub
         self._sending_key = 0  # the position it was sent in
         self._unshown = False  # ... and no frame has been drawn since
@@ -102,6 +111,23 @@ class TableGameScreen(GameScreen):
         self._game_over: TableGameOverScreen | None = None  # the game over screen shown
         self._replaced = False  # a new game replaced the game over screen
         self._recorded: str | None = None  # the game last put in the player's statistics
+
+    def on_mount(self) -> None:
+        if self._typeahead_until:
+            self._after_frame(self._first_frame_written)
+
+    def _first_frame_written(self) -> None:
+        self._typeahead_until = self.net.clock() + self.TYPEAHEAD_GRACE
+
+    def on_key(self, event: events.Key) -> None:
+        """A key typed before the player could see this screen they did not ask for is
+        dropped (``TYPEAHEAD_GRACE``); Ctrl+Q, bound above the screen, still quits."""
+        if self._typeahead_until and self.net.clock() < self._typeahead_until:
+            event.stop()
+            event.prevent_default()
+            return
+        self._typeahead_until = 0.0
+
     @property
     def watching(self) -> bool:
         return self.net.seat is None
