@@ -325,7 +325,7 @@ class GameScreen(FirstShow, Screen[None]):
         if self.slot is not None and not self.slot.saved:
             self.autosave()  # a new game: saved right after the deal
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
         self.refresh_all()
         self.call_after_refresh(self._advance)
 
