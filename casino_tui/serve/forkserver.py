@@ -479,11 +479,18 @@ def _import_game_modules() -> None:
 
 
 def _warm_up() -> None:
-    """The title screen once, with a notification, in a headless app with a throwaway data
-    directory."""
+    """The title screen once, with a notification, then the New game screen and a new game's
+    table (``n``, Enter: what every player does first), in a headless app with a throwaway
+    data directory and the computer deciding in the app's process (no worker, no thread).
+
+    So the New game screen's and the table's CSS are parsed here, once, and not by every game
+    as it shows them (each screen's file was parsed again at its first push, and the whole
+    stylesheet rebuilt from the others'), and what Textual makes lazily the first time such
+    a screen is styled and drawn is made here too."""
     import tempfile
 
     from casino_tui.app.app import CasinoApp
+    from casino_tui.app.players import InProcessChooser
     from casino_tui.saves import open_store
 
     saved = dict(os.environ)
@@ -492,12 +499,17 @@ def _warm_up() -> None:
                            "CASINO_TUI_CONFIG_DIR": f"{tmp}/config"})
         try:
             async def draw() -> None:
-                app = CasinoApp(store=open_store(None))
+                app = CasinoApp(store=open_store(None), chooser_factory=InProcessChooser)
                 # with the tooltip and the notifications' rack a game's screen has (a test's
                 # app has neither), and a notification, so that their CSS is parsed here too
                 async with app.run_test(size=(80, 24), tooltips=True,
                                         notifications=True) as pilot:
                     app.notify("warm")
+                    await pilot.pause()
+                    await pilot.press("n")  # the New game screen
+                    await pilot.pause()
+                    await pilot.press("enter")  # the table
+                    await pilot.pause()
                     await pilot.pause()
 
             asyncio.run(draw())

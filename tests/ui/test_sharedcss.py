@@ -122,3 +122,28 @@ def test_after_the_fork_servers_warm_up_a_games_title_parses_no_css(
 
     asyncio.run(title())
     assert parses == []
+
+
+def test_after_the_fork_servers_warm_up_a_new_game_parses_no_css(
+        parses: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fork server's warm-up shows the New game screen and a new game's table too (``n``,
+    Enter, what every player does first), so a forked game parses neither screen's CSS."""
+    for name in ("HOME", "CASINO_TUI_DATA_DIR", "CASINO_TUI_CONFIG_DIR"):
+        monkeypatch.setenv(name, str(tmp_path / name))
+    forkserver._warm_up()
+    assert any("setup.tcss" in p for p in parses) and any("game.tcss" in p for p in parses)
+    parses.clear()
+
+    async def new_game() -> None:
+        app = make_app(None)
+        async with app.run_test(size=(100, 30), tooltips=True, notifications=True) as pilot:
+            await settle(pilot)
+            await pilot.press("n")
+            await settle(pilot)
+            assert type(app.screen).__name__ == "SetupScreen"
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, GameScreen)
+
+    asyncio.run(new_game())
+    assert parses == []

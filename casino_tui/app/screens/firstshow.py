@@ -15,11 +15,14 @@ screen out and draws all of it (``Screen._on_screen_resume``), and on top of tha
 widgets are styled with them at once), a resize to the size the screen is already laid out at
 only sets them (any other resize, a real one, goes on to Textual), and the second drawing of
 the whole first frame is dropped (what changed since the first frame is still drawn, and
-whatever asks for a repaint later gets it). The picture is the same (every snapshot unchanged).
-A screen whose picture differs when its breakpoint classes are there before it is styled (the
-New game screen's box lands one column to the left: Textual lays out a restyled screen
-differently) sets ``EARLY_BREAKPOINTS = False`` and gets them at the first resize, as from
-Textual. The title screen does the same in its own way (``TitleScreen``).
+whatever asks for a repaint later gets it). The second drawing is asked for once the push's
+widgets are all mounted (Textual's ``AwaitMount``, on the app's queue), and for the table also
+once the New game screen it replaces is removed: so it is dropped from the app's queue, after
+those (the layout they ask for stays: what it moves is drawn). The picture is the same (every
+snapshot unchanged). A screen whose picture differs when its breakpoint classes are there
+before it is styled sets ``EARLY_BREAKPOINTS = False`` and gets them at the first resize, as
+from Textual (the New game screen did, when the first resume did not restyle: its box landed
+one column to the left). The title screen does the same in its own way (``TitleScreen``).
 """
 
 from __future__ import annotations
@@ -84,8 +87,9 @@ class FirstShow(_Base):
             self._first_resume_done = True
             # (the restyle of the first resume is kept: without it a key hint's click, an
             # ``@click`` link such as the New game screen's "Enter start", did nothing in a
-            # browser: tests/web/test_web_browser.py)
-            self.call_next(self._keep_first_frame)
+            # browser: tests/web/test_web_browser.py); on the app's queue, after the push's
+            # AwaitMount and the replaced screen's removal, which ask for the whole again
+            self.app.call_next(self._keep_first_frame)
 
     def _keep_first_frame(self) -> None:
         if self.is_current:

@@ -67,6 +67,7 @@ from ..widgets.table import (
     TableView,
 )
 from .confirm import ConfirmScreen
+from .firstshow import FirstShow
 from .gameover import GameOverData, GameOverScreen
 from .picklist import PickListScreen
 from .privacy import PrivacyScreen
@@ -124,8 +125,10 @@ def _move_order(table: Sequence[object], m: Move) -> tuple[int, int, int, tuple[
     return (4, 0, 0, ())
 
 
-class GameScreen(Screen[None]):
-    """Plays one game from the first deal to the game-over screen."""
+class GameScreen(FirstShow, Screen[None]):
+    """Plays one game from the first deal to the game-over screen. Shown for the first time
+    laid out and drawn whole once, with its breakpoint classes from its first frame
+    (:class:`FirstShow`): every player's deal."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("game")
 
@@ -322,7 +325,7 @@ class GameScreen(Screen[None]):
         if self.slot is not None and not self.slot.saved:
             self.autosave()  # a new game: saved right after the deal
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
         self.refresh_all()
         self.call_after_refresh(self._advance)
 

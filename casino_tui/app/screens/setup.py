@@ -259,7 +259,6 @@ class SetupScreen(FirstShow, Screen[GameConfig | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = form_bindings("setup", "start", "Start")
     HELP_TITLE = "New game"
-    EARLY_BREAKPOINTS = False  # (set before it is styled, the box moves: see firstshow)
 
     def __init__(self, config: GameConfig, levels: tuple[str, ...]) -> None:
         super().__init__()
