@@ -94,6 +94,20 @@ PROBE = textwrap.dedent('''
         if args[0] == "sleep":
             time.sleep(float(args[1]))
             return 0
+        if args[0] == "quit":  # the collector as the app quits, after or before a first frame
+            from casino_tui.app import firstframe, quitting
+
+            seen = {"start": gc.isenabled()}
+            if args[2] == "after":
+                firstframe.written()
+                seen["frame"] = gc.isenabled()
+            quitting.begun()
+            seen["quitting"] = gc.isenabled()
+            firstframe.written()  # (a frame drawn as it quits: the collector stays off)
+            seen["end"] = gc.isenabled()
+            with open(args[1], "w") as out:
+                json.dump(seen, out)
+            return 0
         if args[0] in ("frame", "noframe"):  # the priority before and after a first frame
             from casino_tui.app import firstframe
 
@@ -440,6 +454,31 @@ def test_children_collect_their_garbage_sooner_and_never_walk_the_frozen_objects
     # cost the game most of its collector's time
     assert forkserver.SESSION_GC_THRESHOLDS[2] >= 10
     assert isinstance(report["gc_frozen"], int) and report["gc_frozen"] > 10_000
+
+
+def test_a_forked_game_collects_no_garbage_once_it_quits(probe: Path) -> None:
+    """A forked game ends with os._exit: once its app begins to quit, a collection would be
+    work for nothing, so the collector stops, whether the game had drawn its first frame
+    (the collector on) or not yet (it stays off, even if a frame comes after)."""
+    async def scenario() -> list[dict[str, bool]]:
+        forker = await started()
+        try:
+            seen = []
+            for when in ("after", "before"):
+                out = probe / f"quit-{when}.json"
+                child, master, _ = await fork(forker, ["quit", str(out), when], {}, probe)
+                try:
+                    assert await asyncio.wait_for(child.wait(), 30) == 0
+                finally:
+                    os.close(master)
+                seen.append(json.loads(out.read_text()))
+            return seen
+        finally:
+            await forker.close()
+
+    after, before = asyncio.run(scenario())
+    assert after == {"start": False, "frame": True, "quitting": False, "end": False}
+    assert before == {"start": False, "quitting": False, "end": False}
 
 
 def test_a_warm_fork_server_packs_the_code_a_game_runs(probe: Path) -> None:

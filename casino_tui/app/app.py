@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 
 from casino_tui.settings import Settings, load_settings, save_settings
 
-from . import firstframe
+from . import firstframe, quitting
 from .cardfmt import CardPainter, face_background
 from .output import QuickFilters, compact_output
 from .screens.title import TitleScreen
@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from datetime import datetime
     from pathlib import Path
 
+    from rich.console import RenderableType
+    from textual.dom import DOMNode
     from textual.driver import Driver
     from textual.filter import LineFilter
     from textual.geometry import Size
@@ -154,6 +156,7 @@ class CasinoApp(App[None]):
         self._chooser: Chooser | None = None
         self.painter = self._make_painter()
         self.animation_level = "none"
+        self.quitting = False  # exit() was called: no frame is drawn again
 
     # ------------------------------------------------------------------ settings
     def _make_painter(self) -> CardPainter:
@@ -234,6 +237,25 @@ class CasinoApp(App[None]):
         if self.exit_signal is not None:
             return 128 + self.exit_signal
         return super().return_code
+
+    def exit(self, result: None = None, return_code: int = 0,
+             message: RenderableType | None = None) -> None:
+        """Textual's exit, after telling what waits for the app to quit
+        (:mod:`casino_tui.app.quitting`: a forked game stops its garbage collector)."""
+        self.quitting = True
+        quitting.begun()
+        super().exit(result, return_code, message)
+
+    def update_styles(self, node: DOMNode, animate: bool = True) -> None:
+        """Textual's restyle of a node and its descendants (a class or pseudo-class changed),
+        except once the app quits: no frame is drawn again (Textual holds every repaint from
+        its exit on), and as it takes the screens apart the focused widget of each is blurred
+        and restyled with all it holds, a third of what a quit at the round's end cost the
+        game in Python (about 2.5 ms of a forked game's CPU, which 200 players quitting
+        together pay at once)."""
+        if self.quitting:
+            return
+        super().update_styles(node, animate)
 
     def on_mount(self) -> None:
         if firstframe.waiting():  # (a game forked by the server: its priority, lowered then)

@@ -685,6 +685,7 @@ def _child(request: _Request, main: Callable[[Sequence[str]], int]) -> int:
             os.write(2, f"casino-tui: the game could not start: {err!r}\r\n".encode())
         os._exit(1)
     collect_after_first_frame(request.title_within or FIRST_FRAME_LIMIT)
+    no_collection_once_quitting()
     status = main(request.args)
     _leave(status)
 
@@ -795,9 +796,32 @@ def collect_after_first_frame(within: float) -> None:
 
     def start() -> None:
         collect_sooner()
-        gc.enable()
+        if not _quitting.is_set():  # (a game quit before its first frame collects no more)
+            gc.enable()
 
     once_after_first_frame(within, start)
+
+
+_quitting = threading.Event()  # the forked game's app has begun to quit
+
+
+def no_collection_once_quitting() -> None:
+    """In a forked game: no cyclic garbage collection once its app begins to quit
+    (:mod:`casino_tui.app.quitting`).
+
+    The child ends with ``os._exit`` (:func:`_leave`), so nothing it made is ever freed by
+    the collector: a collection while Textual takes the screens apart and the game ends is
+    work for nothing, and at the round's end it came in about one quit in two, often a
+    full one (every object the game made, about 10 ms of the 15-25 ms a quit costs the
+    game), which 200 players quitting together pay at once. Memory freed by reference
+    counting is freed as before."""
+    from casino_tui.app import quitting
+
+    def stop() -> None:
+        _quitting.set()
+        gc.disable()
+
+    quitting.when_quitting(stop)
 
 
 def _leave(status: int) -> NoReturn:
@@ -871,6 +895,7 @@ __all__ = [
     "lower_priority",
     "merge_pages",
     "merging_on",
+    "no_collection_once_quitting",
     "once_after_first_frame",
     "serve_forks",
 ]
