@@ -480,10 +480,14 @@ def _import_game_modules() -> None:
 
 def _warm_up() -> None:
     """The title screen once, with a notification, in a headless app with a throwaway data
-    directory."""
+    directory; then every other screen's CSS parsed with that app's theme, and a round's
+    summary shown over the title."""
     import tempfile
 
     from casino_tui.app.app import CasinoApp
+    from casino_tui.app.screens.summary import warm_up_summary
+    from casino_tui.app.sharedcss import parse_ahead
+    from casino_tui.app.styles import screen_css_files
     from casino_tui.saves import open_store
 
     saved = dict(os.environ)
@@ -498,6 +502,15 @@ def _warm_up() -> None:
                 async with app.run_test(size=(80, 24), tooltips=True,
                                         notifications=True) as pilot:
                     app.notify("warm")
+                    await pilot.pause()
+                    # every screen's CSS, parsed here once (not in each game as it first
+                    # shows that screen)
+                    parse_ahead(screen_css_files(), app.get_css_variables())
+                    # and a round's summary shown once (its widgets' CSS, its code), which
+                    # every game shows at its round's end, all of a crowd's at once
+                    await app.push_screen(warm_up_summary())
+                    await pilot.pause()
+                    app.pop_screen()
                     await pilot.pause()
 
             asyncio.run(draw())

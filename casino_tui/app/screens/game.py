@@ -127,7 +127,11 @@ def _move_order(table: Sequence[object], m: Move) -> tuple[int, int, int, tuple[
 class GameScreen(Screen[None]):
     """Plays one game from the first deal to the game-over screen."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = css("game")
+    # with the dialogs' (the round's summary, the game over screen, help...), read with the
+    # table's own as it is first shown: a file read when a dialog first shows it makes Textual
+    # restyle every widget of the app (the table's, under the dialog) at that moment, at the
+    # end of every player's first round
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("game", "dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "card(-1)", "Card", show=False, id="game.card_left"),
