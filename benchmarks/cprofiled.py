@@ -4,12 +4,16 @@
 casino_tui`` does; SIGUSR1 starts profiling its main thread (where Textual handles keys and
 draws), SIGUSR2 pauses it (until the next SIGUSR1), and the statistics are written to FILE
 (``pstats`` format) when the game ends. Read them with ``python -m pstats FILE`` or
-:func:`pstats.Stats`. A measuring tool, not a test.
+:func:`pstats.Stats`. With ``CPROFILED_WARM=1`` in its environment the game first warms up
+as ``serve``'s fork server does before it forks a game (``forkserver._warm_up``: the title
+drawn once headless, every screen's CSS parsed), so that the profile is a served game's. A
+measuring tool, not a test.
 """
 
 from __future__ import annotations
 
 import cProfile
+import os
 import signal
 import sys
 import time
@@ -28,6 +32,10 @@ def main() -> int:
     def pause(signum: int, frame: FrameType | None) -> None:
         profile.disable()
 
+    if os.environ.get("CPROFILED_WARM"):
+        from casino_tui.serve.forkserver import _warm_up
+
+        _warm_up()
     signal.signal(signal.SIGUSR1, start)
     signal.signal(signal.SIGUSR2, pause)
     from casino_tui.__main__ import main as game

@@ -20,7 +20,11 @@ records the first game's turns (from its first turn on) with py-spy, if installe
 collapsed stacks; ``--cprofile FILE`` runs the first game under cProfile (its main thread, from
 its first turn on: :mod:`benchmarks.cprofiled`) and writes the statistics into FILE;
 ``--cprofile-keys play`` (or ``right``, ``left``) profiles only those keys, each from the key to
-its quiet screen. A measuring tool, not a test.
+its quiet screen (with ``CPROFILED_WARM=1`` in the environment the game first warms up as the
+fork server does: :mod:`benchmarks.cprofiled`); ``last`` only the last turn's play (with
+``--turns 24``, in the default two-player game, the play that ends the round and shows its
+summary). A play that ends the round is counted apart from the other plays (``round_over``).
+A measuring tool, not a test.
 """
 
 from __future__ import annotations
@@ -79,8 +83,9 @@ class Game:
                "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                "PYTHONUTF8": "1", "CASINO_TUI_DATA_DIR": f"{self.home}/data",
                "CASINO_TUI_CONFIG_DIR": f"{self.home}/config"}
-        if "PYTHONPATH" in os.environ:
-            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        for name in ("PYTHONPATH", "CPROFILED_WARM"):
+            if name in os.environ:
+                env[name] = os.environ[name]
         env.update(self.extra_env)
         argv = [sys.executable, "-m", "casino_tui", "--seed", str(seed)]
         if cprofile:
@@ -238,15 +243,23 @@ class ForkServerProcess:
 def play(turns: int, size: tuple[int, int], seed: int, profile: str | None,
          cprofile: str | None = None,
          cprofile_keys: str = "all", forked: bool = False) -> dict[str, list[tuple[float, int]]]:
-    costs: dict[str, list[tuple[float, int]]] = {"right": [], "left": [], "play": []}
+    costs: dict[str, list[tuple[float, int]]] = {"right": [], "left": [], "play": [],
+                                                 "round_over": []}
     game = Game(size, seed, cprofile, forked)
+    plays = 0
 
     def press(name: str, data: bytes, until: str | re.Pattern[str] | None = None) -> str:
-        if cprofile_keys == name:
+        nonlocal plays
+        plays += name == "play"
+        profiled = cprofile_keys == name or (
+            cprofile_keys == "last" and name == "play" and plays == turns)
+        if profiled:
             game.start_cprofile()
         ms, nbytes, text = game.key(data, until=until)
-        if cprofile_keys == name:
+        if profiled:
             game.pause_cprofile()
+        if name == "play" and ROUND_OVER.search(text):
+            name = "round_over"  # the play that ends the round: counted apart
         costs[name].append((ms, nbytes))
         return text
 
@@ -299,9 +312,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="record the first game with py-spy into FILE (collapsed stacks)")
     parser.add_argument("--cprofile", metavar="FILE",
                         help="run the first game under cProfile, its statistics into FILE")
-    parser.add_argument("--cprofile-keys", choices=("all", "right", "left", "play"),
+    parser.add_argument("--cprofile-keys", choices=("all", "right", "left", "play", "last"),
                         default="all", help="with --cprofile: only these keys (default all, "
-                        "from the first turn on)")
+                        "from the first turn on; last: the last turn's play)")
     parser.add_argument("--forked", action="store_true",
                         help="fork each game from a warm fork server, as serve does")
     args = parser.parse_args(argv)
@@ -324,7 +337,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ms = [v[0] for v in values]
         nbytes = [v[1] for v in values]
         what = {"right": "Right (next card, its move previewed)", "left": "Left (back)",
-                "play": "Enter (play, then the computer's answer, to the next turn)"}[name]
+                "play": "Enter (play, then the computer's answer, to the next turn)",
+                "round_over": "Enter (the play that ends the round: its summary)"}[name]
         print(f"  {what:60} median {statistics.median(ms):6.1f} ms  mean "
               f"{statistics.mean(ms):6.1f} ms  bytes median {statistics.median(nbytes):6.0f}"
               f"  (n={len(ms)})")

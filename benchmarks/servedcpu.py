@@ -9,7 +9,8 @@ client with a PTY of 100x30), one key at a time: after each key it waits for the
 and for a quiet screen, then reads the CPU (every thread, ``/proc/PID/task/*/schedstat``) of
 the game, the server, the pool's processes and this process (the SSH client and the script).
 
-It prints, per phase (login to the title, ``n``, the deal, each kind of key, the round's end,
+It prints, per phase (login to the title, ``n``, the deal, each kind of key, ``round_over``:
+the play that ends the round and shows its summary, counted apart from the other plays,
 quitting) and for the whole round: the CPU milliseconds of each process and the collector's
 in the game (``gc_ms``: the game's cyclic garbage collections, timed in the game through
 ``gc.callbacks`` by :mod:`benchmarks.gchook`, with their count per generation), and the CPU a
@@ -175,6 +176,8 @@ async def play_round(port: int, work: Path, server_pid: int, gc_dir: Path,
             if patterns:
                 seen = await screen.wait(*patterns, timeout=30)
             await _quiet(screen)
+            if patterns and patterns[seen] is ROUND_OVER:
+                name = "round_over"  # the play that ends the round: counted apart
             phases[name].append(meter.step())
             if os.environ.get("SERVEDCPU_DEBUG"):
                 print(name, screen.chunks, phases[name][-1], file=sys.stderr)

@@ -12,11 +12,16 @@ variables (the theme) as well as the source, so that an app parses a source only
 the process (or the fork server before the fork) parsed it with the same variables. Textual
 shares parsed rules between the parses of one stylesheet in the same way: they are never
 changed once parsed.
+
+:func:`parse_ahead` parses files no screen has brought yet into that cache: the fork server
+parses every screen's file so, so that no game parses one when it first shows that screen (the
+round's summary, at the end of every player's first round, at once for a crowd).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
+from pathlib import PurePath
 from typing import TypeVar
 
 from textual.css.model import RuleSet
@@ -108,3 +113,14 @@ class SharedStylesheet(Stylesheet):
         self._rules_map = None
         self.source = fresh.source
         self._require_parse = False
+
+
+def parse_ahead(paths: Iterable[str | PurePath], variables: dict[str, str]) -> None:
+    """Parse the CSS files ``paths`` with ``variables`` (an app's ``get_css_variables()``)
+    into the process's cache, as an app's stylesheet reads and parses them when a screen
+    brings them (``App._load_screen_css``), so that no app of the process parses them again
+    with the same variables. No app's stylesheet is changed."""
+    sheet = SharedStylesheet(variables=variables)
+    for path in paths:
+        sheet.read(path)
+    sheet.parse()

@@ -479,18 +479,23 @@ def _import_game_modules() -> None:
 
 
 def _warm_up() -> None:
-    """The title screen once, with a notification, then the New game screen and a new game's
-    table (``n``, Enter: what every player does first), in a headless app with a throwaway
-    data directory and the computer deciding in the app's process (no worker, no thread).
+    """The title screen once, with a notification, in a headless app with a throwaway data
+    directory and the computer deciding in the app's process (no worker, no thread); then
+    every other screen's CSS parsed with that app's theme, a round's summary shown over the
+    title, and the New game screen and a new game's table (``n``, Enter: what every player
+    does first).
 
-    So the New game screen's and the table's CSS are parsed here, once, and not by every game
-    as it shows them (each screen's file was parsed again at its first push, and the whole
-    stylesheet rebuilt from the others'), and what Textual makes lazily the first time such
-    a screen is styled and drawn is made here too."""
+    So every screen's CSS is parsed here, once, and not by every game as it shows them (each
+    screen's file was parsed again at its first push, and the whole stylesheet rebuilt from
+    the others'), and what Textual makes lazily the first time such a screen is styled and
+    drawn is made here too."""
     import tempfile
 
     from casino_tui.app.app import CasinoApp
     from casino_tui.app.players import InProcessChooser
+    from casino_tui.app.screens.summary import warm_up_summary
+    from casino_tui.app.sharedcss import parse_ahead
+    from casino_tui.app.styles import screen_css_files
     from casino_tui.saves import open_store
 
     saved = dict(os.environ)
@@ -505,6 +510,15 @@ def _warm_up() -> None:
                 async with app.run_test(size=(80, 24), tooltips=True,
                                         notifications=True) as pilot:
                     app.notify("warm")
+                    await pilot.pause()
+                    # every screen's CSS, parsed here once (not in each game as it first
+                    # shows that screen)
+                    parse_ahead(screen_css_files(), app.get_css_variables())
+                    # a round's summary shown once (its widgets' CSS, its code), which every
+                    # game shows at its round's end, all of a crowd's at once
+                    await app.push_screen(warm_up_summary())
+                    await pilot.pause()
+                    app.pop_screen()
                     await pilot.pause()
                     await pilot.press("n")  # the New game screen
                     await pilot.pause()

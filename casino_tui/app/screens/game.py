@@ -130,7 +130,11 @@ class GameScreen(FirstShow, Screen[None]):
     laid out and drawn whole once, with its breakpoint classes from its first frame
     (:class:`FirstShow`): every player's deal."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = css("game")
+    # with the dialogs' (the round's summary, the game over screen, help...), read with the
+    # table's own as it is first shown: a file read when a dialog first shows it makes Textual
+    # restyle every widget of the app (the table's, under the dialog) at that moment, at the
+    # end of every player's first round
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("game", "dialogs")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "card(-1)", "Card", show=False, id="game.card_left"),

@@ -20,8 +20,10 @@ from casino_tui.engine import Phase, RoundSummary, Rules
 
 from ..cardfmt import CardPainter
 from ..keylinks import key_link
+from ..renderonce import RenderedOnce
 from ..session import SessionBase
 from ..styles import css
+from .firstshow import FirstShow
 
 SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 
@@ -143,11 +145,13 @@ UNDO_HELP = ("u", "undo: take back your last play, the one that ended the round 
              "computers' plays after it); the round goes on from there")
 
 
-class RoundSummaryScreen(ModalScreen[str | None]):
+class RoundSummaryScreen(FirstShow, ModalScreen[str | None]):
     """Shown at the end of every round; Enter continues (the result: None). ``review``: opens
     the review of the round (``r``; None: no review, a table on a server). ``undo``: ``u``
     closes it with the result ``"undo"`` (offered where the player's last play can be taken
-    back: a game against the computer, undo on)."""
+    back: a game against the computer, undo on). Shown at every round's end, at once by every
+    player of a crowd whose rounds end together: drawn once as it is first shown
+    (:class:`FirstShow`)."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
@@ -178,7 +182,8 @@ class RoundSummaryScreen(ModalScreen[str | None]):
         with Vertical(id="summary-box", classes="dialog wide"):
             yield Static(f"Round {d.round_no} summary", classes="dialog-title")
             with VerticalScroll(id="summary-scroll"):
-                yield Static(summary_table(d), id="summary-table")
+                # (rendered once per width: Textual asks for its lines thrice as it is shown)
+                yield Static(RenderedOnce(summary_table(d)), id="summary-table")
                 yield Static("\n".join(d.notes), id="summary-notes", markup=False)
             review = "   " + key_link("r: review the round", "r") \
                 if self.review is not None else ""
@@ -197,3 +202,12 @@ class RoundSummaryScreen(ModalScreen[str | None]):
     def action_review(self) -> None:
         if self.review is not None:
             self.review()
+
+
+def warm_up_summary() -> RoundSummaryScreen:
+    """A round's summary (of a made-up round) for the fork server to show once as it warms
+    up, so that no game parses its widgets' CSS or loads its code when it first shows one."""
+    return RoundSummaryScreen(SummaryData(
+        round_no=1, sides=("North", "South"), counts=(("Cards taken", (27, 25)),),
+        items=(("Most cards", (3, 0)),), round_totals=(3, 0), game_totals=(3, 0), target=11,
+        notes=("Next round. First to 11 wins.",), game_over=False))

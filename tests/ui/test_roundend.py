@@ -1,0 +1,165 @@
+"""The play that ends a round, made cheaper and drawn the same: the round's summary parses no
+CSS in a game forked from the warm fork server, restyles no widget of the table under it as it
+first comes, and renders its table once per width (casino_tui/app/renderonce.py), drawing it
+again at a new width and in a new theme's colours."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import textual.css.stylesheet as textual_stylesheet
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from casino_tui.app import sharedcss
+from casino_tui.app.app import CasinoApp
+from casino_tui.app.renderonce import RenderedOnce
+from casino_tui.app.screens import summary
+from casino_tui.app.screens.summary import RoundSummaryScreen
+from casino_tui.app.styles import css, screen_css_files
+from casino_tui.serve import forkserver
+
+from .conftest import asynctest, make_app, settle
+from .positions import last_play
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sources Textual's parser is given (where each was read from), with the shared
+    cache emptied first."""
+    monkeypatch.setattr(sharedcss, "_parsed", {})
+    seen: list[str] = []
+    parse = textual_stylesheet.parse
+
+    def counting(scope: str, css: str, read_from: Any, **kw: Any) -> Iterable[Any]:
+        seen.append(str(read_from))
+        return parse(scope, css, read_from, **kw)
+
+    monkeypatch.setattr(textual_stylesheet, "parse", counting)
+    return seen
+
+
+async def _to_summary(app: CasinoApp, pilot: Pilot[None]) -> RoundSummaryScreen:
+    await settle(pilot)
+    await pilot.press("enter")  # South's last card: the round ends
+    await settle(pilot)
+    assert isinstance(app.screen, RoundSummaryScreen)
+    return app.screen
+
+
+def test_every_screens_css_file_is_parsed_in_the_fork_servers_warm_up(
+        parses: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game forked from the warm fork server parses no CSS as it shows its round's summary
+    (dialogs.tcss and the summary's widgets' CSS were parsed as the summary was first shown,
+    in every game, at every player's first round's end)."""
+    for name in ("HOME", "CASINO_TUI_DATA_DIR", "CASINO_TUI_CONFIG_DIR"):
+        monkeypatch.setenv(name, str(tmp_path / name))
+    forkserver._warm_up()
+    assert {Path(p).name for p in screen_css_files()} >= {"dialogs.tcss", "game.tcss",
+                                                           "setup.tcss"}
+    for path in screen_css_files():
+        assert any(str(path) in p for p in parses), path
+
+    async def round_end() -> None:
+        app = make_app(last_play())
+        async with app.run_test(size=(100, 30), tooltips=True, notifications=True) as pilot:
+            await settle(pilot)
+            parses.clear()  # (the table's own widgets: not this test's)
+            await _to_summary(app, pilot)
+
+    asyncio.run(round_end())
+    # (Widget's own CSS, parsed before, comes again with the lowest tie breaker of the widget
+    # classes the app has shown: here without the title a game shows first, unlike the warm-up)
+    assert [p for p in parses if not p.endswith("'Widget.DEFAULT_CSS')")] == [], parses
+
+
+@asynctest
+async def test_the_summary_restyles_nothing_of_the_app_as_it_first_comes() -> None:
+    """The table's screen brings the dialogs' CSS with its own: a dialog's file read as the
+    dialog is pushed made Textual restyle every widget of the app (the table's under it)."""
+    assert set(css("dialogs")) <= set(RoundSummaryScreen.CSS_PATH)
+    app = make_app(last_play())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        restyled: list[object] = []
+        update = app.stylesheet.update
+
+        def counting(root: Any, animate: bool = False) -> None:
+            restyled.append(root)
+            update(root, animate=animate)
+
+        app.stylesheet.update = counting  # type: ignore[method-assign]
+        await _to_summary(app, pilot)
+        assert restyled == []
+
+
+def _table() -> Table:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
+    table.add_column("", style="bold", no_wrap=True)
+    for name in ("You", "Computer with a long name"):
+        table.add_column(name, justify="right", no_wrap=True, max_width=14)
+    table.add_row("Most cards", "3", "·")
+    table.add_row("Big Casino 10♦", "·", "2")
+    table.add_section()
+    table.add_row("Round total", "3", "2")
+    return table
+
+
+def test_rendered_once_per_width_the_same_as_the_renderable() -> None:
+    console = Console(width=100, color_system="truecolor", force_terminal=True)
+    once = RenderedOnce(_table())
+    for width in (100, 30, 18, 100, 30):  # 30 and 18: narrower than the table, it shrinks
+        options = console.options.update_width(width)
+        mine = list(console.render(once, options))
+        assert mine == list(console.render(_table(), options))
+        assert console.measure(once, options=options) == console.measure(_table(),
+                                                                          options=options)
+    assert once.renders == 3  # a width seen before is not rendered again
+    options = console.options.update_width(30).update(height=5)
+    list(console.render(once, options))  # the height a Table ignores: not rendered again
+    assert once.renders == 3
+
+
+@asynctest
+async def test_the_summarys_table_is_rendered_once_as_it_is_shown() -> None:
+    app = make_app(last_play())
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _to_summary(app, pilot)
+        content = screen.query_one("#summary-table", Static).content
+        assert isinstance(content, RenderedOnce)
+        assert content.renders == 1
+
+
+async def _summary_picture(theme: str | None, resize: tuple[int, int] | None) -> str:
+    app = make_app(last_play())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _to_summary(app, pilot)
+        if theme is not None:
+            app.theme = theme
+            await settle(pilot)
+        if resize is not None:
+            await pilot.resize_terminal(*resize)
+            await settle(pilot)
+        assert isinstance(app.screen, RoundSummaryScreen)
+        return app.export_screenshot()
+
+
+@asynctest
+async def test_the_summary_is_drawn_again_after_a_theme_change_and_a_resize(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A theme changed and the terminal resized under the summary: drawn as a summary drawn
+    with no table rendered ahead (the same picture as a plain Static of the Table)."""
+    before = await _summary_picture(None, None)
+    cached = await _summary_picture("textual-light", (80, 24))
+    assert cached != before
+    with monkeypatch.context() as m:
+        m.setattr(summary, "RenderedOnce", lambda renderable: renderable)
+        plain = await _summary_picture("textual-light", (80, 24))
+    assert cached == plain
