@@ -82,14 +82,14 @@ async def test_choosing_a_card_redraws_only_the_lines_that_changed() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         hand, table = await _hand_and_table(pilot)
         asked: dict[str, list[tuple[Region, ...]]] = {}
-        refresh = Widget.refresh
+        set_dirty = Widget._set_dirty  # (what a refresh marks, Textual's way or DataWidget's)
 
-        def spy(widget: Widget, *regions: Region, **kw: Any) -> Widget:
+        def spy(widget: Widget, *regions: Region) -> None:
             asked.setdefault(widget.id or "", []).append(regions)  # (): all of it
-            return refresh(widget, *regions, **kw)
+            set_dirty(widget, *regions)
 
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(Widget, "refresh", spy)
+            patch.setattr(Widget, "_set_dirty", spy)
             await pilot.press("right")
             await pilot.pause()
         assert asked["hand"] and all(asked["hand"])  # never all of it
@@ -259,15 +259,15 @@ async def test_a_seat_whose_cards_change_redraws_only_those_lines() -> None:
         data = box.data
         assert data is not None
         asked: list[tuple[Region, ...]] = []
-        refresh = Widget.refresh
+        set_dirty = Widget._set_dirty  # (what a refresh marks, Textual's way or DataWidget's)
 
-        def spy(widget: Widget, *regions: Region, **kw: Any) -> Widget:
+        def spy(widget: Widget, *regions: Region) -> None:
             if widget is box:
                 asked.append(regions)
-            return refresh(widget, *regions, **kw)
+            set_dirty(widget, *regions)
 
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(Widget, "refresh", spy)
+            patch.setattr(Widget, "_set_dirty", spy)
             box.set_data(replace(data, taken=data.taken + 4))
             await pilot.pause()
         assert asked and all(asked)  # some lines, never all of it

@@ -55,6 +55,7 @@ from textual._styles_cache import StylesCache
 from textual.containers import Horizontal, Vertical
 from textual.content import Content, _strip_control_codes
 from textual.css.scalar import Unit
+from textual.dom import NoScreen
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.style import Style
@@ -469,7 +470,9 @@ class DataWidget(SteadyLines, Generic[D]):
         if rows is None:
             self.redraw()
         elif rows:  # only those lines: the text of the others is what is on the screen
-            super().refresh(*(Region(0, y, width, 1) for y in rows))
+            regions = tuple(Region(0, y, width, 1) for y in rows)
+            if not self._repaint(regions):
+                super().refresh(*regions)
         return True
 
     def render_data(self) -> Text:
@@ -495,8 +498,43 @@ class DataWidget(SteadyLines, Generic[D]):
             self._strips.clear()
             self._styled.forget()
             self._line_styles.clear()
+        if repaint and not layout and not recompose and self._repaint(regions):
+            return self
         super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
         return self
+
+    def _repaint(self, regions: tuple[Region, ...]) -> bool:
+        """Textual's ``refresh(*regions)`` of a repaint alone, the widget given to its screen
+        to draw at once: False (nothing done) when anything else is pending (a layout, a
+        restyle, a scroll) or the widget is not on a screen, for Textual's own way then.
+
+        Textual marks the widget dirty and prompts the widget's own message queue; on its
+        idle, the widget posts an ``Update`` to its screen, which adds it to the widgets to
+        draw and prompts its own queue (its idle starts the frame's timer): two tasks woken
+        and three messages handled per widget changed, eight widgets or so at each play,
+        twice a play. Here the widget is added to them as the screen's ``_on_update`` adds it,
+        with ``Widget._check_refresh``'s conditions (displayed, the screen drawn), and the
+        screen prompted: the same frame, drawn from the same dirty regions (Textual's private
+        ``_dirty_widgets``, ``_compositor`` and widget flags: ``tests/ui/test_repaint.py``
+        fails if the methods this does the work of change)."""
+        if (not self._is_mounted or self._closing or self._parent is None
+                or self._layout_required or self._scroll_required
+                or self._refresh_styles_required or self._recompose_required):
+            return False
+        try:
+            screen = self.screen
+        except NoScreen:
+            return False
+        # Widget.refresh(*regions), repaint=True
+        self._layout_cache.clear()
+        self._set_dirty(*regions)
+        self.clear_cached_dimensions()
+        self._rich_style_cache.clear()
+        # Widget._check_refresh, then Screen._on_update
+        if self.display and screen in screen._compositor:
+            screen._dirty_widgets.add(self)
+            screen.check_idle()
+        return True
 
     def redraw(self, *, layout: bool = False) -> None:
         """Draw the whole widget again (its data, its size or its border changed), keeping
