@@ -347,3 +347,12 @@ def wait_logo_at(tmux: Tmux, name: str, column: int, timeout: float = 15) -> Non
     wait_until(lambda: logo_column(tmux.screen(name)) == column, timeout,
                f"the logo at column {column} on {name}'s screen",
                detail=lambda: tmux.screen(name))
+
+
+def a_person_reacts() -> None:
+    """Before a key at a table the player was taken back to on their own (logging in again,
+    a reload): as a person would, only once it has shown (keys quicker than that are taken
+    for keys typed at the screen before: ``TableGameScreen.TYPEAHEAD_GRACE``)."""
+    from casino_tui.app.screens.tablegame import TableGameScreen
+
+    time.sleep(TableGameScreen.TYPEAHEAD_GRACE)

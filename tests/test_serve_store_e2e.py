@@ -19,7 +19,7 @@ from pathlib import Path
 import psycopg
 import pytest
 import test_serve_tables_e2e as e2e
-from serve_support import Server, Tmux, make_key, needs_ssh_tmux, wait_until
+from serve_support import Server, Tmux, a_person_reacts, make_key, needs_ssh_tmux, wait_until
 from test_serve_tables_e2e import (
     YOUR_TURN,
     Player,
@@ -76,6 +76,7 @@ def back_on(player: Player, port: int) -> None:
         player.type(player.name)
         player.send("Enter")
     player.wait_for("Your hand", timeout=30)
+    a_person_reacts()
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from serve_support import (
     Key,
     Server,
     Tmux,
+    a_person_reacts,
     hand_cards,
     make_key,
     needs_ssh_tmux,
@@ -28,7 +29,6 @@ from serve_support import (
 )
 
 from casino_tui.app.cardfmt import CardPainter
-from casino_tui.app.screens.tablegame import TableGameScreen
 from casino_tui.engine import Card, State
 from casino_tui.serve.server import TABLES_DIR
 
@@ -474,7 +474,7 @@ def back_at_the_table(player: Player, port: int, hand: list[str]) -> None:
     player.wait_for("Your hand", timeout=30)
     wait_until(lambda: player.hand() == hand, 10, f"{player.name}'s hand {hand}",
                detail=player.screen)
-    time.sleep(TableGameScreen.TYPEAHEAD_GRACE)
+    a_person_reacts()
 
 
 def test_a_client_killed_mid_turn_comes_back_to_the_same_position(

@@ -26,6 +26,7 @@ from serve_support import (
     Key,
     Server,
     Tmux,
+    a_person_reacts,
     make_key,
     needs_ssh_tmux,
     player_dir,
@@ -172,6 +173,7 @@ def reload_at_the_same_position(player: Player, reload: Callable[[], None],
     player.wait_for("Your hand", timeout=30)
     wait_until(lambda: player.hand() == hand, 10, f"{player.name}'s hand {hand}",
                detail=player.screen)
+    a_person_reacts()
     after = check_hands(players, data_dir, scratch)
     assert after.history == before.history
 
