@@ -12,35 +12,27 @@ after the first refresh. Nothing waits in a game started any other way, and it c
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from collections.abc import Callable
 
-_waiting: list[Callable[[], None]] = []
-_lock = threading.Lock()
+from .moment import Moment
+
+_first_frame = Moment()
 
 
 def when_written(callback: Callable[[], None]) -> None:
     """Call ``callback`` (once, from any thread) when the app's first frame is written."""
-    with _lock:
-        _waiting.append(callback)
+    _first_frame.wait(callback)
 
 
 def waiting() -> bool:
     """Whether anything waits for the first frame."""
-    with _lock:
-        return bool(_waiting)
+    return _first_frame.awaited()
 
 
 def written() -> None:
     """The first frame is on the terminal: call what waits for it, each once. A callback's
     error is not the app's (it may run in Textual's output thread, which must go on)."""
-    with _lock:
-        callbacks = _waiting[:]
-        _waiting.clear()
-    for callback in callbacks:
-        with contextlib.suppress(Exception):
-            callback()
+    _first_frame.come()
 
 
 __all__ = ["waiting", "when_written", "written"]

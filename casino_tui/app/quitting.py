@@ -13,29 +13,22 @@ app, a fresh process), and it costs nothing.
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from collections.abc import Callable
 
-_waiting: list[Callable[[], None]] = []
-_lock = threading.Lock()
+from .moment import Moment
+
+_quitting = Moment()
 
 
 def when_quitting(callback: Callable[[], None]) -> None:
     """Call ``callback`` (once) when the app begins to quit."""
-    with _lock:
-        _waiting.append(callback)
+    _quitting.wait(callback)
 
 
 def begun() -> None:
     """The app begins to quit: call what waits for it, each once. A callback's error is not
     the app's (it must still quit)."""
-    with _lock:
-        callbacks = _waiting[:]
-        _waiting.clear()
-    for callback in callbacks:
-        with contextlib.suppress(Exception):
-            callback()
+    _quitting.come()
 
 
 __all__ = ["begun", "when_quitting"]

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import textual.css.stylesheet as textual_stylesheet
 from textual.pilot import Pilot
 
+from casino_tui.app import sharedcss
 from casino_tui.app.app import CasinoApp
 from casino_tui.app.players import InProcessChooser
 from casino_tui.app.screens.game import GameScreen
@@ -21,6 +23,22 @@ from casino_tui.settings import CONFIG_ENV, Settings
 from casino_tui.table import GameConfig
 
 from .positions import config_for, greedy_first, greedy_hint
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The CSS sources Textual's parser is given (each entry: where the CSS was read from),
+    with the app's shared cache of parsed CSS (casino_tui/app/sharedcss.py) emptied first."""
+    monkeypatch.setattr(sharedcss, "_parsed", {})
+    seen: list[str] = []
+    parse = textual_stylesheet.parse
+
+    def counting(scope: str, css: str, read_from: Any, **kw: Any) -> Iterable[Any]:
+        seen.append(str(read_from))
+        return parse(scope, css, read_from, **kw)
+
+    monkeypatch.setattr(textual_stylesheet, "parse", counting)
+    return seen
 
 
 @pytest.fixture(autouse=True)

@@ -6,19 +6,16 @@ again at a new width and in a new theme's colours."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
-import textual.css.stylesheet as textual_stylesheet
 from rich import box
 from rich.console import Console
 from rich.table import Table
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from casino_tui.app import sharedcss
 from casino_tui.app.app import CasinoApp
 from casino_tui.app.renderonce import RenderedOnce
 from casino_tui.app.screens import summary
@@ -28,22 +25,6 @@ from casino_tui.serve import forkserver
 
 from .conftest import asynctest, make_app, settle
 from .positions import last_play
-
-
-@pytest.fixture
-def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The sources Textual's parser is given (where each was read from), with the shared
-    cache emptied first."""
-    monkeypatch.setattr(sharedcss, "_parsed", {})
-    seen: list[str] = []
-    parse = textual_stylesheet.parse
-
-    def counting(scope: str, css: str, read_from: Any, **kw: Any) -> Iterable[Any]:
-        seen.append(str(read_from))
-        return parse(scope, css, read_from, **kw)
-
-    monkeypatch.setattr(textual_stylesheet, "parse", counting)
-    return seen
 
 
 async def _to_summary(app: CasinoApp, pilot: Pilot[None]) -> RoundSummaryScreen:

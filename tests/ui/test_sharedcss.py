@@ -6,12 +6,10 @@ variables and their tokens again), and a theme of its own still gets its own col
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import textual.css.stylesheet as textual_stylesheet
 from textual.color import Color
 from textual.design import ColorSystem
 
@@ -23,22 +21,6 @@ from casino_tui.settings import Settings
 
 from .conftest import asynctest, make_app, settle
 from .positions import table_2p
-
-
-@pytest.fixture
-def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The sources Textual's parser is given (each entry: where the CSS was read from), with
-    the shared cache emptied first."""
-    monkeypatch.setattr(sharedcss, "_parsed", {})
-    seen: list[str] = []
-    parse = textual_stylesheet.parse
-
-    def counting(scope: str, css: str, read_from: Any, **kw: Any) -> Iterator[Any]:
-        seen.append(str(read_from))
-        return parse(scope, css, read_from, **kw)
-
-    monkeypatch.setattr(textual_stylesheet, "parse", counting)
-    return seen
 
 
 async def _title_then_table(settings: Settings | None = None) -> tuple[Color, Color]:
