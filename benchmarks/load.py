@@ -139,6 +139,8 @@ class Result:
     unredrawn: list[Unredrawn] = field(default_factory=list)  # those keys, and their screens
     keys_sent: list[float] = field(default_factory=list)  # when each key went (monotonic)
     measured_at: list[float] = field(default_factory=list)  # when each key of latencies went
+    # which key each of latencies was (Right, Enter, m; round_over: the play that ended it)
+    measured_keys: list[str] = field(default_factory=list)
     started_at: float = 0.0  # when it connected (monotonic)
     saved: bool | None = None
     # a session that did not end after its last key: what its game was doing (process_report)
@@ -251,6 +253,7 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
             played += 1
             if seen == 0:
                 res.round_over = True
+                keys.relabel_last("round_over")
                 break
             if moves and res.turns >= moves:
                 break
@@ -262,6 +265,7 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
         res.unredrawn = keys.unredrawn
         res.keys_sent = keys.sent_at
         res.measured_at = keys.measured_at
+        res.measured_keys = keys.measured_keys
 
 
 async def _move_shown(screen: Screen, hand: int | None, step: float,
@@ -722,7 +726,21 @@ def timeline(done: LoadRun, bucket: float = 10.0) -> list[dict[str, Any]]:
         for at, latency in zip(r.measured_at, r.latencies, strict=False):
             windows.setdefault(int((at - start) // bucket), []).append(latency)
     return [{"from_s": k * bucket, "samples": len(v), "p50_ms": _ms(percentile(v, 0.5)),
-             "p95_ms": _ms(percentile(v, 0.95))} for k, v in sorted(windows.items())]
+             "p95_ms": _ms(percentile(v, 0.95)), "over_250_ms": sum(x > 0.25 for x in v)}
+            for k, v in sorted(windows.items())]
+
+
+def latency_by_key(done: LoadRun, over: float = 0.25) -> dict[str, dict[str, Any]]:
+    """Key-to-screen latency by key (Right, Enter, m; ``round_over``: the play that ended
+    the round), each with its count, median, p95 and how many took longer than ``over``
+    seconds (the target: which keys spend the 5% a p95 allows)."""
+    keys: dict[str, list[float]] = {}
+    for r in done.results:
+        for name, latency in zip(r.measured_keys, r.latencies, strict=False):
+            keys.setdefault(name, []).append(latency)
+    return {name: {"samples": len(v), "p50_ms": _ms(percentile(v, 0.5)),
+                   "p95_ms": _ms(percentile(v, 0.95)), f"over_{over * 1000:g}_ms":
+                   sum(x > over for x in v)} for name, v in sorted(keys.items())}
 
 
 def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
@@ -756,6 +774,7 @@ def session_figures(done: LoadRun, moves: int) -> dict[str, Any]:
         "key_to_screen_ms_max": _ms(max(lat) if lat else None),
         "key_to_screen_samples": len(lat),
         "key_to_screen_timeline": timeline(done),
+        "key_to_screen_by_key": latency_by_key(done),
         "moves_without_redraw": sum(r.no_redraw for r in done.results),
         "title_after_connect_s_median": _round(statistics.median(titles) if titles else None,
                                                2),

@@ -467,6 +467,7 @@ class Keyboard:
         self.unredrawn: list[Unredrawn] = []  # those keys, and what the screen showed
         self.sent_at: list[float] = []  # when each key went
         self.measured_at: list[float] = []  # when each key of :attr:`latencies` went
+        self.measured_keys: list[str] = []  # which key each of :attr:`latencies` was
         self._pending: tuple[Unredrawn, int, float] | None = None  # (key, chunks, sent)
         self.last_key = b""  # the last key sent
         # the cards in the player's hand on screen, as the script last read them (kept with a
@@ -493,6 +494,7 @@ class Keyboard:
         if arrived is not None:
             self.latencies.append(arrived - sent)
             self.measured_at.append(sent)
+            self.measured_keys.append(key_name(data))
             return
         self.no_redraw += 1
         miss = Unredrawn(key_name(data), context, hand=self.hand)
@@ -532,6 +534,12 @@ class Keyboard:
         if arrived is None and drawn and self.late_timeout > 0:
             await self.screen.next_chunk(before, timeout=self.late_timeout)
             self._late_output()
+
+    def relabel_last(self, name: str) -> None:
+        """Name the last key sent ``name`` among the measured keys (the play that ended the
+        round: ``round_over``), if it was measured."""
+        if self.measured_at and self.sent_at and self.measured_at[-1] == self.sent_at[-1]:
+            self.measured_keys[-1] = name
 
     def finish(self) -> None:
         """The player's last key went: settle what the last unredrawn key showed."""

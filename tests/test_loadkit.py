@@ -138,6 +138,26 @@ def test_a_key_never_redrawn_is_kept_with_its_screen_and_its_late_output() -> No
     assert len(keys.sent_at) == 3
 
 
+def test_each_measured_key_keeps_its_name_and_the_rounds_last_play_can_be_named() -> None:
+    """The figures by key (benchmarks.load, ``key_to_screen_by_key``) need each measured key's
+    name beside its latency; the play that ended the round is named ``round_over``, and only
+    if it was the last key sent and was measured."""
+    async def go() -> Keyboard:
+        screen = Screen()
+        keys = Keyboard(lambda data: screen.feed(b"drawn"), screen)
+        await keys.press(KEY_RIGHT, settle=0, measure=True)
+        await keys.press(KEY_ENTER, settle=0, measure=True)
+        keys.relabel_last("round_over")
+        await keys.press(b"m", settle=0, measure=True)
+        await keys.press(KEY_ENTER, settle=0, measure=False)  # not measured: not renamed
+        keys.relabel_last("round_over")
+        return keys
+
+    keys = asyncio.run(go())
+    assert keys.measured_keys == ["Right", "round_over", "m"]
+    assert len(keys.latencies) == len(keys.measured_at) == 3
+
+
 def test_the_script_skips_right_only_at_the_last_card_of_a_deal() -> None:
     hands = [loadkit.cards_in_hand(turn) for turn in range(1, 10)]
     assert hands == [4, 3, 2, 1, 4, 3, 2, 1, 4]

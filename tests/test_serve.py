@@ -753,6 +753,13 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     assert sum(w["samples"] for w in windows) == f["key_to_screen_samples"]
     assert [w["from_s"] for w in windows] == sorted({w["from_s"] for w in windows})
     assert all(w["from_s"] % 10 == 0 and 0 < w["p50_ms"] <= w["p95_ms"] for w in windows)
+    # ... and by key: Right and Enter (the list's m and Enter when used), no round's end here
+    keys = f["key_to_screen_by_key"]
+    assert {"Right", "Enter"} <= set(keys) <= {"Right", "Enter", "m"}
+    assert sum(k["samples"] for k in keys.values()) == f["key_to_screen_samples"]
+    assert sum(k["over_250_ms"] for k in keys.values()) == sum(
+        w["over_250_ms"] for w in windows)
+    assert all(0 < k["p50_ms"] <= k["p95_ms"] for k in keys.values())
     for name in ("key_to_screen_ms_p50", "key_to_screen_ms_p95", "key_to_screen_ms_p99",
                  "title_after_connect_s_median", "title_after_connect_s_p95"):
         assert isinstance(f[name], float) and f[name] > 0, name
