@@ -103,3 +103,40 @@ async def test_leaving_right_after_a_move_saves_it(tmp_path: Path) -> None:
         assert len(game.state.history) == 1
     finally:
         store.close(game.slot)
+
+
+@asynctest
+async def test_the_rounds_last_move_is_drawn_before_its_summary(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The play that ends the round is drawn first, as any play: a frame of the table with the
+    move (the hand empty, the summary not yet there), then the summary. It used to be one frame
+    with the summary, the key's first byte waiting for all of the summary's work."""
+    from casino_tui.app.screens.summary import RoundSummaryScreen
+
+    from .positions import last_play
+
+    app = make_app(last_play(), settings=Settings(speed="fast"))
+    steps: list[str] = []
+    refresh = GameScreen._compositor_refresh
+
+    def noted_refresh(screen: GameScreen) -> None:
+        if isinstance(screen, GameScreen):
+            summary = isinstance(screen.app.screen, RoundSummaryScreen)
+            steps.append(f"frame {len(screen.state.history)}{' summary' if summary else ''}")
+        refresh(screen)
+
+    monkeypatch.setattr(GameScreen, "_compositor_refresh", noted_refresh)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GameScreen) and screen.state.history == []
+        steps.clear()
+        await pilot.press("enter")  # South's last card: the round is over
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, RoundSummaryScreen):
+                break
+        assert isinstance(app.screen, RoundSummaryScreen)
+        assert screen.state.is_round_over
+        # the move's frame, with the game screen on top, before the summary was pushed
+        assert steps and steps[0] == "frame 1", steps

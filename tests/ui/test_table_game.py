@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from table_support import SeededThinker, cards_in
 from textual.binding import Binding
 from textual.pilot import Pilot
@@ -332,6 +333,41 @@ async def test_round_summary_for_everyone_then_the_next_round() -> None:
             assert screen.awaiting_human
         else:
             assert line(screen, "#move-line") == "Waiting for Bob"
+
+
+@asynctest
+async def test_the_rounds_last_move_is_drawn_before_its_summary(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a table too, the move that ends the round comes in a frame of its own, the summary
+    after it (as at a game of one's own: tests/ui/test_play_order.py)."""
+    hub = LocalHub(SeededThinker(), clock=Clock())
+    app = table_app(hub)
+    steps: list[str] = []
+    refresh = TableGameScreen._compositor_refresh
+
+    def noted_refresh(screen: TableGameScreen) -> None:
+        if isinstance(screen, TableGameScreen):
+            summary = isinstance(screen.app.screen, RoundSummaryScreen)
+            steps.append(f"frame{' summary' if summary else ''}")
+        refresh(screen)
+
+    monkeypatch.setattr(TableGameScreen, "_compositor_refresh", noted_refresh)
+    async with app.run_test(size=(80, 24)) as pilot:
+        tid = await new_table(hub)
+        await sit_at(pilot, hub, tid, 0)
+        ctl = hub.controller(tid)
+        while not (sum(map(len, ctl.state.hands)) == 1 and not ctl.state.stock):
+            seat = ctl.to_move
+            assert seat is not None
+            await plays(hub, tid, ANN if seat == 0 else BOB)
+            await pilot.pause(0)
+        await settle_table(pilot, hub, tid)
+        assert not ctl.round_over and not isinstance(app.screen, RoundSummaryScreen)
+        steps.clear()
+        await plays(hub, tid, ANN if ctl.to_move == 0 else BOB)  # the round's last card
+        await settle_table(pilot, hub, tid)
+        assert ctl.round_over and isinstance(app.screen, RoundSummaryScreen)
+        assert steps[:1] == ["frame"] and "frame summary" in steps, steps
 
 
 @asynctest

@@ -640,6 +640,14 @@ class GameScreen(FirstShow, Screen[None]):
                 self.refresh_all()
             return
         self.refresh_all()
+        st = self.state
+        if (st.is_round_over or st.is_game_over) and self.is_active and not self._modal:
+            # The round's last move is drawn first, and its summary comes once that frame is
+            # written, as a play draws its move before the computer thinks: the summary is
+            # a screen of its own, several times a move's drawing, and the key that ended the
+            # round waited for all of it before its first byte reached the player.
+            self._after_frame(self._advance)
+            return
         self.call_later(self._advance)
 
     def _players_turn_next(self) -> bool:

@@ -264,6 +264,11 @@ class TableGameScreen(GameScreen):
         # is not prepared twice
         if not self._turn_begins():
             self.refresh_all()
+        if moves and self._seen().phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
+            # the round's last move drawn first, its summary once that frame is written (as
+            # at a game of one's own: GameScreen._after_move)
+            self._after_frame(self._advance)
+            return
         self._advance()
 
     def _new_game(self) -> None:
