@@ -14,11 +14,13 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Static
 
 from casino_tui.app.app import CasinoApp
 from casino_tui.app.renderonce import RenderedOnce
-from casino_tui.app.screens import summary
+from casino_tui.app.screens import firstshow, summary
+from casino_tui.app.screens.gameover import GameOverScreen
 from casino_tui.app.screens.summary import RoundSummaryScreen
 from casino_tui.app.styles import css, screen_css_files
 from casino_tui.serve import forkserver
@@ -144,3 +146,136 @@ async def test_the_summary_is_drawn_again_after_a_theme_change_and_a_resize(
         m.setattr(summary, "RenderedOnce", lambda renderable: renderable)
         plain = await _summary_picture("textual-light", (80, 24))
     assert cached == plain
+
+
+@pytest.fixture
+def layouts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The class of each screen laid out (``Screen._refresh_layout``), in order."""
+    seen: list[str] = []
+    layout = Screen._refresh_layout
+
+    def laying(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
+        seen.append(type(self).__name__)
+        layout(self, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", laying)
+    return seen
+
+
+@asynctest
+async def test_the_summary_is_laid_out_once_as_it_first_comes(layouts: list[str]) -> None:
+    """Textual laid the summary out twice as it first came: at its first resume, then again
+    for its widgets' first sizes and its push's mount (the same layout). Once now; what
+    changes its layout later (a longer note, a resize) is laid out again."""
+    app = make_app(last_play())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        layouts.clear()
+        screen = await _to_summary(app, pilot)
+        await pilot.pause(0.2)
+        assert layouts == ["RoundSummaryScreen"]
+        notes = screen.query_one("#summary-notes", Static)
+        before = notes.region.height
+        notes.update("Next round.\nA second line.\nAnd a third.")
+        await pilot.pause(0.2)
+        assert len(layouts) >= 2 and set(layouts) == {"RoundSummaryScreen"}
+        assert notes.region.height > before  # (laid out again: taller)
+        laid = len(layouts)
+        await pilot.resize_terminal(90, 28)
+        await pilot.pause(0.2)
+        assert len(layouts) > laid
+
+
+async def _long_summary(second_layout: bool, seen: list[str]) -> tuple[str, list[str]]:
+    """A summary taller than an 80x24 terminal (its table scrolls), over the table."""
+    data = summary.SummaryData(
+        round_no=3, sides=("You", "Computer"), counts=(("Cards taken", (27, 25)),),
+        items=tuple((f"Item {i}", (i % 3, i % 2)) for i in range(30)), round_totals=(30, 15),
+        game_totals=(33, 18), target=61, notes=("Next round. First to 61 wins.",),
+        game_over=False)
+    app = make_app(last_play())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        seen.clear()
+        shown = RoundSummaryScreen(data)
+        shown.SECOND_LAYOUT = second_layout
+        await app.push_screen(shown)
+        await pilot.pause(0.2)
+        assert shown.query_one("#summary-scroll").show_vertical_scrollbar
+        return app.export_screenshot(), list(seen)
+
+
+@asynctest
+async def test_a_summary_that_scrolls_is_laid_out_again_as_from_textual(
+        layouts: list[str]) -> None:
+    """A scroll bar shown by the first layout takes room: the second layout is kept, and the
+    picture is Textual's."""
+    ours, laid = await _long_summary(False, layouts)
+    theirs, textuals = await _long_summary(True, layouts)
+    assert laid == textuals, (laid, textuals)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@asynctest
+async def test_the_summary_laid_out_once_is_the_picture_textual_draws(
+        size: tuple[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    async def picture() -> str:
+        app = make_app(last_play())
+        async with app.run_test(size=size) as pilot:
+            await _to_summary(app, pilot)
+            await pilot.pause(0.2)
+            return app.export_screenshot()
+
+    ours = await picture()
+    monkeypatch.setattr(RoundSummaryScreen, "SECOND_LAYOUT", True)
+    assert ours == await picture()
+
+
+@asynctest
+async def test_the_game_over_screen_is_laid_out_once_its_table_rendered_once(
+        layouts: list[str]) -> None:
+    """The game over screen, shown as the last round's summary closes, is a FirstShow (laid
+    out and drawn whole once) with its table rendered once (RenderedOnce)."""
+    app = make_app(last_play(scores=[15, 18]))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _to_summary(app, pilot)
+        await pilot.pause(0.2)
+        layouts.clear()
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, GameOverScreen)
+        assert layouts.count("GameOverScreen") == 1, layouts
+        content = app.screen.query_one("#gameover-table", Static).content
+        assert isinstance(content, RenderedOnce)
+        assert content.renders == 1
+
+
+def test_textual_lays_a_first_shown_screen_out_as_firstshow_expects() -> None:
+    """FirstShow (screens/firstshow.py) drops a pushed screen's second layout through
+    Textual's private parts: a widget's ``_layout_required`` (asked as its virtual size is
+    first set, posted as a ``Layout`` message when idle), the screen's (``AwaitMount`` asks
+    for a layout of the screen once its widgets are mounted), ``Screen._on_layout`` (run
+    after a subclass's ``on_layout``, which can prevent it), a message's ``time`` on
+    ``textual._time.get_time``'s clock, and the screen's ``_layout_widgets`` and
+    ``_compositor.widgets``. A Textual that changes any of it fails here (Textual is pinned:
+    see pyproject.toml)."""
+    import inspect
+
+    from textual import _time
+    from textual.message import Message
+    from textual.widget import AwaitMount, Widget
+
+    assert "self._layout_required = True" in inspect.getsource(Widget.refresh)
+    assert "self.virtual_size = virtual_size" in inspect.getsource(Widget._size_updated)
+    check = inspect.getsource(Widget._check_refresh)
+    assert "if self._layout_required:" in check and "messages.Layout(self)" in check
+    assert "self._parent.refresh(layout=True)" in inspect.getsource(AwaitMount.__await__)
+    on_layout = inspect.getsource(Screen._on_layout)
+    assert "self._layout_widgets" in on_layout and "self._layout_required = True" in on_layout
+    assert "self._layout_required" in inspect.getsource(Screen._on_timer_update)
+    assert "_time.get_time()" in inspect.getsource(Message.__post_init__)
+    assert _time.get_time is firstshow.get_time
+    assert "screen_layout_refresh_signal.publish" in inspect.getsource(Screen._refresh_layout)
+    assert "self._layout_widgets.clear()" in inspect.getsource(Screen._refresh_layout)

@@ -23,6 +23,13 @@ snapshot unchanged). A screen whose picture differs when its breakpoint classes 
 before it is styled sets ``EARLY_BREAKPOINTS = False`` and gets them at the first resize, as
 from Textual (the New game screen did, when the first resume did not restyle: its box landed
 one column to the left). The title screen does the same in its own way (``TitleScreen``).
+
+A screen that sets ``SECOND_LAYOUT = False`` (the round's summary, the game over screen) is
+also laid out once, not twice: Textual lays a pushed screen out again once its widgets have
+their first sizes (each widget's virtual size, set by the first layout, asks for a layout) and
+once its push's widgets are mounted (which they were at the first layout); both find what the
+first did. A widget that shows a scroll bar after the first layout (that takes room) keeps the
+second layout, as from Textual; whatever asks for a layout after the first gets it.
 """
 
 from __future__ import annotations
@@ -30,7 +37,8 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from textual import events
+from textual import events, messages
+from textual._time import get_time  # (the clock of a message's time)
 from textual.geometry import Size
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,6 +73,11 @@ class FirstShow(_Base):
     SKIP_SAME_RESIZE = True
     # False: the breakpoint classes are set at the first resize, as from Textual
     EARLY_BREAKPOINTS = True
+    # False: laid out once as it is first shown, not twice (see :meth:`_after_first_layout`)
+    SECOND_LAYOUT = True
+    _first_layout_done = False
+    _laid_out_once = False  # the second layout dropped (True once the first is done)
+    _first_layout_from = 0.0  # (Textual's clock) the first layout began after this
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -73,6 +86,44 @@ class FirstShow(_Base):
         with contextlib.suppress(RuntimeError):  # (Textual's NoActiveAppError)
             if self.EARLY_BREAKPOINTS:
                 self.update_classes(breakpoint_classes(self, self.app.size), update=False)
+
+    def on_mount(self) -> None:
+        if not self.SECOND_LAYOUT:
+            # (immediate: called at the end of each layout of the screen, as it is done)
+            self.screen_layout_refresh_signal.subscribe(self, self._after_first_layout,
+                                                        immediate=True)
+
+    def _after_first_layout(self, _screen: Screen[Any]) -> None:
+        """The screen's first layout is done (at its first resume, with every widget of its
+        push mounted): the layout Textual asks for after it is dropped, unless something asks
+        for one that could change what this one arranged.
+
+        The first layout gives each widget its virtual size (from nothing), a reactive that
+        asks for a layout of the widget, and so of its container and the screen: a second
+        layout, the same as the first, since a widget's virtual size is what its content
+        gives and moves nothing (only a scroll bar it shows takes room: a widget that shows
+        one keeps its ask, and the screen is laid out again); and the push's ``AwaitMount``
+        asks for a layout of the whole screen once its widgets are mounted, which they
+        already were (dropped with the repaint it asks for: :meth:`_keep_first_frame`).
+        What asks for a layout after this (a widget's answer to its first size, a change)
+        gets it."""
+        if self._first_layout_done or not self._first_resume_done:
+            return
+        self._first_layout_done = True
+        if any(w.show_vertical_scrollbar or w.show_horizontal_scrollbar
+               for w in self._compositor.widgets):
+            return  # (a scroll bar, shown: laid out again, as from Textual)
+        self._laid_out_once = True
+        for widget in self._compositor.widgets:
+            widget._layout_required = False  # (its virtual size, given by this layout)
+
+    def on_layout(self, message: messages.Layout) -> None:
+        # (runs before Textual's own handler, which is on a base class)
+        if self._laid_out_once and message.time < self._first_layout_from:
+            # asked before the first layout (as the push's widgets were mounted), which laid
+            # out what they were then: Textual's handler, in Screen, is not run
+            message.stop()
+            message.prevent_default()
 
     def on_resize(self, event: events.Resize) -> None:
         if not self.SKIP_SAME_RESIZE:
@@ -85,6 +136,7 @@ class FirstShow(_Base):
         # (runs before Textual's own handler, which is on a base class)
         if not self._first_resume_done:
             self._first_resume_done = True
+            self._first_layout_from = get_time()
             # (the restyle of the first resume is kept: without it a key hint's click, an
             # ``@click`` link such as the New game screen's "Enter start", did nothing in a
             # browser: tests/web/test_web_browser.py); on the app's queue, after the push's
@@ -94,3 +146,6 @@ class FirstShow(_Base):
     def _keep_first_frame(self) -> None:
         if self.is_current:
             self._repaint_required = False
+            if self._laid_out_once and not self._layout_widgets:
+                # (the push's layout, with nothing asked since the first: see above)
+                self._layout_required = False

@@ -17,7 +17,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..keylinks import key_link
+from ..renderonce import RenderedOnce
 from ..styles import css
+from .firstshow import FirstShow
 
 GameOverChoice = Literal["new", "menu", "quit"]
 
@@ -46,11 +48,13 @@ def _score_table(d: GameOverData) -> Table:
     return table
 
 
-class GameOverScreen(ModalScreen[GameOverChoice]):
+class GameOverScreen(FirstShow, ModalScreen[GameOverChoice]):
     """Dismisses with "new" (n or Enter), "menu" (t or Esc) or "quit" (q). ``new_game``
     False (a table on a server, whose games the table starts): no new game, n and Enter go to
     the title screen ("menu"). ``review``: opens the review of the last round (``r``; None:
-    no review)."""
+    no review). Shown at the end of every game, as the round's summary closes: styled, laid
+    out and drawn once as it is first shown (:class:`FirstShow`), its table rendered once per
+    width (:class:`RenderedOnce`)."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = css("dialogs")
 
@@ -61,6 +65,7 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
         Binding("r", "review", "Review", show=False, id="gameover.review"),
     ]
     HELP_TITLE = "Game over"
+    SECOND_LAYOUT = False  # laid out once as it is first shown (FirstShow)
 
     def __init__(self, data: GameOverData, *, new_game: bool = True,
                  review: Callable[[], object] | None = None) -> None:
@@ -85,7 +90,7 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
         with Vertical(id="gameover-box", classes="dialog"):
             yield Static("Game over", classes="dialog-title")
             yield Static(title, id="gameover-winner", markup=False)
-            yield Static(table, id="gameover-table")
+            yield Static(RenderedOnce(table), id="gameover-table")
             seed = f", seed {d.seed}" if d.seed else ""  # a table's seed stays the server's
             yield Static(f"{d.rounds} round{'s' if d.rounds != 1 else ''} played, target "
                          f"{d.target}{seed}", id="gameover-info", markup=False)
@@ -138,7 +143,7 @@ class TableGameOverScreen(GameOverScreen):
             yield Static("Game over", classes="dialog-title")
             yield Static(f"{d.winner} won!" if d.winner else "The game is over",
                          id="gameover-winner", markup=False)
-            yield Static(_score_table(d), id="gameover-table")
+            yield Static(RenderedOnce(_score_table(d)), id="gameover-table")
             yield Static(f"{d.rounds} round{'s' if d.rounds != 1 else ''} played, target "
                          f"{d.target}", id="gameover-info", markup=False)
             if self.starter is not None:

@@ -161,6 +161,7 @@ class RoundSummaryScreen(FirstShow, ModalScreen[str | None]):
         Binding("u", "undo", "Undo", show=False, id="summary.undo"),
     ]
     HELP_TITLE = "Round summary"
+    SECOND_LAYOUT = False  # laid out once as it is first shown (FirstShow)
 
     def __init__(self, data: SummaryData, review: Callable[[], object] | None = None,
                  undo: bool = False) -> None:
