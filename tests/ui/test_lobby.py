@@ -678,6 +678,36 @@ async def test_the_screens_on_the_way_to_a_table_let_go_of_their_widgets() -> No
 
 
 @asynctest
+async def test_a_tables_game_takes_the_place_of_the_list_of_tables() -> None:
+    """The list of tables is never seen again under a table's game (leaving goes to a new
+    list over the title): the game takes its place, rather than holding it (its widgets,
+    their caches, its timer) for the whole game."""
+    from casino_tui.app.screens.tablegame import TableGameScreen
+
+    hub = make_hub()
+    app = lobby_app(hub)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_tables(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press("enter")
+        waiting(app)
+        table = (await hub.find("KAMIRO")).table_id
+        await hub.take_seat(table, BOB)
+        await until(pilot, lambda: shows(app, "Bob"))
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, TableGameScreen), limit=200)
+        await pilot.pause()
+        assert [type(s) for s in app.screen_stack] == [TitleScreen, TableGameScreen]
+        await pilot.press("q")  # leave the table: a new list of tables, over the title
+        await pilot.pause()
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, TablesScreen))
+        assert [type(s) for s in app.screen_stack] == [TitleScreen, TablesScreen]
+        await until(pilot, lambda: [t.table_id for t in app.screen.tables] == [table])
+
+
+@asynctest
 async def test_guard_a_gone_screen_held_keeps_its_widgets_unless_it_lets_go() -> None:
     """Guard on Textual (a private behaviour: its list of displayed children, kept until it is
     asked for again): a screen popped and still held keeps its widgets alive, and
