@@ -67,19 +67,32 @@ def test_the_server_side_of_the_tables_is_not_packed() -> None:
     """The warm-up table game runs the hub and its channel's service in its own process; a
     served game never runs them (the server does), so their code is not packed."""
     from casino_tui.table import hub
-    from casino_tui.table.controller import TableController
+    from casino_tui.table.guard import CodeGuard
     from casino_tui.table.hub import LocalHub
     from casino_tui.table.service import HubService
 
-    functions = [HubService._handle, LocalHub.create_table, TableController.play]
+    functions = [HubService._handle, LocalHub.create_table, CodeGuard.check]
     old = [f.__code__ for f in functions]
     hotcode.pack({code_key(code) for code in old})
     assert [f.__code__ for f in functions] == old
-    # ... while the rest of the hub's module (what a game's side of a table uses) is
-    before = hub._opt_seat.__code__
-    hotcode.pack({code_key(before)})
-    assert hub._opt_seat.__code__ is not before
-    assert code_key(hub._opt_seat.__code__) == code_key(before)
+    # ... while the rest of the hub's module (what a game's side of a table uses) is, and a
+    # table's controller (a solo game runs one)
+    from casino_tui.table.controller import TableController
+
+    for function in (hub._opt_seat, TableController.level):
+        before = function.__code__
+        hotcode.pack({code_key(before)})
+        assert function.__code__ is not before
+        assert code_key(function.__code__) == code_key(before)
+
+
+def test_what_fewer_games_run_is_packed_too() -> None:
+    """``then`` (what a game at a table runs besides): packed as well, after ``used``."""
+    olds = (_adder.__code__, _cold.__code__)
+    packed = hotcode.pack({code_key(olds[0])}, then={code_key(olds[1])})
+    assert packed.codes == 2 and packed.functions == 2
+    assert _adder.__code__ is not olds[0] and _cold.__code__ is not olds[1]
+    assert _adder(1) == 2 and _cold(1) == 0
 
 
 def test_recording_sees_the_code_run_in_the_block_and_in_its_threads() -> None:

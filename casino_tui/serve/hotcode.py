@@ -57,10 +57,9 @@ SERVED_ONLY = (
 )
 # What the computer players think with runs in the server's pool, not in a game: not packed,
 # though the warm-up's own computer runs some of it; nor the server's side of its tables (the
-# hub, its tables' controllers, the channel's service), which the warm-up table game runs in
-# its own process (:func:`play_a_table_game`).
-NOT_IN_A_GAME = ("/casino_tui/ai/", "/casino_tui/table/service.py",
-                 "/casino_tui/table/controller.py", "/casino_tui/table/guard.py",
+# hub and the channel's service), which the warm-up table game runs in its own process
+# (:func:`play_a_table_game`). (A table's controller is the solo game's too: packed.)
+NOT_IN_A_GAME = ("/casino_tui/ai/", "/casino_tui/table/service.py", "/casino_tui/table/guard.py",
                  ":LocalHub.", ":_Table.", ":_Queue.")
 WARM_UP_MOVES = 4  # the warm-up game's moves (Right to preview, Enter to play)
 TABLE_NAME = "Warm"  # the warm-up table game's display name
@@ -315,12 +314,16 @@ def served_only_code(modules: Collection[str] = SERVED_ONLY) -> set[str]:
             if type(f) is types.FunctionType and f.__code__.co_filename in files}
 
 
-def pack(used: Collection[str]) -> Packed:
+def pack(used: Collection[str], then: Collection[str] = ()) -> Packed:
     """Give every function whose code is in ``used`` (:func:`code_key`), or has such code among
     its constants, a copy of it made now, all of them one after the other (see the module's
-    description)."""
+    description); then, after them, those whose code is in ``then`` (what fewer games run: a
+    game that runs only ``used`` finds its code as densely packed as without them)."""
     hot = {key for key in used if not any(part in key for part in NOT_IN_A_GAME)}
+    first = set(hot)
+    hot |= {key for key in then if not any(part in key for part in NOT_IN_A_GAME)}
     functions = [f for f in gc.get_objects() if type(f) is types.FunctionType]
+    functions.sort(key=lambda f: code_key(f.__code__) not in first)  # (stable: ``used`` first)
     # by identity: code objects compare equal by their contents (two generated functions alike)
     moving: dict[int, types.CodeType | None] = {}  # the code to copy; None: stays
 
