@@ -1,6 +1,7 @@
 """Where a forked game's own memory comes from, object by object: ``python -m benchmarks.memsplit``.
 
     .venv/bin/python -m benchmarks.memsplit [--games 3] [--moves 3] [--settle 5] [--trace]
+                                            [--table]
 
 Run as root (it reads page frames in ``/proc/PID/pagemap`` and memory in ``/proc/PID/mem``). It
 starts a fork server warmed up as under ``serve`` (this module's own ``_fork-server`` mode, which
@@ -24,6 +25,12 @@ bytes now differ from the fork server's (at least those were written: a referenc
 and lowered again looks unchanged), and the bytes on copied pages by kind. ``dense_mib`` is
 what the changed objects would take if they were packed together: the least a layout could
 copy.
+
+``--table``: each game is played at a table of the server's (a hub on its channel in this
+process, as under ``serve``, its computers in the pool): from the title ``t`` (Tables), a
+display name and Enter, ``n`` and Enter (a new table of two), ``s`` (start: the open seat goes
+to a computer), then the moves; what a player at a table of the load tool's runs
+(``python -m benchmarks.load --tables``) against a computer.
 
 ``--trace``: the games run ``tracemalloc`` from their start (after the fork: it sees only what
 the game allocates itself) and, at the end, the first game reports its largest allocations by
@@ -368,7 +375,55 @@ def split(child: int, parent: int, objects: ObjectMap) -> dict[str, Any]:
     }
 
 
-async def run(games: int, moves: int, settle: float, trace: bool) -> dict[str, Any]:
+class Tables:
+    """The server's tables for the games: a hub on its channel (in this process), whose
+    computers are the pool's; each game its own identity on the channel."""
+
+    def __init__(self, work: Path, computers: Any) -> None:
+        from casino_tui.table.hub import LocalHub
+        from casino_tui.table.service import HubService
+
+        self.path = work / "tables.sock"
+        self.service = HubService(LocalHub(computers.pool))
+        self.count = 0
+
+    async def start(self) -> None:
+        await self.service.start(self.path)
+
+    def environment(self) -> dict[str, str]:
+        from casino_tui.table.wire import Identity, new_secret, session_environment
+
+        self.count += 1
+        secret = new_secret()
+        self.service.register(secret, Identity(f"t{self.count}", f"tfp{self.count}",
+                                               1000 + self.count))
+        return session_environment(self.path, secret)
+
+    async def close(self) -> None:
+        await self.service.close()
+
+
+async def to_a_table(games: list[Any]) -> None:
+    """From the title to a game at a table of their own against a computer (``--table``)."""
+    from .forks import wait_for
+
+    async def keys(text: bytes, wait: bytes, timeout: float = 60) -> None:
+        for g in games:
+            os.write(g.master, text)
+        await asyncio.gather(*(wait_for(g, wait, timeout) for g in games))
+
+    await asyncio.gather(*(wait_for(g, b"play with people here", 60) for g in games))
+    await keys(b"t", b"display name")
+    await keys(b"Ann\r", b"at these tables")
+    await asyncio.sleep(0.5)
+    await keys(b"n", b"Listed")
+    await keys(b"\r", b"A table waiting for players")
+    await asyncio.sleep(0.5)
+    await keys(b"s", b"Your hand")
+
+
+async def run(games: int, moves: int, settle: float, trace: bool,
+              table: bool = False) -> dict[str, Any]:
     from casino_tui.serve.forkserver import ForkServer
 
     from .forks import TITLE, Computers, ksm_merged_kib, smaps_rollup, start, wait_for
@@ -378,12 +433,21 @@ async def run(games: int, moves: int, settle: float, trace: bool) -> dict[str, A
     if not await forker.wait_ready(120) or forker.pid is None:
         raise SystemExit("the fork server did not start")
     load = os.getloadavg()
-    out: dict[str, Any] = {"games": games, "moves": moves, "trace": trace,
+    out: dict[str, Any] = {"games": games, "moves": moves, "trace": trace, "table": table,
                            "load_before": [round(x, 1) for x in load]}
     with tempfile.TemporaryDirectory(prefix="casino-memsplit-") as tmp:
         report = Path(tmp) / "trace.json"
         computers = Computers(Path(tmp))
         await computers.start()
+        tables = Tables(Path(tmp), computers) if table else None
+        if tables is not None:
+            await tables.start()
+            with_computers = computers.environment
+
+            def at_tables() -> dict[str, str]:
+                return with_computers() | tables.environment()
+
+            computers.environment = at_tables  # type: ignore[method-assign]
         if trace:
             real_environment = computers.environment
 
@@ -396,12 +460,15 @@ async def run(games: int, moves: int, settle: float, trace: bool) -> dict[str, A
         try:
             await asyncio.gather(*(wait_for(g, TITLE, 120) for g in started))
             await asyncio.sleep(1.0)
-            for g in started:
-                os.write(g.master, b"n")
-            await asyncio.gather(*(wait_for(g, b"Preset", 60) for g in started))
-            for g in started:
-                os.write(g.master, b"\r")
-            await asyncio.gather(*(wait_for(g, b"Your hand", 60) for g in started))
+            if table:
+                await to_a_table(started)
+            else:
+                for g in started:
+                    os.write(g.master, b"n")
+                await asyncio.gather(*(wait_for(g, b"Preset", 60) for g in started))
+                for g in started:
+                    os.write(g.master, b"\r")
+                await asyncio.gather(*(wait_for(g, b"Your hand", 60) for g in started))
             for _ in range(moves):
                 await asyncio.sleep(3.0)
                 for g in started:
@@ -439,6 +506,8 @@ async def run(games: int, moves: int, settle: float, trace: bool) -> dict[str, A
             with contextlib.suppress(OSError):
                 object_map_path(forker.pid).unlink()
             await forker.close()
+            if tables is not None:
+                await tables.close()
             await computers.close()
     return out
 
@@ -455,11 +524,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="seconds after the last key before measuring (default 5)")
     parser.add_argument("--trace", action="store_true",
                         help="tracemalloc in the games; the first one's report")
+    parser.add_argument("--table", action="store_true",
+                        help="each game at a table of the server's, against a computer")
     args = parser.parse_args(args_list)
     root = str(Path(__file__).resolve().parent.parent)
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
-    print(json.dumps(asyncio.run(run(args.games, args.moves, args.settle, args.trace)),
+    print(json.dumps(asyncio.run(run(args.games, args.moves, args.settle, args.trace,
+                                         args.table)),
                      indent=1), flush=True)
     return 0
 

@@ -65,11 +65,15 @@ PROBE = textwrap.dedent('''
         game = sys.modules.get("casino_tui.app.screens.game")
         if hotcode is None or game is None:
             return None
-        compose = game.GameScreen.compose.__code__
-        key = hotcode.code_key(compose)
-        replaced = any(hotcode.code_key(old) == key for old in hotcode._kept)
-        return {"kept": len(hotcode._kept), "compose_packed":
-                replaced and all(old is not compose for old in hotcode._kept)}
+        def is_packed(code):
+            key = hotcode.code_key(code)
+            replaced = any(hotcode.code_key(old) == key for old in hotcode._kept)
+            return replaced and all(old is not code for old in hotcode._kept)
+
+        table = sys.modules["casino_tui.app.screens.tablegame"].TableGameScreen
+        return {"kept": len(hotcode._kept),
+                "compose_packed": is_packed(game.GameScreen.compose.__code__),
+                "table_packed": is_packed(table.__init__.__code__)}
 
     def main(args):
         if args[0] == "crash":
@@ -482,9 +486,9 @@ def test_a_forked_game_collects_no_garbage_once_it_quits(probe: Path) -> None:
 
 
 def test_a_warm_fork_server_packs_the_code_a_game_runs(probe: Path) -> None:
-    """The warm fork server gives the code a game runs (found by a short headless game in a
-    child of its own) new copies made together (casino_tui.serve.hotcode), which its children
-    run; a cold one packs nothing."""
+    """The warm fork server gives the code a game runs (found by short headless games in
+    children of its own, solo and at a table) new copies made together
+    (casino_tui.serve.hotcode), which its children run; a cold one packs nothing."""
     async def scenario(warm: bool) -> dict[str, object]:
         forker = await started(warm=warm)
         try:
@@ -500,6 +504,7 @@ def test_a_warm_fork_server_packs_the_code_a_game_runs(probe: Path) -> None:
     packed = asyncio.run(scenario(True))["packed"]
     assert isinstance(packed, dict)
     assert packed["kept"] > 1000 and packed["compose_packed"] is True
+    assert packed["table_packed"] is True  # and what a game at a table runs (its screen)
     assert asyncio.run(scenario(False))["packed"] is None  # cold: the app is not even imported
 
 

@@ -63,6 +63,38 @@ def test_the_computer_players_code_is_not_packed() -> None:
     assert choose_move.__code__ is old
 
 
+def test_the_server_side_of_the_tables_is_not_packed() -> None:
+    """The warm-up table game runs the hub and its channel's service in its own process; a
+    served game never runs them (the server does), so their code is not packed."""
+    from casino_tui.table import hub
+    from casino_tui.table.guard import CodeGuard
+    from casino_tui.table.hub import LocalHub
+    from casino_tui.table.service import HubService
+
+    functions = [HubService._handle, LocalHub.create_table, CodeGuard.check]
+    old = [f.__code__ for f in functions]
+    hotcode.pack({code_key(code) for code in old})
+    assert [f.__code__ for f in functions] == old
+    # ... while the rest of the hub's module (what a game's side of a table uses) is, and a
+    # table's controller (a solo game runs one)
+    from casino_tui.table.controller import TableController
+
+    for function in (hub._opt_seat, TableController.level):
+        before = function.__code__
+        hotcode.pack({code_key(before)})
+        assert function.__code__ is not before
+        assert code_key(function.__code__) == code_key(before)
+
+
+def test_what_fewer_games_run_is_packed_too() -> None:
+    """``then`` (what a game at a table runs besides): packed as well, after ``used``."""
+    olds = (_adder.__code__, _cold.__code__)
+    packed = hotcode.pack({code_key(olds[0])}, then={code_key(olds[1])})
+    assert packed.codes == 2 and packed.functions == 2
+    assert _adder.__code__ is not olds[0] and _cold.__code__ is not olds[1]
+    assert _adder(1) == 2 and _cold(1) == 0
+
+
 def test_recording_sees_the_code_run_in_the_block_and_in_its_threads() -> None:
     def in_thread() -> None:
         _cold(1)
@@ -90,6 +122,25 @@ def test_a_warm_up_game_in_a_child_names_the_code_a_game_runs() -> None:
     assert threading.active_count() == before  # it ran in a child, which has ended
 
 
+def test_a_warm_up_table_game_names_the_code_a_game_at_a_table_runs() -> None:
+    """From the title to a table's game (a display name, a new table, started with a computer
+    in the open seat), through the table channel as a served game reaches it."""
+    from casino_tui.app.screens.displayname import DisplayNameScreen
+    from casino_tui.app.screens.tablegame import TableGameScreen
+    from casino_tui.app.screens.tables import TablesScreen
+    from casino_tui.app.screens.waiting import WaitingScreen
+    from casino_tui.table.remote import RemoteHub
+
+    used = hotcode.used_by_a_game(moves=2, play=hotcode.play_a_table_game)
+    files = {key.rsplit(":", 2)[0] for key in used}
+    for shown in (DisplayNameScreen, TablesScreen, WaitingScreen, TableGameScreen):
+        assert code_key(shown.__init__.__code__) in used, shown
+    assert RemoteHub.__init__.__code__.co_filename in files  # the table channel's client
+    solo = hotcode.used_by_a_game(moves=2)
+    assert TableGameScreen.__init__.__code__.co_filename not in {
+        key.rsplit(":", 2)[0] for key in solo}
+
+
 def test_the_served_only_modules_are_taken_whole() -> None:
     import casino_tui.table.codec as codec
 
@@ -105,7 +156,8 @@ def test_what_the_warm_up_game_found_is_kept_for_the_installation(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     games: list[int] = []
 
-    def played(moves: int = hotcode.WARM_UP_MOVES) -> set[str]:
+    def played(moves: int = hotcode.WARM_UP_MOVES,
+               play: Callable[[int], None] = hotcode.play_a_game) -> set[str]:
         games.append(moves)
         return {"a.py:1:f", "b.py:2:g"}
 
@@ -123,6 +175,29 @@ def test_what_the_warm_up_game_found_is_kept_for_the_installation(
     assert hotcode.used_by_a_game_cached(moves=1, directory=cache) == {"a.py:1:f", "b.py:2:g"}
     assert games == [hotcode.WARM_UP_MOVES, hotcode.WARM_UP_MOVES, 1]
     assert len(list(cache.glob("*.json"))) == 1
+
+
+def test_the_solo_and_the_table_warm_up_games_are_kept_apart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    games: list[str] = []
+
+    def played(moves: int = hotcode.WARM_UP_MOVES,
+               play: Callable[[int], None] = hotcode.play_a_game) -> set[str]:
+        games.append(play.__name__)
+        return {f"{play.__name__}.py:1:f"}
+
+    monkeypatch.setattr(hotcode, "used_by_a_game", played)
+    cache = tmp_path / "cache"
+    (cache).mkdir(mode=0o700)
+    (cache / ("0" * 32 + ".json")).write_text("[]")  # an older version's file: it goes
+    table = hotcode.play_a_table_game
+    for _ in range(2):
+        assert hotcode.used_by_a_game_cached(directory=cache) == {"play_a_game.py:1:f"}
+        assert hotcode.used_by_a_game_cached(directory=cache, play=table) == {
+            "play_a_table_game.py:1:f"}
+    assert games == ["play_a_game", "play_a_table_game"]  # each played once, then read
+    assert sorted(p.name.split("-")[0] for p in cache.glob("*.json")) == [
+        "play_a_game", "play_a_table_game"]
 
 
 def test_a_changed_module_changes_the_installations_fingerprint(

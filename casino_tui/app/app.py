@@ -733,6 +733,7 @@ class CasinoApp(App[None]):
 
         from .netsession import NetSession
         from .screens.tablegame import TableGameScreen
+        from .screens.tables import TablesScreen
 
         client = SeatClient(hub, choice.table_id, person, watch=choice.seat is None)
         try:
@@ -748,7 +749,14 @@ class CasinoApp(App[None]):
             return
         session = NetSession(client, clock=self.table_clock)
         session.take(update, self.painter)
-        self.push_screen(TableGameScreen(session, self.chooser(), unasked=unasked))
+        game = TableGameScreen(session, self.chooser(), unasked=unasked)
+        if isinstance(self.screen, TablesScreen):
+            # in place of the list of tables, which is never seen again under the game
+            # (leaving the table, or its game's end, goes back to a new list over the title)
+            # and held its widgets, their caches and its timer for the whole game
+            self.switch_screen(game)
+        else:
+            self.push_screen(game)
 
     def record_table_game(self, client: SeatClient, view: TableView) -> None:
         """A game at a hub's table ended at the player's seat (``view``: their view of its

@@ -537,7 +537,10 @@ def _pack_code() -> None:
     pages (:mod:`casino_tui.serve.hotcode`; a short headless game in a child finds it, once
     for an installation)."""
     try:
-        hotcode.pack(hotcode.used_by_a_game_cached() | hotcode.served_only_code())
+        # what a game at a table runs besides after the rest (in one pass: its names and lists
+        # made and freed once), so that a solo game's packed code stays as dense as it was
+        hotcode.pack(hotcode.used_by_a_game_cached() | hotcode.served_only_code(),
+                     then=hotcode.used_by_a_game_cached(play=hotcode.play_a_table_game))
     except Exception as err:  # only more memory a game: the games still start
         print(f"casino-tui fork server: packing the games' code failed: {err!r}",
               file=sys.stderr)

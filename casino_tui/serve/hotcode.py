@@ -39,8 +39,9 @@ import sys
 import tempfile
 import threading
 import types
+import warnings
 import zlib
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,9 +56,13 @@ SERVED_ONLY = (
     "casino_tui.app.quiet_input", "casino_tui.app.signals",
 )
 # What the computer players think with runs in the server's pool, not in a game: not packed,
-# though the warm-up's own computer runs some of it.
-NOT_IN_A_GAME = ("/casino_tui/ai/",)
+# though the warm-up's own computer runs some of it; nor the server's side of its tables (the
+# hub and the channel's service), which the warm-up table game runs in its own process
+# (:func:`play_a_table_game`). (A table's controller is the solo game's too: packed.)
+NOT_IN_A_GAME = ("/casino_tui/ai/", "/casino_tui/table/service.py", "/casino_tui/table/guard.py",
+                 ":LocalHub.", ":_Table.", ":_Queue.")
 WARM_UP_MOVES = 4  # the warm-up game's moves (Right to preview, Enter to play)
+TABLE_NAME = "Warm"  # the warm-up table game's display name
 
 _kept: list[types.CodeType] = []  # the code objects replaced by their packed copies
 
@@ -123,6 +128,75 @@ def play_a_game(moves: int = WARM_UP_MOVES) -> None:
         asyncio.run(play())
 
 
+def play_a_table_game(moves: int = WARM_UP_MOVES) -> None:
+    """A short game at a server's table from the title, headless at 100x30, as a served
+    player's game reaches it (the hub behind the table channel, in this process, on a Unix
+    socket in a throwaway directory): ``t`` (Tables), a display name and Enter, ``n`` and
+    Enter (a new table of two, the default), ``s`` (start: the open seat goes to a computer
+    that plays its first legal move), then ``moves`` moves; for :func:`recording`, the code
+    that a game at a table runs and a solo game does not."""
+    from casino_tui.app.app import CasinoApp
+    from casino_tui.app.screens.tablegame import TableGameScreen
+    from casino_tui.engine import Move, SeatView
+    from casino_tui.saves import open_store
+    from casino_tui.settings import Settings
+    from casino_tui.table.hub import LocalHub
+    from casino_tui.table.service import HubService
+    from casino_tui.table.wire import SECRET_ENV, SOCKET_ENV, Identity, new_secret
+
+    class FirstMove:
+        async def choose(self, view: SeatView, level: str, seed: int) -> Move:
+            legal = view.legal_moves()
+            return next((m for m in legal if m.kind != "claim"), legal[0])
+
+    async def until(pilot: Any, check: Any, limit: int = 400) -> None:
+        for _ in range(limit):
+            if check():
+                return
+            await pilot.pause(0.01)
+        raise RuntimeError("the warm-up table game did not get there")
+
+    async def play(directory: Path) -> None:
+        service = HubService(LocalHub(FirstMove()))
+        await service.start(directory / "tables.sock")
+        secret = new_secret()
+        service.register(secret, Identity("warm-up", "warm-up", 1))
+        app = CasinoApp(store=open_store(None), settings=Settings(speed="instant"),
+                        save_settings_to_disk=False,
+                        tables_link={SOCKET_ENV: str(directory / "tables.sock"),
+                                     SECRET_ENV: secret})
+        try:
+            async with app.run_test(size=(100, 30), tooltips=True,
+                                    notifications=True) as pilot:
+                await until(pilot, lambda: app.hub is not None)
+                await pilot.press("t")
+                await pilot.pause()
+                await pilot.press(*TABLE_NAME, "enter")
+                await pilot.pause()
+                await pilot.press("n")
+                await pilot.pause()
+                await pilot.press("enter")
+                await pilot.pause()
+                await pilot.press("s")
+                await until(pilot, lambda: isinstance(app.screen, TableGameScreen))
+                for _ in range(moves):
+                    await pilot.press("right")
+                    await pilot.pause()
+                    await pilot.press("enter")
+                    for _ in range(10):
+                        await pilot.pause(0.01)
+        finally:
+            await service.close()
+
+    with _throwaway_home(), warnings.catch_warnings(), \
+            tempfile.TemporaryDirectory(prefix="casino-tui-warm-tables-") as tmp:
+        # the look for a table to continue that the title starts as the app quits is never
+        # started: not a warning in the server's log
+        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+        asyncio.run(play(Path(tmp)))
+        gc.collect()
+
+
 @contextlib.contextmanager
 def _throwaway_home() -> Iterator[None]:
     saved = dict(os.environ)
@@ -148,10 +222,12 @@ def code_key(code: types.CodeType) -> str:
     return key
 
 
-def used_by_a_game(moves: int = WARM_UP_MOVES) -> set[str]:
-    """The code (:func:`code_key`) that a short game from the title runs (:func:`play_a_game`),
-    in a child of this process: what the game leaves behind (its objects, its garbage, the
-    blocks they freed) stays out of the fork server's memory. Empty if the child fails."""
+def used_by_a_game(moves: int = WARM_UP_MOVES,
+                   play: Callable[[int], None] = play_a_game) -> set[str]:
+    """The code (:func:`code_key`) that a short game from the title runs (``play``:
+    :func:`play_a_game`, or :func:`play_a_table_game`), in a child of this process: what the
+    game leaves behind (its objects, its garbage, the blocks they freed) stays out of the fork
+    server's memory. Empty if the child fails."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover (a forked child: its end is os._exit)
@@ -159,7 +235,7 @@ def used_by_a_game(moves: int = WARM_UP_MOVES) -> set[str]:
         try:
             os.close(read)
             with recording() as used:
-                play_a_game(moves)
+                play(moves)
             with open(write, "w", encoding="utf-8") as out:
                 json.dump(sorted({code_key(code) for code in used}), out)
             status = 0
@@ -184,10 +260,10 @@ def cache_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"casino-tui-hotcode-{os.getuid()}"
 
 
-def _fingerprint(moves: int) -> str:
+def _fingerprint(moves: int, play: str = "play_a_game") -> str:
     """What the code a game runs depends on: Python, the warm-up, and every imported module's
     file (its path, size and time), so that any change to the installation finds it again."""
-    digest = hashlib.sha256(repr((sys.version, sys.flags.optimize, moves, SERVED_ONLY,
+    digest = hashlib.sha256(repr((sys.version, sys.flags.optimize, moves, play, SERVED_ONLY,
                                   NOT_IN_A_GAME)).encode())
     for name in sorted(sys.modules):
         file = getattr(sys.modules[name], "__file__", None)
@@ -201,26 +277,29 @@ def _fingerprint(moves: int) -> str:
     return digest.hexdigest()[:32]
 
 
-def used_by_a_game_cached(moves: int = WARM_UP_MOVES, directory: Path | None = None) -> set[str]:
+def used_by_a_game_cached(moves: int = WARM_UP_MOVES, directory: Path | None = None,
+                          play: Callable[[int], None] = play_a_game) -> set[str]:
     """:func:`used_by_a_game`, kept in a file of :func:`cache_dir` for this installation
-    (:func:`_fingerprint`), so that a fork server started again (or the next server on the
-    same installation) does not play the warm-up game again. A directory that is not this
-    user's own, or a file that cannot be read, is not used."""
+    (:func:`_fingerprint`) and this warm-up game (``play``), so that a fork server started
+    again (or the next server on the same installation) does not play the warm-up game again.
+    A directory that is not this user's own, or a file that cannot be read, is not used."""
     directory = cache_dir() if directory is None else directory
-    path = directory / f"{_fingerprint(moves)}.json"
+    kind = play.__name__
+    path = directory / f"{kind}-{_fingerprint(moves, kind)}.json"
     with contextlib.suppress(OSError, ValueError):
         if os.stat(directory).st_uid == os.getuid():
             keys = json.loads(path.read_text(encoding="utf-8"))
             if isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys):
                 return set(keys)
-    keys = used_by_a_game(moves)
+    keys = used_by_a_game(moves, play)
     if keys:
         with contextlib.suppress(OSError):
             directory.mkdir(mode=0o700, exist_ok=True)
             if os.stat(directory).st_uid != os.getuid():
                 return keys
             for old in directory.glob("*.json"):  # another version's: not needed again
-                old.unlink(missing_ok=True)
+                if old.name.startswith(f"{kind}-") or "-" not in old.name:
+                    old.unlink(missing_ok=True)
             partial = path.with_suffix(f".{os.getpid()}.tmp")
             partial.write_text(json.dumps(sorted(keys)), encoding="utf-8")
             os.replace(partial, path)
@@ -235,12 +314,16 @@ def served_only_code(modules: Collection[str] = SERVED_ONLY) -> set[str]:
             if type(f) is types.FunctionType and f.__code__.co_filename in files}
 
 
-def pack(used: Collection[str]) -> Packed:
+def pack(used: Collection[str], then: Collection[str] = ()) -> Packed:
     """Give every function whose code is in ``used`` (:func:`code_key`), or has such code among
     its constants, a copy of it made now, all of them one after the other (see the module's
-    description)."""
+    description); then, after them, those whose code is in ``then`` (what fewer games run: a
+    game that runs only ``used`` finds its code as densely packed as without them)."""
     hot = {key for key in used if not any(part in key for part in NOT_IN_A_GAME)}
+    first = set(hot)
+    hot |= {key for key in then if not any(part in key for part in NOT_IN_A_GAME)}
     functions = [f for f in gc.get_objects() if type(f) is types.FunctionType]
+    functions.sort(key=lambda f: code_key(f.__code__) not in first)  # (stable: ``used`` first)
     # by identity: code objects compare equal by their contents (two generated functions alike)
     moving: dict[int, types.CodeType | None] = {}  # the code to copy; None: stays
 
@@ -285,5 +368,5 @@ def pack(used: Collection[str]) -> Packed:
 
 
 __all__ = ["NOT_IN_A_GAME", "SERVED_ONLY", "Packed", "cache_dir", "code_key", "pack",
-           "play_a_game", "recording", "served_only_code", "used_by_a_game",
-           "used_by_a_game_cached"]
+           "play_a_game", "play_a_table_game", "recording", "served_only_code",
+           "used_by_a_game", "used_by_a_game_cached"]

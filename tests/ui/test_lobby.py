@@ -623,3 +623,124 @@ async def test_the_join_code_box_shows_its_example_as_a_placeholder() -> None:
         assert shows(app, "e.g. KAMIRO")
         await pilot.press(*"ka")
         assert not shows(app, "e.g. KAMIRO")
+
+
+# ---------------------------------------------------------------------- screens left behind
+@asynctest
+async def test_the_screens_on_the_way_to_a_table_let_go_of_their_widgets() -> None:
+    """The display name, new table and waiting room screens, once gone, hold none of their
+    widgets even while something still holds them (under a table's game, the list of tables'
+    last message held the waiting room: casino_tui.app.letgo)."""
+    import gc
+    import weakref
+
+    from textual.widget import Widget
+
+    from casino_tui.app.screens.displayname import DisplayNameScreen
+    from casino_tui.app.screens.tablegame import TableGameScreen
+    from casino_tui.settings import Settings
+
+    hub = make_hub()
+    app = make_app(hub=hub, settings=Settings(speed="instant"))  # no display name yet
+    app.tables_refresh = None
+    held: list[Screen[object]] = []  # as a message left with a widget holds its sender
+    widgets: list[weakref.ref[Widget]] = []
+
+    def hold() -> None:
+        held.append(app.screen)
+        widgets.extend(weakref.ref(w) for w in app.screen.query("*"))
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("t")
+        assert isinstance(app.screen, DisplayNameScreen)
+        hold()
+        await pilot.press(*"Ann", "enter")
+        await until(pilot, lambda: isinstance(app.screen, TablesScreen))
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, CreateTableScreen)
+        hold()
+        await pilot.press("enter")
+        waiting(app)
+        hold()
+        table = (await hub.find("KAMIRO")).table_id
+        await hub.take_seat(table, BOB)
+        await until(pilot, lambda: shows(app, "Bob"))
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, TableGameScreen), limit=200)
+        await pilot.pause()
+        assert [type(s) for s in held] == [DisplayNameScreen, CreateTableScreen, WaitingScreen]
+        assert all(not s.is_attached for s in held) and len(widgets) > 20
+        gc.collect()
+        alive = [w() for w in widgets if w() is not None]
+        # (a text box is held a while longer by something of its own, not by its screen)
+        assert {type(w).__name__ for w in alive} <= {"Input"}, alive
+
+
+@asynctest
+async def test_a_tables_game_takes_the_place_of_the_list_of_tables() -> None:
+    """The list of tables is never seen again under a table's game (leaving goes to a new
+    list over the title): the game takes its place, rather than holding it (its widgets,
+    their caches, its timer) for the whole game."""
+    from casino_tui.app.screens.tablegame import TableGameScreen
+
+    hub = make_hub()
+    app = lobby_app(hub)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_tables(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press("enter")
+        waiting(app)
+        table = (await hub.find("KAMIRO")).table_id
+        await hub.take_seat(table, BOB)
+        await until(pilot, lambda: shows(app, "Bob"))
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, TableGameScreen), limit=200)
+        await pilot.pause()
+        assert [type(s) for s in app.screen_stack] == [TitleScreen, TableGameScreen]
+        await pilot.press("q")  # leave the table: a new list of tables, over the title
+        await pilot.pause()
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, TablesScreen))
+        assert [type(s) for s in app.screen_stack] == [TitleScreen, TablesScreen]
+        await until(pilot, lambda: [t.table_id for t in app.screen.tables] == [table])
+
+
+@asynctest
+async def test_guard_a_gone_screen_held_keeps_its_widgets_unless_it_lets_go() -> None:
+    """Guard on Textual (a private behaviour: its list of displayed children, kept until it is
+    asked for again): a screen popped and still held keeps its widgets alive, and
+    let_go_of_widgets at its unmount frees them. If Textual changes, this says so."""
+    import gc
+    import weakref
+
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    from casino_tui.app.letgo import let_go_of_widgets
+
+    class Plain(Screen[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("x", id="x")
+
+    class LetsGo(Plain):
+        def on_unmount(self) -> None:
+            let_go_of_widgets(self)
+
+    async def alive_after_pop(kind: type[Screen[None]]) -> bool:
+        app: App[None] = App()
+        async with app.run_test() as pilot:
+            screen = kind()
+            await app.push_screen(screen)
+            await pilot.pause()
+            widget = weakref.ref(screen.query_one("#x"))
+            app.pop_screen()
+            await pilot.pause()
+            await pilot.pause()
+            gc.collect()
+            assert not screen.is_attached  # (held here, as a widget's last message does)
+            return widget() is not None
+
+    assert await alive_after_pop(Plain)  # Textual's list held it
+    assert not await alive_after_pop(LetsGo)

@@ -17,6 +17,7 @@ from textual.widgets import Input, Static
 from casino_tui.table import GameConfig, default_seats
 
 from ..keylinks import key_link
+from ..letgo import let_go_of_widgets
 from ..styles import css
 from ..widgets.cycler import Cycler
 from .setup import FORM_KEYS, MAX_SEATS, GameForm, form_bindings, submit_form
@@ -77,6 +78,9 @@ class CreateTableScreen(ModalScreen[TableRequest | None]):
             yield Static(key_link("[b]Enter[/b] create", "enter") + "   [b]↑↓[/b] field   "
                          "[b]←→[/b] change   " + key_link("[b]Esc[/b] back", "escape") + "   "
                          + key_link("[b]?[/b] help", "question_mark"), classes="dialog-keys")
+
+    def on_unmount(self) -> None:
+        let_go_of_widgets(self)  # a screen on the way to a table: not held under its game
 
     def on_mount(self) -> None:
         self.query_one("#setup-preset", Cycler).focus()

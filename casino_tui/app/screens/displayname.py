@@ -17,6 +17,7 @@ from textual.widgets import Input, Static
 from casino_tui.settings import MAX_DISPLAY_NAME, clean_display_name
 
 from ..keylinks import key_link
+from ..letgo import let_go_of_widgets
 from ..styles import css
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,6 +57,9 @@ class DisplayNameScreen(ModalScreen[str | None]):
             yield Static("", id="display-name-error", markup=False)
             yield Static(key_link("[b]Enter[/b] done", "enter") + "     "
                          + key_link("[b]Esc[/b] cancel", "escape"), classes="dialog-keys")
+
+    def on_unmount(self) -> None:
+        let_go_of_widgets(self)  # a screen on the way to a table: not held under its game
 
     def on_mount(self) -> None:
         self.query_one("#display-name-input", Input).focus()

@@ -16,6 +16,7 @@ from casino_tui.table.codes import MAX_TYPED, parse_code
 from casino_tui.table.hub import TableHub
 
 from ..keylinks import key_link
+from ..letgo import let_go_of_widgets
 from ..styles import css
 from .waiting import HUB_ERRORS, refusal, why
 
@@ -50,6 +51,9 @@ class JoinCodeScreen(ModalScreen[str | None]):
             yield Static("", id="joincode-error")
             yield Static(key_link("[b]Enter[/b] join", "enter") + "     "
                          + key_link("[b]Esc[/b] cancel", "escape"), classes="dialog-keys")
+
+    def on_unmount(self) -> None:
+        let_go_of_widgets(self)  # a screen on the way to a table: not held under its game
 
     def on_mount(self) -> None:
         self.query_one("#joincode-input", Input).focus()

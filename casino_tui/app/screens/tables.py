@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 from casino_tui.table.hub import HubError, Person, TableHub, TableInfo
 
 from ..keylinks import key_link
+from ..letgo import let_go_of_widgets
 from ..styles import css
 from .waiting import HUB_ERRORS, arrive, game_text, seats_line, sentence, state_text, why
 
@@ -115,6 +116,9 @@ class TablesScreen(Screen[None]):
         if self.join is not None:
             code, self.join = self.join, None
             await self.join_code(code)
+
+    def on_unmount(self) -> None:
+        let_go_of_widgets(self)  # replaced by a table's game: not held under it
 
     async def on_screen_resume(self) -> None:
         await self.refresh_tables()

@@ -26,6 +26,7 @@ from casino_tui.table.codes import shown, spoken
 from casino_tui.table.hub import HubError, Person, SeatStatus, TableHub, TableInfo
 
 from ..keylinks import key_link
+from ..letgo import let_go_of_widgets
 from ..session import preset_title
 from ..styles import css
 
@@ -163,6 +164,7 @@ class WaitingScreen(Screen[TableChoice | None]):
     def on_unmount(self) -> None:
         if self._follower is not None:
             self._follower.cancel()
+        let_go_of_widgets(self)  # (the list of tables below a table's game held it)
 
     # ------------------------------------------------------------------ the table, live
     async def _follow(self) -> None:
