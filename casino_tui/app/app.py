@@ -22,6 +22,7 @@ from casino_tui.settings import Settings, load_settings, save_settings
 from . import firstframe, quitting
 from .cardfmt import CardPainter, face_background
 from .output import QuickFilters, compact_output
+from .screens import firstshow
 from .screens.title import TitleScreen
 from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .sharedcss import SharedStylesheet, theme_variables
@@ -80,7 +81,13 @@ class CasinoApp(App[None]):
     """
 
     TITLE = "casino-tui"
-    CSS_PATH: ClassVar[list[str | PurePath]] = css("app", "title")
+    # The app's and the title's CSS, and the table's (with its dialogs'), which every player
+    # comes to: a screen whose file the app's stylesheet did not have yet restyled every node
+    # of the app as it was pushed (the title under it again, the toasts' rack, the tooltip)
+    # (parsed once, in the fork server, under ``serve``: casino_tui/app/sharedcss.py). Not the
+    # New game screen's: its rules for a compact ``Input`` apply to the table's dialogs once
+    # it was shown, and a table shown first (``--continue``) is drawn without them.
+    CSS_PATH: ClassVar[list[str | PurePath]] = css("app", "title", "game", "dialogs")
     # Textual annotates this `ClassVar[...] | None`, which mypy reads as an instance variable
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [  # type: ignore[misc]
         (0, "-narrow"), (110, "-wide")]
@@ -252,8 +259,9 @@ class CasinoApp(App[None]):
         its exit on), and as it takes the screens apart the focused widget of each is blurred
         and restyled with all it holds, a third of what a quit at the round's end cost the
         game in Python (about 2.5 ms of a forked game's CPU, which 200 players quitting
-        together pay at once)."""
-        if self.quitting:
+        together pay at once); nor a node of a screen not yet shown that restyles all of
+        itself as it is first shown (:func:`firstshow.restyle_held`)."""
+        if self.quitting or firstshow.restyle_held(node):
             return
         super().update_styles(node, animate)
 

@@ -1,8 +1,10 @@
 """Where the .tcss files are: ``casino_tui/styles`` in a wheel, ``styles/`` in the source tree.
 
-The app loads ``app.tcss`` and ``title.tcss`` at start-up; each other screen names its own file
-in ``CSS_PATH``, so its rules are parsed only when that screen is first shown (under
-``serve``, the fork server parses them all before the games are forked: :func:`screen_css_files`).
+The app loads ``app.tcss``, ``title.tcss`` and the table's files (``game.tcss``,
+``dialogs.tcss``) at start-up; each screen names its own files in ``CSS_PATH``, and a file the
+app has not loaded yet is parsed when that screen is first shown (``setup.tcss``,
+``load.tcss``; under ``serve``, the fork server parses them all before the games are forked:
+:func:`screen_css_files`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A screen shown for the first time styled and laid out twice, not three times, and drawn once.
+"""A screen shown for the first time: its widgets styled twice, laid out twice, drawn once.
 
 When a screen is pushed, Textual styles each of its widgets as it mounts them, then lays the
 screen out and draws all of it (``Screen._on_screen_resume``), and on top of that:
@@ -9,20 +9,30 @@ screen out and draws all of it (``Screen._on_screen_resume``), and on top of tha
 - the first layout sends the screen a resize to the size it was just laid out at, and
   Textual's handler of it lays the screen out again, lays out every screen under it again, and
   sets the breakpoint classes (``-narrow``, ...), which styles the whole screen a third time;
-- it asks for all of it to be drawn again at the next refresh: the same frame twice.
+- it asks for all of it to be drawn again at the next refresh: the same frame twice;
+- before the first resume, a widget whose classes or pseudo-classes change is styled again
+  with all it holds, each time: an ``Input`` sets ``-textual-compact`` and ``-valid`` as it
+  is made (styled then, out of the DOM, and again as it is mounted), a field is focused, a
+  row disabled. Each of the New game screen's four fields was styled three or four times
+  before its first frame, each time with its four component classes.
 
-:class:`FirstShow` drops the other two: the breakpoint classes are set as the screen is made (so its
-widgets are styled with them at once), a resize to the size the screen is already laid out at
-only sets them (any other resize, a real one, goes on to Textual), and the second drawing of
-the whole first frame is dropped (what changed since the first frame is still drawn, and
-whatever asks for a repaint later gets it). The second drawing is asked for once the push's
-widgets are all mounted (Textual's ``AwaitMount``, on the app's queue), and for the table also
-once the New game screen it replaces is removed: so it is dropped from the app's queue, after
-those (the layout they ask for stays: what it moves is drawn). The picture is the same (every
-snapshot unchanged). A screen whose picture differs when its breakpoint classes are there
-before it is styled sets ``EARLY_BREAKPOINTS = False`` and gets them at the first resize, as
-from Textual (the New game screen did, when the first resume did not restyle: its box landed
-one column to the left). The title screen does the same in its own way (``TitleScreen``).
+:class:`FirstShow` drops the others but the first: the breakpoint classes are set as the
+screen is made (so its widgets are styled with them at once), a resize to the size the screen
+is already laid out at only sets them (any other resize, a real one, goes on to Textual), the
+second drawing of the whole first frame is dropped (what changed since the first frame is
+still drawn, and whatever asks for a repaint later gets it), and a restyle of a node of the
+screen before its first resume, or of a node not in the DOM, is left out
+(:func:`restyle_held`, from the app's ``update_styles``): the first resume restyles every node
+of the screen, with the classes it has by then (and if that resume does not restyle, the
+screen restyles itself), and a node is styled as it is mounted. The second drawing is asked
+for once the push's widgets are all mounted (Textual's ``AwaitMount``, on the app's queue),
+and for the table also once the New game screen it replaces is removed: so it is dropped from
+the app's queue, after those (the layout they ask for stays: what it moves is drawn). The
+picture is the same (every snapshot unchanged). A screen whose picture differs when its
+breakpoint classes are there before it is styled sets ``EARLY_BREAKPOINTS = False`` and gets
+them at the first resize, as from Textual (the New game screen did, when the first resume did
+not restyle: its box landed one column to the left). The title screen does the same in its
+own way (``TitleScreen``).
 
 A screen that sets ``SECOND_LAYOUT = False`` (the round's summary, the game over screen) is
 also laid out once, not twice: Textual lays a pushed screen out again once its widgets have
@@ -42,11 +52,38 @@ from textual._time import get_time  # (the clock of a message's time)
 from textual.geometry import Size
 
 if TYPE_CHECKING:  # pragma: no cover
+    from textual.dom import DOMNode
     from textual.screen import Screen
 
     _Base = Screen[Any]
 else:
     _Base = object
+
+
+def restyle_held(node: DOMNode) -> bool:
+    """Whether a restyle of ``node`` and its descendants (Textual's ``App.update_styles``, for
+    a class or pseudo-class changed) can be left out, because they will be styled anyway:
+
+    - ``node`` is not in the app's DOM (a widget being made, whose ``__init__`` sets a class,
+      as every ``Input`` does twice; or one taken out): a widget is styled as it is mounted
+      (``App._register``), with the classes it has by then;
+    - ``node`` is in a :class:`FirstShow` screen that was never shown (a widget mounted in it
+      gets a class, the focus): its first resume restyles the whole screen, and then
+      ``node`` with the classes it has by then (:meth:`FirstShow.on_screen_resume`)."""
+    from textual.app import App
+    from textual.screen import Screen
+
+    if isinstance(node, App):
+        return False
+    screen: DOMNode | None = node
+    while screen is not None and not isinstance(screen, Screen):
+        screen = screen._parent  # type: ignore[assignment]
+    if screen is None or screen._parent is None:  # (a screen's parent is the app)
+        return True
+    if isinstance(screen, FirstShow) and not screen._first_resume_done:
+        screen._restyle_held = True
+        return True
+    return False
 
 
 def breakpoint_classes(screen: Screen[Any], size: Size) -> dict[str, bool]:
@@ -68,6 +105,7 @@ class FirstShow(_Base):
     often: its first showing styled, laid out and drawn once (see the module)."""
 
     _first_resume_done = False
+    _restyle_held = False  # a restyle was held until the first resume (restyle_held)
     # False: the first resize to the size the screen is laid out at goes on to Textual (which
     # lays it out again; its breakpoint classes, already set, change nothing)
     SKIP_SAME_RESIZE = True
@@ -137,6 +175,8 @@ class FirstShow(_Base):
         if not self._first_resume_done:
             self._first_resume_done = True
             self._first_layout_from = get_time()
+            if self._restyle_held and not event.refresh_styles:
+                self.update_node_styles(animate=False)  # (Textual's handler does not)
             # (the restyle of the first resume is kept: without it a key hint's click, an
             # ``@click`` link such as the New game screen's "Enter start", did nothing in a
             # browser: tests/web/test_web_browser.py); on the app's queue, after the push's

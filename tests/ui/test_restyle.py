@@ -1,0 +1,163 @@
+"""Starting a game styles each widget as few times as it can: the New game screen's (``n``) and the
+table's (Enter) widgets are styled as they are mounted and at the screen's first resume, not
+again each time a class changes before that (:func:`firstshow.restyle_held`), and the title
+under the table is not restyled as it is pushed (the app loads the table's CSS at start-up).
+What the widgets end up with is what a full restyle gives them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, ClassVar
+
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
+from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+from casino_tui.app.screens import firstshow
+from casino_tui.app.screens.firstshow import FirstShow
+from casino_tui.app.screens.game import GameScreen
+from casino_tui.app.screens.setup import SetupScreen
+from casino_tui.app.screens.title import TitleScreen
+
+from .conftest import asynctest, make_app, settle
+
+
+@pytest.fixture
+def styled(monkeypatch: pytest.MonkeyPatch) -> Counter[int]:
+    """How many times each node (by id()) was styled (Textual's ``Stylesheet.apply``; the
+    virtual nodes of component classes are not counted)."""
+    seen: Counter[int] = Counter()
+    apply = Stylesheet.apply
+
+    def counting(self: Stylesheet, node: DOMNode, **kwargs: Any) -> None:
+        if type(node) is not DOMNode:  # (a component class's virtual node)
+            seen[id(node)] += 1
+        apply(self, node, **kwargs)
+
+    monkeypatch.setattr(Stylesheet, "apply", counting)
+    return seen
+
+
+def _rules(screen: Screen[Any]) -> dict[int, dict[str, Any]]:
+    return {id(node): dict(node.styles.base.get_rules())
+            for node in screen.walk_children(with_self=True)}
+
+
+def _restyled_whole(app: App[None], screen: Screen[Any]) -> None:
+    """Each node of ``screen`` has the styles a full restyle gives it."""
+    before = _rules(screen)
+    app.stylesheet.update(screen)
+    assert _rules(screen) == before
+
+
+@asynctest
+async def test_a_new_games_screens_are_each_styled_twice_and_the_title_not_again(
+        styled: Counter[int]) -> None:
+    """Every widget of the New game screen was styled as it was made (an ``Input`` sets two
+    classes as it is made), as it was mounted, again at each class it got before the first
+    frame (the fields' ``-valid``, the focus, a disabled cycler) and once more at the first
+    resume; the title and all under the app were restyled as the table's CSS came."""
+    app = make_app(None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        title = app.screen
+        assert isinstance(title, TitleScreen)
+        title_nodes = [id(node) for node in title.walk_children(with_self=True)]
+        styled.clear()
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        setup = app.screen
+        assert isinstance(setup, SetupScreen)
+        nodes = list(setup.walk_children(with_self=True))
+        assert len(nodes) > 25
+        assert max(styled[id(node)] for node in nodes) == 2, [
+            (node, styled[id(node)]) for node in nodes if styled[id(node)] > 2]
+        assert styled[id(setup.query_one("#setup-target", Input))] == 2
+        # (the New game screen's CSS is loaded as it is first pushed: the app restyled)
+        assert all(styled[node] == 1 for node in title_nodes)
+        assert setup.query_one("#setup-target", Input).has_class("-valid")
+        _restyled_whole(app, setup)
+
+        styled.clear()
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        game = app.screen
+        assert isinstance(game, GameScreen)
+        nodes = list(game.walk_children(with_self=True))
+        assert max(styled[id(node)] for node in nodes) <= 2
+        assert not any(styled[node] for node in title_nodes)  # (the table's CSS was loaded)
+        _restyled_whole(app, game)
+
+
+class _Marked(FirstShow, Screen[None]):
+    """A FirstShow screen whose label gets a class as it is mounted (held until shown)."""
+
+    CSS: ClassVar[str] = "#label { color: red; } #label.-marked { color: green; }"
+
+    def compose(self) -> ComposeResult:
+        yield Static("label", id="label")
+
+    def on_mount(self) -> None:
+        self.query_one("#label").add_class("-marked")
+
+
+class _MarkedApp(App[None]):
+    def update_styles(self, node: DOMNode, animate: bool = True) -> None:  # as CasinoApp's
+        if not firstshow.restyle_held(node):
+            super().update_styles(node, animate)
+
+
+class _LateApp(_MarkedApp):
+    CSS: ClassVar[str] = "#late { color: red; } #late.-on { color: blue; }"
+
+
+@pytest.mark.parametrize("refresh_styles", [True, False])
+@asynctest
+async def test_a_class_given_before_the_first_showing_is_styled_when_shown(
+        refresh_styles: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A restyle held until the screen's first resume is done by it; if that resume does not
+    restyle (Textual's ``refresh_styles``), the screen restyles itself then."""
+    resume = events.ScreenResume.__init__
+
+    def resuming(self: events.ScreenResume, refresh_styles: bool = True) -> None:
+        resume(self, refresh_styles=refresh_styles and this_test_refreshes)
+
+    this_test_refreshes = refresh_styles
+    monkeypatch.setattr(events.ScreenResume, "__init__", resuming)
+    app = _MarkedApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        screen = _Marked()
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.pause()
+        label = screen.query_one("#label")
+        assert screen._restyle_held  # (the class came before the first resume)
+        assert label.has_class("-marked")
+        assert label.styles.color.rgb == (0, 128, 0)  # green: styled with it
+        label.remove_class("-marked")  # after: at once, as from Textual
+        assert label.styles.color.rgb == (255, 0, 0)
+
+
+@asynctest
+async def test_a_widget_not_in_the_dom_is_styled_as_it_is_mounted() -> None:
+    """Guard of what :func:`firstshow.restyle_held` relies on (Textual's ``DOMNode._parent``,
+    ``App._register``): a widget made, not mounted, has no parent; a class it gets then (its
+    restyle left out) is in its styles once it is mounted; a screen's parent is the app."""
+    app = _LateApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        late = Static("late", id="late")
+        assert late._parent is None
+        assert firstshow.restyle_held(late)
+        late.add_class("-on")
+        await app.screen.mount(late)
+        await pilot.pause()
+        assert late.styles.color.rgb == (0, 0, 255)
+        assert app.screen._parent is app
+        assert not firstshow.restyle_held(late)  # (a shown screen's: restyled at once)
+        assert not firstshow.restyle_held(app)
