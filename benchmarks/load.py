@@ -139,7 +139,7 @@ class Result:
     unredrawn: list[Unredrawn] = field(default_factory=list)  # those keys, and their screens
     keys_sent: list[float] = field(default_factory=list)  # when each key went (monotonic)
     measured_at: list[float] = field(default_factory=list)  # when each key of latencies went
-    # which key each of latencies was (Right, Enter, m; round_over: the play that ended it)
+    # which key each of latencies was (Right, Enter, m; last_play: the round's last of them)
     measured_keys: list[str] = field(default_factory=list)
     started_at: float = 0.0  # when it connected (monotonic)
     saved: bool | None = None
@@ -224,6 +224,7 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
         while True:
             if await screen.wait(ROUND_OVER, YOUR_TURN, timeout=step) == 0:
                 res.round_over = True
+                keys.relabel_last("last_play")
                 break
             res.turns += 1
             await screen.quiet(0.15)  # the turn's frame, whole
@@ -253,7 +254,7 @@ async def _script(keys: Keyboard, screen: Screen, res: Result, t0: float, step: 
             played += 1
             if seen == 0:
                 res.round_over = True
-                keys.relabel_last("round_over")
+                keys.relabel_last("last_play")
                 break
             if moves and res.turns >= moves:
                 break
@@ -731,9 +732,10 @@ def timeline(done: LoadRun, bucket: float = 10.0) -> list[dict[str, Any]]:
 
 
 def latency_by_key(done: LoadRun, over: float = 0.25) -> dict[str, dict[str, Any]]:
-    """Key-to-screen latency by key (Right, Enter, m; ``round_over``: the play that ended
-    the round), each with its count, median, p95 and how many took longer than ``over``
-    seconds (the target: which keys spend the 5% a p95 allows)."""
+    """Key-to-screen latency by key (Right, Enter, m; ``last_play``: the player's last play
+    of the round, which ends it when the player plays last), each with its count, median,
+    p95 and how many took longer than ``over`` seconds (which keys spend the 5% a p95
+    allows)."""
     keys: dict[str, list[float]] = {}
     for r in done.results:
         for name, latency in zip(r.measured_keys, r.latencies, strict=False):

@@ -536,8 +536,8 @@ class Keyboard:
             self._late_output()
 
     def relabel_last(self, name: str) -> None:
-        """Name the last key sent ``name`` among the measured keys (the play that ended the
-        round: ``round_over``), if it was measured."""
+        """Name the last key sent ``name`` among the measured keys (the player's last play of
+        the round: ``last_play``), if it was measured."""
         if self.measured_at and self.sent_at and self.measured_at[-1] == self.sent_at[-1]:
             self.measured_keys[-1] = name
 

@@ -140,21 +140,21 @@ def test_a_key_never_redrawn_is_kept_with_its_screen_and_its_late_output() -> No
 
 def test_each_measured_key_keeps_its_name_and_the_rounds_last_play_can_be_named() -> None:
     """The figures by key (benchmarks.load, ``key_to_screen_by_key``) need each measured key's
-    name beside its latency; the play that ended the round is named ``round_over``, and only
-    if it was the last key sent and was measured."""
+    name beside its latency; the player's last play of the round is named ``last_play``, and
+    only if it was the last key sent and was measured."""
     async def go() -> Keyboard:
         screen = Screen()
         keys = Keyboard(lambda data: screen.feed(b"drawn"), screen)
         await keys.press(KEY_RIGHT, settle=0, measure=True)
         await keys.press(KEY_ENTER, settle=0, measure=True)
-        keys.relabel_last("round_over")
+        keys.relabel_last("last_play")
         await keys.press(b"m", settle=0, measure=True)
         await keys.press(KEY_ENTER, settle=0, measure=False)  # not measured: not renamed
-        keys.relabel_last("round_over")
+        keys.relabel_last("last_play")
         return keys
 
     keys = asyncio.run(go())
-    assert keys.measured_keys == ["Right", "round_over", "m"]
+    assert keys.measured_keys == ["Right", "last_play", "m"]
     assert len(keys.latencies) == len(keys.measured_at) == 3
 
 
