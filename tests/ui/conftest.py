@@ -64,6 +64,22 @@ def make_app(state: State | None = None, config: GameConfig | None = None, *, hu
                      save_settings_to_disk=save, store=store, **kwargs)
 
 
+def record_frames(monkeypatch: pytest.MonkeyPatch, screen_class: type[GameScreen],
+                  note: Callable[[Any], str], notes: list[str] | None = None) -> list[str]:
+    """A list (``notes``, or a new one) that gets ``note(screen)`` for each frame a
+    ``screen_class`` screen draws (hands to Textual's output), in order."""
+    notes = [] if notes is None else notes
+    refresh = screen_class._compositor_refresh
+
+    def noted_refresh(screen: GameScreen) -> None:
+        if isinstance(screen, screen_class):
+            notes.append(note(screen))
+        refresh(screen)
+
+    monkeypatch.setattr(screen_class, "_compositor_refresh", noted_refresh)
+    return notes
+
+
 async def settle(pilot: Pilot[None], limit: int = 400) -> None:
     """Wait until nothing happens without a key (a person to move, a dialog, game over)."""
     app = pilot.app

@@ -79,6 +79,26 @@ def waiting(app: CasinoApp) -> WaitingScreen:
     return app.screen
 
 
+async def to_a_started_table(pilot: Pilot[None], hub: LocalHub) -> str:
+    """From the title: Ann makes a table of two, Bob sits down through the hub, Ann starts it,
+    until its game screen shows; the table's id."""
+    from casino_tui.app.screens.tablegame import TableGameScreen
+
+    app = pilot.app
+    assert isinstance(app, CasinoApp)
+    await to_tables(pilot)
+    await pilot.press("n")
+    await pilot.pause()
+    await pilot.press("enter")
+    waiting(app)
+    table = (await hub.find("KAMIRO")).table_id
+    await hub.take_seat(table, BOB)
+    await until(pilot, lambda: shows(app, "Bob"))
+    await pilot.press("s")
+    await until(pilot, lambda: isinstance(app.screen, TableGameScreen), limit=200)
+    return table
+
+
 # ---------------------------------------------------------------------- the title screen
 @asynctest
 async def test_the_title_offers_tables_only_with_a_hub() -> None:
@@ -471,16 +491,7 @@ async def test_from_the_lobby_to_the_tables_game_screen() -> None:
     hub = make_hub()
     app = lobby_app(hub)
     async with app.run_test(size=(80, 24)) as pilot:
-        await to_tables(pilot)
-        await pilot.press("n")
-        await pilot.pause()
-        await pilot.press("enter")
-        waiting(app)
-        table = (await hub.find("KAMIRO")).table_id
-        await hub.take_seat(table, BOB)
-        await until(pilot, lambda: shows(app, "Bob"))
-        await pilot.press("s")
-        await until(pilot, lambda: isinstance(app.screen, TableGameScreen), limit=200)
+        table = await to_a_started_table(pilot, hub)
         screen = app.screen
         assert isinstance(screen, TableGameScreen)
         view = await hub.snapshot(table, ANN)
@@ -687,16 +698,7 @@ async def test_a_tables_game_takes_the_place_of_the_list_of_tables() -> None:
     hub = make_hub()
     app = lobby_app(hub)
     async with app.run_test(size=(80, 24)) as pilot:
-        await to_tables(pilot)
-        await pilot.press("n")
-        await pilot.pause()
-        await pilot.press("enter")
-        waiting(app)
-        table = (await hub.find("KAMIRO")).table_id
-        await hub.take_seat(table, BOB)
-        await until(pilot, lambda: shows(app, "Bob"))
-        await pilot.press("s")
-        await until(pilot, lambda: isinstance(app.screen, TableGameScreen), limit=200)
+        table = await to_a_started_table(pilot, hub)
         await pilot.pause()
         assert [type(s) for s in app.screen_stack] == [TitleScreen, TableGameScreen]
         await pilot.press("q")  # leave the table: a new list of tables, over the title

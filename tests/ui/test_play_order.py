@@ -14,7 +14,7 @@ from casino_tui.engine import Move, SeatView
 from casino_tui.saves import open_store
 from casino_tui.settings import Settings
 
-from .conftest import asynctest, make_app, settle
+from .conftest import asynctest, make_app, record_frames, settle
 from .positions import greedy_first, greedy_hint, table_2p
 
 
@@ -47,14 +47,8 @@ async def test_the_move_is_drawn_before_it_is_saved_and_saved_before_the_answer(
         autosave(slot, state)  # type: ignore[arg-type]
 
     monkeypatch.setattr(store, "autosave", noted_autosave)
-    refresh = GameScreen._compositor_refresh
-
-    def noted_refresh(screen: GameScreen) -> None:
-        if isinstance(screen, GameScreen):
-            steps.append(f"frame {len(screen.state.history)}")
-        refresh(screen)
-
-    monkeypatch.setattr(GameScreen, "_compositor_refresh", noted_refresh)
+    record_frames(monkeypatch, GameScreen, lambda screen: f"frame {len(screen.state.history)}",
+                  steps)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -116,16 +110,9 @@ async def test_the_rounds_last_move_is_drawn_before_its_summary(
     from .positions import last_play
 
     app = make_app(last_play(), settings=Settings(speed="fast"))
-    steps: list[str] = []
-    refresh = GameScreen._compositor_refresh
-
-    def noted_refresh(screen: GameScreen) -> None:
-        if isinstance(screen, GameScreen):
-            summary = isinstance(screen.app.screen, RoundSummaryScreen)
-            steps.append(f"frame {len(screen.state.history)}{' summary' if summary else ''}")
-        refresh(screen)
-
-    monkeypatch.setattr(GameScreen, "_compositor_refresh", noted_refresh)
+    steps = record_frames(monkeypatch, GameScreen, lambda screen: (
+        f"frame {len(screen.state.history)}"
+        + (" summary" if isinstance(screen.app.screen, RoundSummaryScreen) else "")))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen = app.screen

@@ -37,7 +37,7 @@ from casino_tui.table import TableView as SeatTableView
 from casino_tui.table.client import SeatClient, TableChoice
 from casino_tui.table.hub import LocalHub, Person, Subscription
 
-from .conftest import asynctest, make_app
+from .conftest import asynctest, make_app, record_frames
 
 ANN = Person("key-ann", "Ann")
 BOB = Person("key-bob", "Bob")
@@ -342,16 +342,8 @@ async def test_the_rounds_last_move_is_drawn_before_its_summary(
     after it (as at a game of one's own: tests/ui/test_play_order.py)."""
     hub = LocalHub(SeededThinker(), clock=Clock())
     app = table_app(hub)
-    steps: list[str] = []
-    refresh = TableGameScreen._compositor_refresh
-
-    def noted_refresh(screen: TableGameScreen) -> None:
-        if isinstance(screen, TableGameScreen):
-            summary = isinstance(screen.app.screen, RoundSummaryScreen)
-            steps.append(f"frame{' summary' if summary else ''}")
-        refresh(screen)
-
-    monkeypatch.setattr(TableGameScreen, "_compositor_refresh", noted_refresh)
+    steps = record_frames(monkeypatch, TableGameScreen, lambda screen: "frame" + (
+        " summary" if isinstance(screen.app.screen, RoundSummaryScreen) else ""))
     async with app.run_test(size=(80, 24)) as pilot:
         tid = await new_table(hub)
         await sit_at(pilot, hub, tid, 0)
