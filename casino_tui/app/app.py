@@ -20,6 +20,7 @@ from textual.binding import Binding, BindingType
 from casino_tui.settings import Settings, load_settings, save_settings
 
 from . import firstframe, quitting
+from .background import in_background
 from .cardfmt import CardPainter, face_background
 from .output import QuickFilters, compact_output
 from .screens import firstshow
@@ -275,7 +276,7 @@ class CasinoApp(App[None]):
             self.notify(self.start_notice, markup=False, timeout=10)
         if self.hub is None and self.tables_link is not None:
             # Under `casino-tui serve`: the server's tables, over the table channel.
-            self.run_worker(self._connect_tables(), group="tables", exit_on_error=False)
+            in_background(self, "tables", self._connect_tables)
         elif self.join_code is not None and self.hub is not None:
             code, self.join_code = self.join_code, None
             self.show_tables(join=code)
@@ -731,8 +732,8 @@ class CasinoApp(App[None]):
             self.notify("There are no tables to play at here.", severity="warning",
                         markup=False)
             return
-        self.run_worker(self._open_table(hub, person, choice, unasked), group="open-table",
-                        exclusive=True, exit_on_error=False)
+        in_background(self, "open-table", self._open_table, hub, person, choice, unasked,
+                      exclusive=True)
 
     async def _open_table(self, hub: TableHub, person: Person, choice: TableChoice,
                           unasked: bool = False) -> None:
@@ -770,8 +771,7 @@ class CasinoApp(App[None]):
         """A game at a hub's table ended at the player's seat (``view``: their view of its
         end): add it to their ledger, built from that view and the game's events, which hold
         no hidden card (a game is recorded once). A problem is shown, never fatal."""
-        self.run_worker(self._record_table_game(client, view), group="table-record",
-                        exit_on_error=False)
+        in_background(self, "table-record", self._record_table_game, client, view)
 
     async def _record_table_game(self, client: SeatClient, view: TableView) -> None:
         from casino_tui.engine import Phase
@@ -827,8 +827,8 @@ class CasinoApp(App[None]):
         """Look for a game in progress at a table where the player has a seat (Continue goes
         there when there is no solo save); the title screen's menu follows."""
         if self.hub is not None and self.person is not None:
-            self.run_worker(self._find_table_to_continue(self.hub, self.person),
-                            group="table-continue", exclusive=True, exit_on_error=False)
+            in_background(self, "table-continue", self._find_table_to_continue, self.hub,
+                          self.person, exclusive=True)
 
     async def _find_table_to_continue(self, hub: TableHub, person: Person) -> None:
         from casino_tui.table.hub import HubError

@@ -37,6 +37,7 @@ from casino_tui.saves.storestatus import StoreStatus
 from casino_tui.table import ComputerTurn, MoveRefused, TableController
 from casino_tui.table import TableView as Seen
 
+from ..background import in_background
 from ..cardfmt import CardPainter
 from ..describe import move_preview
 from ..players import Chooser
@@ -1234,8 +1235,7 @@ class GameScreen(FirstShow, Screen[None]):
                 return
             self._hint_done(key, move, why)
         else:
-            self.run_worker(self._think_hint(key, view, seed), group="hint", exclusive=True,
-                            exit_on_error=False)
+            in_background(self, "hint", self._think_hint, key, view, seed, exclusive=True)
 
     def _seat_view(self) -> SeatView:
         """The engine's view of the seat on screen (what a hint may know)."""

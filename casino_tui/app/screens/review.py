@@ -26,6 +26,7 @@ from textual.screen import Screen
 from casino_tui.ai.review import Estimate, Play, game_start, points_text, round_plays, summary_line
 from casino_tui.engine import CasinoError
 
+from ..background import in_background
 from ..describe import move_log_line, move_preview
 from ..players import Chooser
 from ..session import GameSession, pile_index_of
@@ -150,8 +151,7 @@ class ReviewScreen(Screen[None]):
         log.border_subtitle = "l: in full"
         self._draw()
         if self.pending:
-            self.run_worker(self._estimate_all(), group="review", exclusive=True,
-                            exit_on_error=False)
+            in_background(self, "review", self._estimate_all, exclusive=True)
 
     def on_unmount(self) -> None:
         self.workers.cancel_group(self, "review")

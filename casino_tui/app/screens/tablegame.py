@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import math
 import zlib
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, ClassVar
 
 from textual import events
@@ -42,6 +42,7 @@ from casino_tui.table.client import TableUpdate
 from casino_tui.table.config import DEFAULT_LEVEL
 from casino_tui.table.hub import AWAY_GRACE, HubError
 
+from ..background import in_background
 from ..netsession import NetSession, away_for
 from ..players import Chooser
 from ..session import seat_labels
@@ -186,7 +187,7 @@ class TableGameScreen(GameScreen):
         self.set_interval(self.AWAY_REFRESH, self._refresh_away)
         if not self.watching:
             at_table(True)
-        self.run_worker(self._follow(), group="table", exclusive=True, exit_on_error=False)
+        in_background(self, "table", self._follow, exclusive=True)
 
     def on_unmount(self) -> None:  # (GameScreen's runs too: Textual calls both)
         self.net.client.close()
@@ -356,7 +357,7 @@ class TableGameScreen(GameScreen):
         self._awaiting = False
         self._message = LineData("")
         key = self._sending_key = self.net.position_key()
-        self.run_worker(self._send_move(move, key), group="move", exit_on_error=False)
+        in_background(self, "move", self._send_move, move, key)
         # Not drawn now: the move's events usually come within a few milliseconds and are
         # drawn in one frame with it (_take_update). Only a hub slower than that gets a
         # frame saying "Playing your move…" first.
@@ -420,13 +421,15 @@ class TableGameScreen(GameScreen):
         self.refresh_all()
         self._advance()
 
-    def _run(self, job: Coroutine[Any, Any, None], group: str) -> None:
-        self.run_worker(job, group=group, exit_on_error=False)
+    def _run(self, ask: Callable[..., Coroutine[Any, Any, None]], group: str,
+             *args: Any) -> None:
+        """Ask the hub for something (``ask(*args)``, in the background) whose refusal is
+        shown on the message line."""
+        in_background(self, group, self._quietly, ask, *args)
 
-    async def _quietly(self, job: Coroutine[Any, Any, None]) -> None:
-        """Ask the hub for something whose refusal is shown on the message line."""
+    async def _quietly(self, ask: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> None:
         try:
-            await job
+            await ask(*args)
         except HubError as err:
             self._error(err.reason)
 
@@ -525,7 +528,7 @@ class TableGameScreen(GameScreen):
 
         def after(_: object) -> None:
             if not data.game_over:
-                self._run(self._quietly(net.client.next_round()), "round")
+                self._run(net.client.next_round, "round")
             self.refresh_all()
             self.call_later(self._advance)
 
@@ -558,7 +561,7 @@ class TableGameScreen(GameScreen):
             self.call_later(self._advance)
             return
         if choice == "new":
-            self._run(self._start_new_game(), "new-game")
+            in_background(self, "new-game", self._start_new_game)
             return
         self._leave_table()
         self.casino.game_over_choice("quit" if choice == "quit" else "menu",
@@ -583,7 +586,7 @@ class TableGameScreen(GameScreen):
             with contextlib.suppress(HubError):  # the table is gone already
                 await client.leave()
 
-        self.casino.run_worker(leave(), group="table-leave", exit_on_error=False)
+        in_background(self.casino, "table-leave", leave)
 
     def action_leave(self) -> None:
         def decided(yes: bool | None) -> None:
@@ -634,7 +637,7 @@ class TableGameScreen(GameScreen):
 
         def decided(yes: bool | None) -> None:
             if yes:
-                self._run(self._quietly(net.client.hand_to_computer(seat, level)), "seats")
+                self._run(net.client.hand_to_computer, "seats", seat, level)
 
         self._push(ConfirmScreen(
             f"{name} has been away for {away_for(net.clock() - away_since)}. Let a computer "
@@ -652,7 +655,7 @@ class TableGameScreen(GameScreen):
         if not seats:
             self._error("no computer plays for anyone at this table")
             return
-        self._run(self._quietly(self.net.client.give_back(seats[0])), "seats")
+        self._run(self.net.client.give_back, "seats", seats[0])
 
     def action_chat(self) -> None:
         if self._modal or self._gone:
@@ -661,7 +664,7 @@ class TableGameScreen(GameScreen):
 
         def said(text: str | None) -> None:
             if text:
-                self._run(self._quietly(self.net.client.chat(text)), "chat")
+                self._run(self.net.client.chat, "chat", text)
 
         self._push(ChatScreen(), said)
 

@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from casino_tui.table.hub import HubError, Person, TableHub, TableInfo
 
+from ..background import in_background
 from ..keylinks import key_link
 from ..letgo import let_go_of_widgets
 from ..styles import css
@@ -244,4 +245,4 @@ class TablesScreen(Screen[None]):
 
     def _refused(self, err: Exception) -> None:
         self.notify(sentence(why(err)), severity="warning", timeout=10, markup=False)
-        self.run_worker(self.refresh_tables(), group="tables-refresh")
+        in_background(self, "tables-refresh", self.refresh_tables, exit_on_error=True)

@@ -25,6 +25,7 @@ from casino_tui.table.client import TableChoice
 from casino_tui.table.codes import shown, spoken
 from casino_tui.table.hub import HubError, Person, SeatStatus, TableHub, TableInfo
 
+from ..background import in_background
 from ..keylinks import key_link
 from ..letgo import let_go_of_widgets
 from ..session import preset_title
@@ -159,7 +160,8 @@ class WaitingScreen(Screen[TableChoice | None]):
 
     def on_mount(self) -> None:
         self.show(self.info)
-        self._follower = self.run_worker(self._follow(), exclusive=True, group="waiting")
+        self._follower = in_background(self, "waiting", self._follow, exclusive=True,
+                                       exit_on_error=True)
 
     def on_unmount(self) -> None:
         if self._follower is not None:

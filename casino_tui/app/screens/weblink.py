@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from casino_tui.table.weblink import WebLink, WebLinks
 
+from ..background import in_background
 from ..keylinks import key_link
 from ..styles import css
 from .waiting import HUB_ERRORS, refusal, why
@@ -72,7 +73,7 @@ class WebLinkScreen(ModalScreen[None]):
         self.action_new_link()
 
     def action_new_link(self) -> None:
-        self.run_worker(self._ask(), group="weblink", exclusive=True, exit_on_error=False)
+        in_background(self, "weblink", self._ask, exclusive=True)
 
     async def _ask(self) -> None:
         try:
