@@ -29,6 +29,7 @@ from .screens.toosmall import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .sharedcss import SharedStylesheet, theme_variables
 from .strips import lazy_strip_caches
 from .styles import css
+from .stylescache import unkeyed_inner_outer
 
 if TYPE_CHECKING:  # pragma: no cover
     from datetime import datetime
@@ -118,6 +119,8 @@ class CasinoApp(App[None]):
         super().__init__()
         # the lines of the screen make their caches when first used: about 1 MiB less a game
         lazy_strip_caches()
+        # a widget's drawn lines go with it, not kept by Textual's cache of two styles
+        unkeyed_inner_outer()
         # CSS parsed once per process (and before the fork, in the fork server), not per app
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
         self.web_links = web_links
