@@ -1005,3 +1005,18 @@ def test_lock_wait_is_short(store: SaveStore) -> None:
     with pytest.raises(GameInUseError):
         other.load(slot.path)
     assert time.monotonic() - t < 2
+
+
+def test_rules_read_twice_are_one_object() -> None:
+    """A table's views bring their rules with every update: equal forms give the same rules
+    object, whose derived facts are worked out once; other rules give another."""
+    from casino_tui.engine import Rules, RulesError
+
+    form = {"preset": "classic", "overrides": {"sweeps_cancel": True}}
+    first = Rules.from_dict(dict(form))
+    assert Rules.from_dict({"preset": "classic", "overrides": {"sweeps_cancel": True}}) is first
+    assert first == Rules.preset("classic", sweeps_cancel=True)
+    other = Rules.from_dict({"preset": "classic"})
+    assert other is not first and other == Rules.preset("classic")
+    with pytest.raises(RulesError):
+        Rules.from_dict({"preset": "classic", "overrides": {"no_such_option": 1}})

@@ -22,6 +22,10 @@ from .cards import (
 )
 from .errors import RulesError
 
+# Rules read from their dict form, by that form (``Rules.from_dict``): at most this many
+_FROM_DICT: dict[str, Rules] = {}
+_FROM_DICT_LIMIT = 64
+
 if TYPE_CHECKING:  # the caches' contents (those modules import this one)
     from .fastgen import TableMoves
     from .movegen import TableSums
@@ -150,12 +154,25 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
+        """The rules of :meth:`to_dict`'s form. Equal forms give the same object (rules never
+        change): a table's views bring their rules with every update, and each new object
+        worked out its derived facts (the cached properties) again."""
         if not isinstance(data, dict) or "preset" not in data:
             raise RulesError("rules must be an object with a 'preset' name")
         overrides = data.get("overrides") or {}
         if not isinstance(overrides, dict):
             raise RulesError("rule overrides must be an object")
-        return cls.preset(str(data["preset"]), **overrides)
+        try:
+            key = json.dumps([str(data["preset"]), overrides], sort_keys=True)
+        except (TypeError, ValueError):  # not JSON's: made, not kept
+            return cls.preset(str(data["preset"]), **overrides)
+        made = _FROM_DICT.get(key)
+        if made is None or type(made) is not cls:
+            made = cls.preset(str(data["preset"]), **overrides)
+            if len(_FROM_DICT) >= _FROM_DICT_LIMIT:
+                _FROM_DICT.clear()
+            _FROM_DICT[key] = made
+        return made
 
     def options(self) -> dict[str, Any]:
         """All option values (JSON-able), as in RULES.md section 7."""
