@@ -80,6 +80,39 @@ async def test_a_new_games_table_is_drawn_whole_once_and_laid_out_once(
 
 
 @asynctest
+async def test_a_new_games_table_is_drawn_whole_once_when_the_app_is_late(
+        drawn: dict[str, list[Any]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a busy host the app's queue is late: the New game screen's removal (after which the
+    second drawing of the table's first frame is dropped) finished more than a frame after
+    the table's first resume, and the table's update timer had by then drawn it whole again
+    and laid it out a third time. Its removal made late here (its unmount waits until the
+    table's first frame is drawn, then six frames more): the table is still drawn whole once
+    and laid out twice."""
+    import asyncio
+
+    async def late_unmount(self: SetupScreen) -> None:
+        for _ in range(1000):  # (at most 10 s)
+            if any(w[0] == "GameScreen" for w in drawn["wholes"]):
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)
+        removed.append(type(self).__name__)
+
+    removed: list[str] = []
+    monkeypatch.setattr(SetupScreen, "on_unmount", late_unmount, raising=False)
+    app = make_app(None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _deal(pilot, drawn)
+        assert removed == ["SetupScreen"]  # (late, as on a busy host)
+        assert [w[0] for w in drawn["wholes"]] == ["GameScreen"], drawn["wholes"]
+        assert drawn["layouts"] == [("GameScreen", (100, 30))] * 2, drawn["layouts"]
+        screen.refresh()  # what is asked after it is drawn
+        await settle(pilot)
+        await pilot.pause(0.1)
+        assert [w[0] for w in drawn["wholes"]] == ["GameScreen"] * 2
+
+
+@asynctest
 async def test_a_real_resize_lays_a_new_games_table_out_again(
         drawn: dict[str, list[Any]]) -> None:
     app = make_app(None)

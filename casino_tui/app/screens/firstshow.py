@@ -27,12 +27,15 @@ of the screen, with the classes it has by then (and if that resume does not rest
 screen restyles itself), and a node is styled as it is mounted. The second drawing is asked
 for once the push's widgets are all mounted (Textual's ``AwaitMount``, on the app's queue),
 and for the table also once the New game screen it replaces is removed: so it is dropped from
-the app's queue, after those (the layout they ask for stays: what it moves is drawn). The
-picture is the same (every snapshot unchanged). A screen whose picture differs when its
-breakpoint classes are there before it is styled sets ``EARLY_BREAKPOINTS = False`` and gets
-them at the first resize, as from Textual (the New game screen did, when the first resume did
-not restyle: its box landed one column to the left). The title screen does the same in its
-own way (``TitleScreen``).
+the app's queue, after those (the layout they ask for stays: what it moves is drawn). Until
+then the app's drawing is held (its ``batch_update``, from just after the first frame): on a
+busy host the app's queue is late, and the screen's update timer (a frame after its first
+resume) drew the whole again, and laid the screen out a third time, before the second
+drawing was dropped. The picture is the same (every snapshot unchanged). A screen whose
+picture differs when its breakpoint classes are there before it is styled sets
+``EARLY_BREAKPOINTS = False`` and gets them at the first resize, as from Textual (the New
+game screen did, when the first resume did not restyle: its box landed one column to the
+left). The title screen does the same in its own way (``TitleScreen``).
 
 A screen that sets ``SECOND_LAYOUT = False`` (the round's summary, the game over screen) is
 also laid out once, not twice: Textual lays a pushed screen out again once its widgets have
@@ -116,6 +119,8 @@ class FirstShow(_Base):
     _first_layout_done = False
     _laid_out_once = False  # the second layout dropped (True once the first is done)
     _first_layout_from = 0.0  # (Textual's clock) the first layout began after this
+    _first_frame_kept = False  # (the second drawing of the whole first frame dropped)
+    _updates_held: contextlib.ExitStack | None = None  # (the app's batch, until then)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -182,8 +187,30 @@ class FirstShow(_Base):
             # browser: tests/web/test_web_browser.py); on the app's queue, after the push's
             # AwaitMount and the replaced screen's removal, which ask for the whole again
             self.app.call_next(self._keep_first_frame)
+            # (on the screen's queue: right after Textual's handler, which drew the frame)
+            self.call_next(self._hold_updates)
+
+    def _hold_updates(self) -> None:
+        """Nothing is drawn until the first frame is kept: the screen's update timer, resumed
+        once the screen is idle, would otherwise draw the whole again (and lay it out again)
+        whenever the app's queue takes longer than a frame to get to
+        :meth:`_keep_first_frame`, as on a busy host. What is asked meanwhile is drawn
+        then."""
+        if not self._first_frame_kept and self._updates_held is None:
+            self._updates_held = contextlib.ExitStack()
+            self._updates_held.enter_context(self.app.batch_update())
 
     def _keep_first_frame(self) -> None:
+        self._first_frame_kept = True
+        try:
+            self._drop_second_drawing()
+        finally:
+            if self._updates_held is not None:
+                self._updates_held.close()  # (the app's batch ends)
+                self._updates_held = None
+                self.check_idle()  # (the screen's update timer, held, goes on)
+
+    def _drop_second_drawing(self) -> None:
         if self.is_current:
             self._repaint_required = False
             if self._laid_out_once and not self._layout_widgets:
