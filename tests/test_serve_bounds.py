@@ -329,6 +329,11 @@ def test_an_output_in_full_pty_chunks_is_gathered_into_one_write(
     began = time.monotonic()
     assert asyncio.run(gather(frame[0], frame[1:])) == b"".join(frame)
     assert time.monotonic() - began < 20  # the last, shorter read ended it
+    # a late reader of a pipe gets the last two writes in one read, longer than a chunk: it
+    # ended in a shorter write, so that ends it too
+    began = time.monotonic()
+    assert asyncio.run(gather(frame[0], [frame[1] + frame[2]])) == b"".join(frame)
+    assert time.monotonic() - began < 20
     # at most 16 KiB gathered: the rest is the next read's
     many = [bytes([65 + i]) * chunk for i in range(6)]
     got = asyncio.run(gather(many[0], many[1:]))

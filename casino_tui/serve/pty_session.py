@@ -616,7 +616,9 @@ async def _gather_output(loop: asyncio.AbstractEventLoop, fd: int, data: bytes) 
         try:
             more = os.read(fd, _READ_SIZE - size)
         except BlockingIOError:
-            if last < PTY_CHUNK or not await _readable_within(loop, fd, GATHER_WAIT):
+            # only a read of exactly a chunk is cut short (from a pipe, which gathers writes
+            # together, a longer read is not: it ended in a shorter write)
+            if last != PTY_CHUNK or not await _readable_within(loop, fd, GATHER_WAIT):
                 break
             last = 0  # (one wait for each full chunk)
             continue
