@@ -6,6 +6,7 @@ parts and the computer players' worker process are imported when first needed.
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -761,6 +762,12 @@ class CasinoApp(App[None]):
             return
         session = NetSession(client, clock=self.table_clock)
         session.take(update, self.painter)
+        if gc.get_freeze_count():
+            # A game forked from a warm server: the lobby's screens are gone, their widgets
+            # garbage that refer to each other, which only the collector frees. Freed now, the
+            # table's screen takes their memory instead of new pages. (Cheap there: the fork
+            # server's objects are frozen, so it walks only what this game made.)
+            gc.collect()
         game = TableGameScreen(session, self.chooser(), unasked=unasked)
         if isinstance(self.screen, TablesScreen):
             # in place of the list of tables, which is never seen again under the game

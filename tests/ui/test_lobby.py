@@ -483,6 +483,33 @@ async def test_join_without_tables_on_the_server_says_so() -> None:
 
 
 @asynctest
+async def test_a_served_game_frees_the_lobbys_screens_as_it_goes_to_the_table(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a game forked from a warm server (the fork server's objects frozen) the lobby's
+    screens that are gone (the new table's form, its widgets), garbage that refers to itself,
+    are collected as the table's game opens, so that its screen takes their memory; the
+    collector is off here, so only that frees them."""
+    import gc
+
+    from casino_tui.app.screens.tablegame import TableGameScreen
+
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: 1)  # as in a forked game
+    hub = make_hub()
+    app = lobby_app(hub)
+    gc.disable()
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await to_a_started_table(pilot, hub)
+            await pilot.pause()
+            assert isinstance(app.screen, TableGameScreen)
+            lobby = [type(o).__name__ for o in gc.get_objects()
+                     if isinstance(o, CreateTableScreen)]
+            assert lobby == []
+    finally:
+        gc.enable()
+
+
+@asynctest
 async def test_from_the_lobby_to_the_tables_game_screen() -> None:
     """Create a table, Bob sits down through the hub, start: Ann's app shows the table's game
     screen for her seat, holding her hand only."""
