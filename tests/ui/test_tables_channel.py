@@ -45,6 +45,17 @@ def served_app(path: Path, secret: str) -> CasinoApp:
     return app
 
 
+async def serving(hub: LocalHub, tmp_path: Path) -> tuple[HubService, CasinoApp]:
+    """``hub`` served on a table channel of its own (started), and Ann's app reaching it as a
+    served game does."""
+    service = HubService(hub)
+    path = socket_path(tmp_path)
+    await service.start(path)
+    secret = new_secret()
+    service.register(secret, ANN)
+    return service, served_app(path, secret)
+
+
 def title_text(app: CasinoApp) -> str:
     return " ".join(str(o.prompt) for o in app.screen.query_one("OptionList").options)  # type: ignore[attr-defined]
 
@@ -52,13 +63,8 @@ def title_text(app: CasinoApp) -> str:
 @asynctest
 async def test_the_app_reaches_the_servers_tables_from_its_environment(tmp_path: Path) -> None:
     hub = LocalHub(SeededThinker())
-    service = HubService(hub)
-    path = socket_path(tmp_path)
-    await service.start(path)
-    secret = new_secret()
-    service.register(secret, ANN)
+    service, app = await serving(hub, tmp_path)
     try:
-        app = served_app(path, secret)
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.hub is not None)
             assert isinstance(app.hub, RemoteHub)
@@ -80,13 +86,8 @@ async def test_a_seat_at_a_game_in_progress_is_taken_back_at_once(tmp_path: Path
     await hub.take_seat(info.table_id, BOB)
     await hub.start(info.table_id, ann)
     await hub.mark_away(info.table_id, ann)  # Ann dropped (or the server restarted)
-    service = HubService(hub)
-    path = socket_path(tmp_path)
-    await service.start(path)
-    secret = new_secret()
-    service.register(secret, ANN)
+    service, app = await serving(hub, tmp_path)
     try:
-        app = served_app(path, secret)
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, TableGameScreen))
             screen = app.screen

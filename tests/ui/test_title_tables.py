@@ -18,19 +18,14 @@ from textual.screen import Screen
 
 from casino_tui.app.screens.title import TitleScreen
 from casino_tui.table.hub import LocalHub
-from casino_tui.table.service import HubService
-from casino_tui.table.wire import Identity, new_secret, socket_path
+from casino_tui.table.wire import new_secret, socket_path
 
 from .conftest import asynctest
-from .test_tables_channel import served_app, title_text, until
-
-ANN = Identity("player-ann", "SHA256:ann", 1)
+from .test_tables_channel import ANN, served_app, serving, title_text, until
 
 
-@asynctest
-async def test_tables_are_offered_from_the_first_frame_and_asked_once(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    hub = LocalHub(SeededThinker())
+def counted(hub: LocalHub, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Who asks ``hub`` for its tables, in order."""
     listed: list[str] = []
     list_tables = hub.list_tables
 
@@ -39,6 +34,14 @@ async def test_tables_are_offered_from_the_first_frame_and_asked_once(
         return await list_tables(person)
 
     monkeypatch.setattr(hub, "list_tables", counting)
+    return listed
+
+
+@asynctest
+async def test_tables_are_offered_from_the_first_frame_and_asked_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hub = LocalHub(SeededThinker())
+    listed = counted(hub, monkeypatch)
     layouts: list[str] = []
     layout = Screen._refresh_layout
 
@@ -47,13 +50,8 @@ async def test_tables_are_offered_from_the_first_frame_and_asked_once(
         layouts.append(type(self).__name__)
 
     monkeypatch.setattr(Screen, "_refresh_layout", laying_out)
-    service = HubService(hub)
-    path = socket_path(tmp_path)
-    await service.start(path)
-    secret = new_secret()
-    service.register(secret, ANN)
+    service, app = await serving(hub, tmp_path)
     try:
-        app = served_app(path, secret)
         first: list[str] = []
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, TitleScreen)
@@ -105,21 +103,9 @@ async def test_a_look_replaced_before_it_starts_leaves_no_coroutine_never_awaite
     leaves no coroutine that was never awaited: Python warns of each one, and to say where it
     reads a whole source file into memory that the game keeps (0.7 MB at a table)."""
     hub = LocalHub(SeededThinker())
-    listed: list[str] = []
-    list_tables = hub.list_tables
-
-    async def counting(person: Any) -> Any:
-        listed.append(person.id)
-        return await list_tables(person)
-
-    monkeypatch.setattr(hub, "list_tables", counting)
-    service = HubService(hub)
-    path = socket_path(tmp_path)
-    await service.start(path)
-    secret = new_secret()
-    service.register(secret, ANN)
+    listed = counted(hub, monkeypatch)
+    service, app = await serving(hub, tmp_path)
     try:
-        app = served_app(path, secret)
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.hub is not None and listed)
             await pilot.pause(0.1)
