@@ -14,6 +14,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
@@ -54,6 +55,18 @@ def _restyled_whole(app: App[None], screen: Screen[Any]) -> None:
     assert _rules(screen) == before
 
 
+async def _styled_after(pilot: Pilot[None], styled: Counter[int],
+                       key: str) -> tuple[Screen[Any], list[DOMNode]]:
+    """``key`` pressed (the count of styles begun afresh) and the app settled: the screen it
+    shows, and its nodes."""
+    styled.clear()
+    await pilot.press(key)
+    await settle(pilot)
+    await pilot.pause(0.2)
+    screen = pilot.app.screen
+    return screen, list(screen.walk_children(with_self=True))
+
+
 @asynctest
 async def test_a_new_games_screens_are_each_styled_twice_and_the_title_not_again(
         styled: Counter[int]) -> None:
@@ -67,13 +80,8 @@ async def test_a_new_games_screens_are_each_styled_twice_and_the_title_not_again
         title = app.screen
         assert isinstance(title, TitleScreen)
         title_nodes = [id(node) for node in title.walk_children(with_self=True)]
-        styled.clear()
-        await pilot.press("n")
-        await settle(pilot)
-        await pilot.pause(0.2)
-        setup = app.screen
+        setup, nodes = await _styled_after(pilot, styled, "n")
         assert isinstance(setup, SetupScreen)
-        nodes = list(setup.walk_children(with_self=True))
         assert len(nodes) > 25
         assert max(styled[id(node)] for node in nodes) == 2, [
             (node, styled[id(node)]) for node in nodes if styled[id(node)] > 2]
@@ -83,13 +91,8 @@ async def test_a_new_games_screens_are_each_styled_twice_and_the_title_not_again
         assert setup.query_one("#setup-target", Input).has_class("-valid")
         _restyled_whole(app, setup)
 
-        styled.clear()
-        await pilot.press("enter")
-        await settle(pilot)
-        await pilot.pause(0.2)
-        game = app.screen
+        game, nodes = await _styled_after(pilot, styled, "enter")
         assert isinstance(game, GameScreen)
-        nodes = list(game.walk_children(with_self=True))
         assert max(styled[id(node)] for node in nodes) <= 2
         assert not any(styled[node] for node in title_nodes)  # (the table's CSS was loaded)
         _restyled_whole(app, game)
