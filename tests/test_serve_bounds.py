@@ -338,3 +338,6 @@ def test_an_output_in_full_pty_chunks_is_gathered_into_one_write(
     many = [bytes([65 + i]) * chunk for i in range(6)]
     got = asyncio.run(gather(many[0], many[1:]))
     assert got == b"".join(many)[:16384]
+    # ... also when a pipe gives two whole chunks in one read: they were cut short as well
+    got = asyncio.run(gather(many[0], [many[1] + many[2], *many[3:]]))
+    assert got == b"".join(many)[:16384]

@@ -616,9 +616,10 @@ async def _gather_output(loop: asyncio.AbstractEventLoop, fd: int, data: bytes) 
         try:
             more = os.read(fd, _READ_SIZE - size)
         except BlockingIOError:
-            # only a read of exactly a chunk is cut short (from a pipe, which gathers writes
-            # together, a longer read is not: it ended in a shorter write)
-            if last != PTY_CHUNK or not await _readable_within(loop, fd, GATHER_WAIT):
+            # only a read of whole chunks was cut short (from a pipe, which gathers writes
+            # together, one of a chunk and a half is not: it ended in a shorter write)
+            full = last > 0 and last % PTY_CHUNK == 0
+            if not full or not await _readable_within(loop, fd, GATHER_WAIT):
                 break
             last = 0  # (one wait for each full chunk)
             continue
