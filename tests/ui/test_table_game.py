@@ -740,32 +740,44 @@ async def test_the_other_persons_move_and_the_turn_it_gives_are_prepared_once() 
 
 
 class LateEventsHub(LocalHub):
-    """A hub whose events reach each subscriber a moment after they happen: the answer to a
-    move comes before its events, as the table channel usually delivers them."""
+    """A hub whose events reach each subscriber only when the test lets them go: the answer to
+    a move comes before its events, as the table channel usually delivers them. Events flow
+    until :meth:`hold`; those made after it wait until :meth:`release` (no race with a busy
+    host: a test that pauses while they are held sees them held)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        import asyncio
+
+        super().__init__(*args, **kwargs)
+        self.gate = asyncio.Event()
+        self.gate.set()
 
     async def subscribe(self, table_id: str, person: Person, after: int) -> Subscription:
-        return _Late(await super().subscribe(table_id, person, after))
+        return _Late(await super().subscribe(table_id, person, after), self.gate)
+
+    def hold(self) -> None:
+        self.gate.clear()
+
+    def release(self) -> None:
+        self.gate.set()
 
 
 class _Late:
-    DELAY = 0.3
-
-    def __init__(self, sub: Subscription) -> None:
+    def __init__(self, sub: Subscription, gate: Any) -> None:
         self.sub = sub
+        self.gate = gate
 
     @property
     def lost(self) -> bool:
         return self.sub.lost
 
     async def next(self) -> TableEvent:
-        import asyncio
-
         event = await self.sub.next()
-        await asyncio.sleep(self.DELAY)
+        await self.gate.wait()
         return event
 
     def ready(self) -> list[TableEvent]:
-        return self.sub.ready()
+        return self.sub.ready() if self.gate.is_set() else []
 
     def close(self) -> None:
         self.sub.close()
@@ -785,10 +797,16 @@ async def test_a_moves_answer_before_its_events_draws_nothing_and_its_events_dra
         screen = await sit_at(pilot, hub, tid, 0)
         screen.SENDING_SHOWN_AFTER = 5.0  # (no "Playing your move…" meanwhile)
         redraws = count_redraws(screen)
+        hub.hold()
         await pilot.press("enter")
-        await asyncio.sleep(_Late.DELAY / 3)
+        for _ in range(100):  # until the hub has answered
+            if screen._answered is not None:
+                break
+            await asyncio.sleep(0.01)
         assert len(hub.controller(tid).state.history) == 1  # played and answered
+        await pilot.pause()
         assert screen._sending and not redraws  # the events are still on their way
+        hub.release()
         await settle_table(pilot, hub, tid)
         assert not screen._sending
         assert line(screen, "#move-line") == "Waiting for Bob"
@@ -809,12 +827,14 @@ async def test_once_the_hub_has_answered_a_move_playing_your_move_is_not_drawn()
     async with app.run_test(size=(80, 24)) as pilot:
         tid = await new_table(hub)
         screen = await sit_at(pilot, hub, tid, 0)
-        assert screen.SENDING_SHOWN_AFTER < _Late.DELAY
         redraws = count_redraws(screen)
+        hub.hold()
         await pilot.press("enter")
         await pilot.pause(screen.SENDING_SHOWN_AFTER + 0.1)
+        assert screen._answered is not None  # (the hub answered at once: a LocalHub)
         assert screen._sending and not redraws
         assert line(screen, "#move-line") != "Playing your move…"
+        hub.release()
         await settle_table(pilot, hub, tid)
         assert log_texts(screen)[-1].startswith("Ann ") and len(redraws) == 1
 
