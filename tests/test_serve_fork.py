@@ -39,6 +39,7 @@ from serve_support import (
 )
 
 from casino_tui import procs
+from casino_tui.app import cellcache
 from casino_tui.serve import forkserver
 from casino_tui.serve.forkserver import ForkedGame, ForkServer, autogroup_nice
 from casino_tui.serve.players import has_saved_game
@@ -71,9 +72,11 @@ PROBE = textwrap.dedent('''
             return replaced and all(old is not code for old in hotcode._kept)
 
         table = sys.modules["casino_tui.app.screens.tablegame"].TableGameScreen
+        widths = sys.modules["rich.cells"].cached_cell_len.cache_info()
         return {"kept": len(hotcode._kept),
                 "compose_packed": is_packed(game.GameScreen.compose.__code__),
-                "table_packed": is_packed(table.__init__.__code__)}
+                "table_packed": is_packed(table.__init__.__code__),
+                "widths_kept": [widths.maxsize, widths.currsize]}
 
     def main(args):
         if args[0] == "crash":
@@ -493,7 +496,9 @@ def test_a_forked_game_collects_no_garbage_once_it_quits(probe: Path) -> None:
 def test_a_warm_fork_server_packs_the_code_a_game_runs(probe: Path) -> None:
     """The warm fork server gives the code a game runs (found by short headless games in
     children of its own, solo and at a table) new copies made together
-    (casino_tui.serve.hotcode), which its children run; a cold one packs nothing."""
+    (casino_tui.serve.hotcode), which its children run; a cold one packs nothing. Its
+    children start with the bounded cache of texts' widths empty (casino_tui.app.cellcache):
+    the widths its warm-up measured are not theirs to move about."""
     async def scenario(warm: bool) -> dict[str, object]:
         forker = await started(warm=warm)
         try:
@@ -510,6 +515,7 @@ def test_a_warm_fork_server_packs_the_code_a_game_runs(probe: Path) -> None:
     assert isinstance(packed, dict)
     assert packed["kept"] > 1000 and packed["compose_packed"] is True
     assert packed["table_packed"] is True  # and what a game at a table runs (its screen)
+    assert packed["widths_kept"] == [cellcache.SIZE, 0]
     assert asyncio.run(scenario(False))["packed"] is None  # cold: the app is not even imported
 
 

@@ -23,6 +23,7 @@ from casino_tui.settings import Settings, load_settings, save_settings
 from . import firstframe, quitting
 from .background import in_background
 from .cardfmt import CardPainter, face_background
+from .cellcache import fewer_cell_lengths
 from .output import QuickFilters, compact_output
 from .screens import firstshow
 from .screens.title import TitleScreen
@@ -122,6 +123,8 @@ class CasinoApp(App[None]):
         lazy_strip_caches()
         # a widget's drawn lines go with it, not kept by Textual's cache of two styles
         unkeyed_inner_outer()
+        # texts' widths remembered for the last 512 texts, not Rich's 4,096
+        fewer_cell_lengths()
         # CSS parsed once per process (and before the fork, in the fork server), not per app
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
         self.web_links = web_links

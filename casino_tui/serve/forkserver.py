@@ -446,6 +446,10 @@ def _prepare(warm: bool) -> bool:
     if threading.active_count() > 1:  # a fork copies only the calling thread
         print("casino-tui fork server: threads still running after the warm-up: "
               f"{threading.enumerate()}", file=sys.stderr)
+    # a game's texts' widths are its own (casino_tui.app.cellcache)
+    from casino_tui.app.cellcache import forget_cell_lengths
+
+    forget_cell_lengths()
     gc.collect()
     gc.freeze()
     return merge_pages()
