@@ -29,6 +29,8 @@ from typing import Any
 
 import rich.cells
 
+from .knowncache import lru_wrapped
+
 SIZE = 512  # texts remembered
 RICH_SIZE = 4096  # Rich's own cache's size, as known here
 _installed: list[Any] = []  # the replacement, once made
@@ -41,9 +43,8 @@ def fewer_cell_lengths() -> bool:
     current: Any = rich.cells.cached_cell_len
     if _installed and current is _installed[0]:
         return True
-    wrapped = getattr(current, "__wrapped__", None)
-    info = getattr(current, "cache_info", None)
-    if wrapped is None or info is None or info().maxsize != RICH_SIZE:
+    wrapped = lru_wrapped(current, RICH_SIZE)
+    if wrapped is None:
         return False
     bounded = lru_cache(SIZE)(wrapped)
     _installed[:] = [bounded]

@@ -21,6 +21,8 @@ from typing import Any
 
 from textual._styles_cache import StylesCache
 
+from .knowncache import lru_wrapped
+
 SIZE = 1024  # as Textual's own cache
 _installed: list[Any] = []  # the replacement, once made
 
@@ -32,9 +34,8 @@ def unkeyed_inner_outer() -> bool:
     current: Any = vars(StylesCache).get("get_inner_outer")
     if _installed and current is _installed[0]:
         return True
-    wrapped = getattr(current, "__wrapped__", None)
-    info = getattr(current, "cache_info", None)
-    if wrapped is None or info is None or info().maxsize != SIZE:
+    wrapped = lru_wrapped(current, SIZE)
+    if wrapped is None:
         return False
     # the method's own code (it never reads its ``self``), cached by the colours alone
     method = staticmethod(lru_cache(SIZE)(partial(wrapped, None)))
