@@ -12,8 +12,9 @@ headless round at 100x30 measured 930-960 texts for the first time with a cache 
 with 256.
 
 :func:`fewer_cell_lengths` puts a cache of :data:`SIZE` entries of the same function in the
-place of Rich's, in ``rich.cells`` and in every module of Rich and Textual that imported it by
-name (Textual's compositor, its segment tools, its wrapping, its content), so the widths are the
+place of Rich's, in ``rich.cells`` (whose ``cell_len``, which the rest of Rich imports, reads
+it there) and in every module of Textual that imported it by name (its compositor, its segment
+tools, its wrapping, its content), so the widths are the
 same and fewer texts are kept. It is installed only when Rich's is the cache known here (an
 ``lru_cache`` of 4,096 around a function): another version of Rich keeps its own.
 :func:`forget_cell_lengths` empties it: the fork server does, before it forks, so that a
@@ -48,8 +49,9 @@ def fewer_cell_lengths() -> bool:
         return False
     bounded = lru_cache(SIZE)(wrapped)
     _installed[:] = [bounded]
+    rich.cells.cached_cell_len = bounded  # (Rich's own modules import cell_len, which reads it)
     for name, module in list(sys.modules.items()):
-        if name.partition(".")[0] not in ("rich", "textual"):
+        if name.partition(".")[0] != "textual":
             continue
         namespace = getattr(module, "__dict__", None)
         if not isinstance(namespace, dict):

@@ -6,6 +6,7 @@ seat's cards."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
@@ -746,8 +747,6 @@ class LateEventsHub(LocalHub):
     host: a test that pauses while they are held sees them held)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        import asyncio
-
         super().__init__(*args, **kwargs)
         self.gate = asyncio.Event()
         self.gate.set()
@@ -763,7 +762,7 @@ class LateEventsHub(LocalHub):
 
 
 class _Late:
-    def __init__(self, sub: Subscription, gate: Any) -> None:
+    def __init__(self, sub: Subscription, gate: asyncio.Event) -> None:
         self.sub = sub
         self.gate = gate
 
