@@ -11,9 +11,11 @@ import pytest
 from textual._compositor import Compositor
 from textual.dom import DOMNode
 from textual.screen import Screen
+from textual.widgets import OptionList
 
 from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.screens.setup import SetupScreen
+from casino_tui.app.screens.title import TitleScreen
 
 from .conftest import asynctest, make_app, settle
 
@@ -77,6 +79,48 @@ async def test_a_new_games_table_is_drawn_whole_once_and_laid_out_once(
         await settle(pilot)
         await pilot.pause(0.1)
         assert len([w for w in drawn["wholes"] if w[0] == "GameScreen"]) == 2
+
+
+@asynctest
+async def test_the_title_under_the_table_neither_refreshes_nor_redraws_it(
+        drawn: dict[str, list[Any]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The New game screen's Enter dismisses it, which resumes the title, and pushes the
+    table: the title refreshed its menu under the table, and Textual had the table repaint all
+    of itself for what changed on the title (a screen right under the top one counts as seen
+    through it), drawing its first frame whole twice whenever the title's update came after
+    that frame (always on Python 3.12 and 3.13). Under the table the title changes nothing
+    on the screen; shown again, it is drawn whole, with its menu up to date."""
+    refreshed: list[bool] = []
+    refresh_menu = TitleScreen.refresh_menu
+
+    def counted(self: TitleScreen, look: bool = True) -> None:
+        refreshed.append(look)
+        refresh_menu(self, look)
+
+    monkeypatch.setattr(TitleScreen, "refresh_menu", counted)
+    app = make_app(None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        title = app.screen
+        assert isinstance(title, TitleScreen)
+        menu = title.query_one("#title-menu", OptionList)
+        assert menu.get_option("continue").disabled
+        refreshed.clear()
+        await _deal(pilot, drawn)
+        assert refreshed == []  # (not while the table covers it)
+        assert [w[0] for w in drawn["wholes"]] == ["GameScreen"], drawn["wholes"]
+        # whatever changes on the title later does not draw the table again
+        title.refresh()
+        menu.refresh()
+        await settle(pilot)
+        await pilot.pause(0.1)
+        assert [w[0] for w in drawn["wholes"]] == ["GameScreen"], drawn["wholes"]
+        await pilot.press("q", "y")  # back to the title: drawn whole, its menu refreshed
+        await settle(pilot)
+        await pilot.pause(0.1)
+        assert app.screen is title and refreshed == [True]
+        assert drawn["wholes"][-1][0] == "TitleScreen"
+        assert not menu.get_option("continue").disabled  # (the game just left)
 
 
 @asynctest

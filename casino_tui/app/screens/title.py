@@ -124,12 +124,34 @@ class TitleScreen(Screen[None]):
         self.update_classes(breakpoint_classes(self, size), animate=False)
 
     def on_screen_resume(self) -> None:
+        if self.app.screen is not self:
+            # Resumed under a screen pushed over it before this ran (the New game screen's
+            # Enter dismisses it, which resumes this, and pushes the table): nothing of it
+            # shows, so its menu is refreshed when it is shown. Textual's own handler, next,
+            # lays it out, so that showing is not its first frame.
+            self._shown = True
+            return
         if not self._shown:
             # (after Textual's own handler, which runs after this one)
             self.call_next(self._keep_first_frame)
         # The first time, under a server, the app looks once it has reached the tables
         self.refresh_menu(look=self._shown or not self.casino.tables_from_link)
         self._shown = True
+
+    def _compositor_refresh(self) -> None:
+        """Under a screen with an opaque background (the table, and every full screen)
+        nothing of this one shows, yet Textual has the screen on top repaint all of itself
+        for what changed here (a screen right under the top one counts as seen through it):
+        the table's first frame drawn whole a second time when this screen's update came
+        after it. What changed here is dropped instead: Textual draws all of this screen
+        again when it is shown (its resume refreshes it). Under a dialog it shows through,
+        it is drawn as from Textual."""
+        top = self.app.screen
+        if top is not self and top.styles.background.a == 1:
+            self._compositor._dirty_regions.clear()
+            self._dirty_widgets.clear()
+            return
+        super()._compositor_refresh()
 
     def _keep_first_frame(self) -> None:
         """Textual shows a screen for the first time by laying it out and drawing all of it
