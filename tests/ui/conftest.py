@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import textual.css.stylesheet as textual_stylesheet
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from casino_tui.app import sharedcss
 from casino_tui.app.app import CasinoApp
@@ -64,14 +65,14 @@ def make_app(state: State | None = None, config: GameConfig | None = None, *, hu
                      save_settings_to_disk=save, store=store, **kwargs)
 
 
-def record_frames(monkeypatch: pytest.MonkeyPatch, screen_class: type[GameScreen],
+def record_frames(monkeypatch: pytest.MonkeyPatch, screen_class: type[Screen[Any]],
                   note: Callable[[Any], str], notes: list[str] | None = None) -> list[str]:
     """A list (``notes``, or a new one) that gets ``note(screen)`` for each frame a
     ``screen_class`` screen draws (hands to Textual's output), in order."""
     notes = [] if notes is None else notes
     refresh = screen_class._compositor_refresh
 
-    def noted_refresh(screen: GameScreen) -> None:
+    def noted_refresh(screen: Screen[Any]) -> None:
         if isinstance(screen, screen_class):
             notes.append(note(screen))
         refresh(screen)

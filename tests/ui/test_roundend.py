@@ -13,6 +13,7 @@ import pytest
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from textual._compositor import Compositor, LayoutUpdate
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
@@ -20,6 +21,7 @@ from textual.widgets import Static
 from casino_tui.app.app import CasinoApp
 from casino_tui.app.renderonce import RenderedOnce
 from casino_tui.app.screens import firstshow, summary
+from casino_tui.app.screens.game import GameScreen
 from casino_tui.app.screens.gameover import GameOverScreen
 from casino_tui.app.screens.summary import RoundSummaryScreen
 from casino_tui.app.styles import css, screen_css_files
@@ -118,6 +120,70 @@ async def test_the_summarys_table_is_rendered_once_as_it_is_shown() -> None:
         content = screen.query_one("#summary-table", Static).content
         assert isinstance(content, RenderedOnce)
         assert content.renders == 1
+
+
+@asynctest
+async def test_what_the_table_changed_before_the_summary_came_is_not_drawn_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The summary's first frame draws the table under it as it is: the round's last move,
+    the log's "Round 1 over" and the key bar's summary keys, all changed just before. When
+    the table's own update came after that frame, Textual had the summary draw all of itself
+    again for it, the same picture (twice in three runs, headless). Drawn whole once now; a
+    repaint asked for later draws the same picture, and what the table changes after the
+    summary's first frame is still drawn."""
+    held = [False]
+    update = GameScreen._on_timer_update
+
+    def late(self: GameScreen) -> None:  # (the table's update comes after the summary's frame)
+        if held[0]:
+            self._update_timer.pause()
+            return
+        update(self)
+
+    monkeypatch.setattr(GameScreen, "_on_timer_update", late)
+    frames: list[tuple[str, list[str]]] = []
+    whole = Compositor.render_full_update
+
+    def drawing(self: Compositor, *args: Any, **kwargs: Any) -> LayoutUpdate:
+        update = whole(self, *args, **kwargs)
+        lines = ["".join(f"{seg.text}{seg.style}" for strip in line for seg in strip)
+                 for line in update.strips]
+        frames.append((type(self.root).__name__, lines))
+        return update
+
+    monkeypatch.setattr(Compositor, "render_full_update", drawing)
+    updates: list[str] = []
+    any_update = Compositor.render_update
+
+    def updating(self: Compositor, *args: Any, **kwargs: Any) -> object:
+        updates.append(type(self.root).__name__)
+        return any_update(self, *args, **kwargs)
+
+    monkeypatch.setattr(Compositor, "render_update", updating)
+    app = make_app(last_play())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        game = app.screen
+        assert isinstance(game, GameScreen)
+        held[0] = True
+        frames.clear()
+        screen = await _to_summary(app, pilot)
+        await pilot.pause(0.2)
+        assert [name for name, _ in frames] == ["RoundSummaryScreen"]
+        held[0] = False
+        game._update_timer.resume()
+        await pilot.pause(0.2)
+        assert [name for name, _ in frames] == ["RoundSummaryScreen"]
+        screen.refresh()  # a repaint asked for later: the same picture
+        await pilot.pause(0.2)
+        assert [name for name, _ in frames] == ["RoundSummaryScreen"] * 2
+        assert frames[1][1] == frames[0][1]
+        # what the table changes now is drawn (seen through the summary: its part of it)
+        updates.clear()
+        game.local.add_note("A note after the summary came")
+        game.refresh_all()
+        await pilot.pause(0.2)
+        assert updates == ["RoundSummaryScreen"] and len(frames) == 2
 
 
 async def _summary_picture(theme: str | None, resize: tuple[int, int] | None) -> str:

@@ -31,7 +31,10 @@ the app's queue, after those (the layout they ask for stays: what it moves is dr
 then the app's drawing is held (its ``batch_update``, from just after the first frame): on a
 busy host the app's queue is late, and the screen's update timer (a frame after its first
 resume) drew the whole again, and laid the screen out a third time, before the second
-drawing was dropped. The picture is the same (every snapshot unchanged). A screen whose
+drawing was dropped. What a screen seen through this one (the table under a dialog) had
+changed before the first frame, which drew it as it was then, is not drawn again either:
+Textual had the dialog draw all of itself for it once that screen's update came. The picture
+is the same (every snapshot unchanged). A screen whose
 picture differs when its breakpoint classes are there before it is styled sets
 ``EARLY_BREAKPOINTS = False`` and gets them at the first resize, as from Textual (the New
 game screen did, when the first resume did not restyle: its box landed one column to the
@@ -120,6 +123,7 @@ class FirstShow(_Base):
     _laid_out_once = False  # the second layout dropped (True once the first is done)
     _first_layout_from = 0.0  # (Textual's clock) the first layout began after this
     _first_frame_kept = False  # (the second drawing of the whole first frame dropped)
+    _first_frame_drawn = False  # (its first frame drawn, at its first resume)
     _updates_held: contextlib.ExitStack | None = None  # (the app's batch, until then)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -190,12 +194,30 @@ class FirstShow(_Base):
             # (on the screen's queue: right after Textual's handler, which drew the frame)
             self.call_next(self._hold_updates)
 
+    def _compositor_refresh(self) -> None:
+        super()._compositor_refresh()
+        if not self._first_frame_drawn and self._first_resume_done and self.is_current:
+            self._first_frame_drawn = True
+
     def _hold_updates(self) -> None:
         """Nothing is drawn until the first frame is kept: the screen's update timer, resumed
         once the screen is idle, would otherwise draw the whole again (and lay it out again)
         whenever the app's queue takes longer than a frame to get to
         :meth:`_keep_first_frame`, as on a busy host. What is asked meanwhile is drawn
-        then."""
+        then.
+
+        And what the screens seen through this one (a dialog's, under it) had changed before
+        its first frame is taken as drawn: that frame drew them as they are now, and Textual
+        would have this screen draw all of itself again for it once their update came (the
+        round's summary was drawn whole twice, the same picture: the table under it had just
+        noted the round's end and shown the summary's keys). A screen under it with a layout
+        to do keeps what it changed (what it moves is drawn)."""
+        if self._first_frame_drawn:
+            for under in self.app._background_screens:
+                if not under._layout_required and not under._scroll_required:
+                    under._repaint_required = False
+                    under._dirty_widgets.clear()
+                    under._compositor._dirty_regions.clear()
         if not self._first_frame_kept and self._updates_held is None:
             self._updates_held = contextlib.ExitStack()
             self._updates_held.enter_context(self.app.batch_update())
