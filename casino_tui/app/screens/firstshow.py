@@ -196,7 +196,7 @@ class FirstShow(_Base):
 
     def _compositor_refresh(self) -> None:
         super()._compositor_refresh()
-        if not self._first_frame_drawn and self._first_resume_done and self.is_current:
+        if not self._first_frame_drawn and self._first_resume_done and self is self.app.screen:
             self._first_frame_drawn = True
 
     def _hold_updates(self) -> None:
