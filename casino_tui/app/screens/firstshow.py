@@ -92,6 +92,14 @@ def restyle_held(node: DOMNode) -> bool:
     return False
 
 
+def drop_undrawn(screen: Screen[Any]) -> None:
+    """Forget what ``screen`` changed and has not drawn (its widgets to repaint, its dirty
+    regions): for a screen whose changes are already on the terminal, or hidden."""
+    screen._repaint_required = False
+    screen._dirty_widgets.clear()
+    screen._compositor._dirty_regions.clear()
+
+
 def breakpoint_classes(screen: Screen[Any], size: Size) -> dict[str, bool]:
     """The breakpoint classes of ``screen`` at ``size`` (``HORIZONTAL_BREAKPOINTS`` and
     ``VERTICAL_BREAKPOINTS``, the screen's own or else the app's), each with whether it
@@ -215,9 +223,7 @@ class FirstShow(_Base):
         if self._first_frame_drawn:
             for under in self.app._background_screens:
                 if not under._layout_required and not under._scroll_required:
-                    under._repaint_required = False
-                    under._dirty_widgets.clear()
-                    under._compositor._dirty_regions.clear()
+                    drop_undrawn(under)
         if not self._first_frame_kept and self._updates_held is None:
             self._updates_held = contextlib.ExitStack()
             self._updates_held.enter_context(self.app.batch_update())

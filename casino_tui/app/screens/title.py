@@ -17,7 +17,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..keylinks import key_link
-from .firstshow import breakpoint_classes
+from .firstshow import breakpoint_classes, drop_undrawn
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..app import CasinoApp
@@ -148,8 +148,7 @@ class TitleScreen(Screen[None]):
         it is drawn as from Textual."""
         top = self.app.screen
         if top is not self and top.styles.background.a == 1:
-            self._compositor._dirty_regions.clear()
-            self._dirty_widgets.clear()
+            drop_undrawn(self)
             return
         super()._compositor_refresh()
 
