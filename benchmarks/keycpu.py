@@ -19,7 +19,8 @@ It prints, per kind of key, the median and mean CPU milliseconds and bytes writt
 records the first game's turns (from its first turn on) with py-spy, if installed, into FILE as
 collapsed stacks; ``--cprofile FILE`` runs the first game under cProfile (its main thread, from
 its first turn on: :mod:`benchmarks.cprofiled`) and writes the statistics into FILE;
-``--cprofile-keys play`` (or ``right``, ``left``) profiles only those keys, each from the key to
+``--cprofile-keys play`` (or ``right``, ``left``; ``new``, the title's ``n``; ``start``, the
+New game screen's Enter) profiles only those keys, each from the key to
 its quiet screen (with ``CPROFILED_WARM=1`` in the environment the game first warms up as the
 fork server does: :mod:`benchmarks.cprofiled`); ``last`` only the last turn's play (with
 ``--turns 24``, in the default two-player game, the play that ends the round and shows its
@@ -56,6 +57,8 @@ from casino_tui.serve.forkserver import FORK_SERVER_FLAGS
 from .loadkit import ESCAPES, KEY_ENTER, KEY_QUIT, KEY_RIGHT, NO_MOVE, ROUND_OVER, TITLE, YOUR_TURN
 
 KEY_LEFT = b"\x1b[D"
+# cards a player is dealt at a time (the default game's): every HAND-th play ends a hand
+HAND = 4
 # the module a --cprofile game runs under (benchmarks.framecount runs it under its own)
 WRAPPER = "benchmarks.cprofiled"
 QUIET = 0.25  # seconds without output after which a key's effect is taken as drawn
@@ -244,7 +247,7 @@ def play(turns: int, size: tuple[int, int], seed: int, profile: str | None,
          cprofile: str | None = None,
          cprofile_keys: str = "all", forked: bool = False) -> dict[str, list[tuple[float, int]]]:
     costs: dict[str, list[tuple[float, int]]] = {"right": [], "left": [], "play": [],
-                                                 "round_over": []}
+                                                 "deal": [], "round_over": []}
     game = Game(size, seed, cprofile, forked)
     plays = 0
 
@@ -260,13 +263,19 @@ def play(turns: int, size: tuple[int, int], seed: int, profile: str | None,
             game.pause_cprofile()
         if name == "play" and ROUND_OVER.search(text):
             name = "round_over"  # the play that ends the round: counted apart
+        elif name == "play" and plays % HAND == 0:
+            name = "deal"  # the hand's last card: the next deal is drawn too, counted apart
         costs[name].append((ms, nbytes))
         return text
 
     try:
         game.read(until=TITLE, timeout=30)
-        game.key(b"n", until="Preset")
-        game.key(KEY_ENTER, until=YOUR_TURN)
+        for name, data, until in (("new", b"n", "Preset"), ("start", KEY_ENTER, YOUR_TURN)):
+            if cprofile_keys == name:
+                game.start_cprofile()
+            game.key(data, until=until)
+            if cprofile_keys == name:
+                game.pause_cprofile()
         if profile:
             game.profile(profile)
         if cprofile_keys == "all":
@@ -312,9 +321,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="record the first game with py-spy into FILE (collapsed stacks)")
     parser.add_argument("--cprofile", metavar="FILE",
                         help="run the first game under cProfile, its statistics into FILE")
-    parser.add_argument("--cprofile-keys", choices=("all", "right", "left", "play", "last"),
+    parser.add_argument("--cprofile-keys",
+                        choices=("all", "right", "left", "play", "last", "new", "start"),
                         default="all", help="with --cprofile: only these keys (default all, "
-                        "from the first turn on; last: the last turn's play)")
+                        "from the first turn on; last: the last turn's play; new: the title's "
+                        "n, the New game screen; start: its Enter, the deal)")
     parser.add_argument("--forked", action="store_true",
                         help="fork each game from a warm fork server, as serve does")
     args = parser.parse_args(argv)
@@ -338,6 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         nbytes = [v[1] for v in values]
         what = {"right": "Right (next card, its move previewed)", "left": "Left (back)",
                 "play": "Enter (play, then the computer's answer, to the next turn)",
+                "deal": "Enter (a hand's last card: the next deal drawn)",
                 "round_over": "Enter (the play that ends the round: its summary)"}[name]
         print(f"  {what:60} median {statistics.median(ms):6.1f} ms  mean "
               f"{statistics.mean(ms):6.1f} ms  bytes median {statistics.median(nbytes):6.0f}"

@@ -848,6 +848,8 @@ async def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
         if args.unredrawn:
             write_unredrawn(args.unredrawn, [(f"load{r.number}", r.unredrawn)
                                              for r in done.results])
+        if args.samples:
+            write_samples(args.samples, done)
         if args.json:
             print(json.dumps({**session_figures(done, args.moves),
                               "client_processes": args.client_processes,
@@ -871,6 +873,21 @@ def write_unredrawn(path: Path, players: Sequence[tuple[str, Sequence[Unredrawn]
                 out.write(json.dumps({"player": name, "key": m.key, "verdict": m.verdict,
                                       "later_s": m.later_s, "hand": m.hand,
                                       "before": m.before}) + "\n")
+
+
+def write_samples(path: Path, done: LoadRun) -> None:
+    """Each measured key of a ``--sessions`` run, a JSON line each (``--samples FILE``), in
+    the order they went: to see which keys of which players were slow, and when (``mono``: the
+    system's monotonic clock, which the server's and games' own records share)."""
+    start = min((r.started_at for r in done.results), default=0.0)
+    rows = [(at, f"load{r.number}", n, name, latency) for r in done.results
+            for n, (at, name, latency) in enumerate(zip(r.measured_at, r.measured_keys,
+                                                          r.latencies, strict=False))]
+    with path.open("w") as out:
+        for at, player, n, name, latency in sorted(rows):
+            out.write(json.dumps({"player": player, "key": name, "n": n,
+                                  "at_s": round(at - start, 4), "mono": round(at, 4),
+                                  "ms": round(latency * 1000, 2)}) + "\n")
 
 
 def pool_summary(work: Path) -> str | None:
@@ -1019,6 +1036,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "did not finish or had a key never redrawn (loadN.jsonl: every "
                              "chunk of output, key and wait, with times; python -m "
                              "benchmarks.loadkit replay FILE [SECONDS] shows its screen)")
+    parser.add_argument("--samples", metavar="FILE", type=Path,
+                        help="with --sessions: write each measured key to FILE (JSON lines: "
+                             "the player, the key, its number among the player's measured "
+                             "keys, when it went, in seconds from the first connection and "
+                             "on the system's monotonic clock, and its latency in ms)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary data directory and server log")

@@ -809,6 +809,21 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     assert sum(k["over_250_ms"] for k in keys.values()) == sum(
         w["over_250_ms"] for w in windows)
     assert all(0 < k["p50_ms"] <= k["p95_ms"] for k in keys.values())
+    # ... and each one (--samples FILE), in the order they went, on the monotonic clock
+    load.write_samples(tmp_path / "samples.jsonl", done)
+    rows = [json.loads(line) for line in
+            (tmp_path / "samples.jsonl").read_text().splitlines()]
+    assert len(rows) == f["key_to_screen_samples"]
+    assert [r["at_s"] for r in rows] == sorted(r["at_s"] for r in rows) and rows[0]["at_s"] > 0
+    assert {r["key"] for r in rows} == set(keys)
+    assert {r["player"] for r in rows} == {f"load{r.number}" for r in done.results}
+    for player in done.results:
+        mine = [r for r in rows if r["player"] == f"load{player.number}"]
+        assert sorted(r["n"] for r in mine) == list(range(len(player.latencies)))
+        assert sorted(r["ms"] for r in mine) == sorted(round(x * 1000, 2)
+                                                       for x in player.latencies)
+        assert all(r["mono"] - r["at_s"] == pytest.approx(min(
+            x.started_at for x in done.results), abs=1e-3) for r in mine)
     for name in ("key_to_screen_ms_p50", "key_to_screen_ms_p95", "key_to_screen_ms_p99",
                  "title_after_connect_s_median", "title_after_connect_s_p95"):
         assert isinstance(f[name], float) and f[name] > 0, name
@@ -870,6 +885,8 @@ def test_load_tool_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert load.build_parser().parse_args(["--session-nice", "0"]).session_nice == 0
     assert not load.build_parser().parse_args([]).every_right
     assert load.build_parser().parse_args(["--every-right"]).every_right
+    assert load.build_parser().parse_args(["--samples", "keys.jsonl"]).samples == Path(
+        "keys.jsonl")
     for bad in (["--tables", "2", "--players", "5"], ["--tables", "-1"], ["--moves", "-2"],
                 ["--pace", "-1"], ["--redraw-timeout", "0"], ["--session-nice", "20"],
                 ["--client-processes", "0"]):
