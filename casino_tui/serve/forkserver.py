@@ -50,6 +50,7 @@ import gc
 import json
 import logging
 import os
+import random
 import selectors
 import signal
 import socket
@@ -778,6 +779,28 @@ def once_after_first_frame(within: float, action: Callable[[], None]) -> None:
 # 1.1 s); 300, 5, 10 runs 2-3 (docs/SERVE.md, "The collector's thresholds, traded again").
 SESSION_GC_THRESHOLDS = (300, 5, 10)
 
+# How far a game's youngest threshold strays from :data:`SESSION_GC_THRESHOLDS`' at random,
+# either way (a quarter: 225 to 375), so that a crowd's games, which make the same objects at
+# the same pace, do not all collect at the same moment (:func:`session_gc_thresholds`).
+GC_SPREAD = 0.25
+
+
+def session_gc_thresholds(rng: random.Random | None = None) -> tuple[int, int, int]:
+    """A forked game's own thresholds: :data:`SESSION_GC_THRESHOLDS`, its youngest one drawn
+    at random within :data:`GC_SPREAD` of it (the same on average).
+
+    Every collection comes after a count of allocations, so games that play the same script
+    at the same pace collect at the same moments: in a crowd of 200 players started together
+    (``python -m benchmarks.load --sessions 200 --pace 2``), 168 of a run's 295 full
+    collections (about 8 ms of CPU each) came within the same ten seconds, at the same deal,
+    and the keys pressed then waited for them (in some runs 100-200 of them over 250 ms). A
+    threshold of its own moves each game's collections apart from the others' by a share of
+    the allocations between them: at most 41 full collections in any five seconds of such a
+    run instead of 112, the same CPU in all (docs/SERVE.md, "A crowd's collections apart")."""
+    young, middle, old = SESSION_GC_THRESHOLDS
+    draw = (rng or random.Random()).uniform(1 - GC_SPREAD, 1 + GC_SPREAD)
+    return round(young * draw), middle, old
+
 
 def collect_sooner() -> None:
     """In a forked game, collect cyclic garbage more often than Python does by default.
@@ -792,8 +815,9 @@ def collect_sooner() -> None:
     froze (:func:`_prepare`), so even a collection of every generation walks only the objects
     the game made itself (about 25,000), where a fresh process would walk all of Textual too.
     The CPU of a key did not change beyond the noise (``python -m benchmarks.keycpu --forked``;
-    docs/SERVE.md, "What a game makes of its own")."""
-    gc.set_threshold(*SESSION_GC_THRESHOLDS)
+    docs/SERVE.md, "What a game makes of its own"). Each game draws its own thresholds
+    (:func:`session_gc_thresholds`)."""
+    gc.set_threshold(*session_gc_thresholds())
 
 
 # Seconds a forked game runs without its cyclic garbage collector when it shows no first frame
@@ -903,6 +927,7 @@ __all__ = [
     "FIRST_FRAME_LIMIT",
     "FORK_SERVER_COMMAND",
     "FORK_SERVER_FLAGS",
+    "GC_SPREAD",
     "KSM_RUN",
     "SESSION_GC_THRESHOLDS",
     "ForkServer",
@@ -919,4 +944,5 @@ __all__ = [
     "no_collection_once_quitting",
     "once_after_first_frame",
     "serve_forks",
+    "session_gc_thresholds",
 ]
