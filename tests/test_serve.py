@@ -17,6 +17,7 @@ import re
 import signal
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -759,6 +760,25 @@ def test_servers_share_a_host_key_file(tmp_path: Path, servers: list[Server]) ->
                              capture_output=True, text=True, timeout=60,
                              stdin=subprocess.DEVNULL)
         assert run.returncode == 2 and f"cannot use the host key {bad}: {says}" in run.stderr
+
+
+def test_the_server_collects_what_starting_left_then_freezes_what_it_holds() -> None:
+    """Once listening, the server's full collections walk only what its sessions make: what
+    it started with is frozen, after its garbage (a cycle left by starting) is collected."""
+    code = textwrap.dedent("""
+        import gc, weakref
+        from casino_tui.serve import freeze_what_started
+        class Node: pass
+        left = Node(); left.me = left; gone = weakref.ref(left); del left
+        kept = Node(); kept.me = kept
+        gc.disable()  # (nothing collected but by the call)
+        freeze_what_started()
+        print(gone() is None, gc.get_freeze_count() > 10_000, len(gc.get_objects()),
+              any(o is kept for o in gc.get_objects()))
+    """)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert run.stdout.split() == ["True", "True", "0", "False"], run.stderr
 
 
 def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
