@@ -793,7 +793,7 @@ def session_gc_thresholds(rng: random.Random | None = None) -> tuple[int, int, i
     at the same pace collect at the same moments: in a crowd of 200 players started together
     (``python -m benchmarks.load --sessions 200 --pace 2``), 168 of a run's 295 full
     collections (about 8 ms of CPU each) came within the same ten seconds, at the same deal,
-    and the keys pressed then waited for them (in some runs 100-200 of them over 250 ms). A
+    and the keys pressed then waited for them (in some runs 100-260 keys over 250 ms). A
     threshold of its own moves each game's collections apart from the others' by a share of
     the allocations between them: at most 41 full collections in any five seconds of such a
     run instead of 112, the same CPU in all (docs/SERVE.md, "A crowd's collections apart")."""
