@@ -197,6 +197,18 @@ async def started(warm: bool = False) -> ForkServer:
     return forker
 
 
+async def forked_report(forker: ForkServer, args: list[str], out: Path, cwd: Path,
+                        nice: int = 0) -> Any:
+    """Fork a probe child with ``args`` on a PTY of its own, wait for it to end with status 0
+    and read the report it wrote to ``out``."""
+    child, master, _ = await fork(forker, args, {}, cwd, nice)
+    try:
+        assert await asyncio.wait_for(child.wait(), 30) == 0
+    finally:
+        os.close(master)
+    return json.loads(out.read_text())
+
+
 async def fork(forker: ForkServer, args: list[str], env: dict[str, str],
                cwd: Path, nice: int = 0) -> tuple[ForkedGame, int, str]:
     """A child on a new PTY: the child, the PTY's master (the caller closes it) and the
@@ -266,16 +278,9 @@ def test_children_run_below_the_servers_priority_when_asked(probe: Path) -> None
     async def scenario() -> list[dict[str, object]]:
         forker = await started()
         try:
-            out = []
-            for n, nice in enumerate((0, 4)):
-                child, master, _ = await fork(forker, [str(probe / f"{n}.json"), "0"], {},
-                                              probe, nice)
-                try:
-                    assert await asyncio.wait_for(child.wait(), 30) == 0
-                finally:
-                    os.close(master)
-                out.append(json.loads((probe / f"{n}.json").read_text()))
-            return out
+            return [await forked_report(forker, [str(probe / f"{n}.json"), "0"],
+                                        probe / f"{n}.json", probe, nice)
+                    for n, nice in enumerate((0, 4))]
         finally:
             await forker.close()
 
@@ -424,12 +429,8 @@ def test_children_offer_their_memory_to_the_kernels_same_page_merging(probe: Pat
     async def scenario() -> dict[str, object]:
         forker = await started()
         try:
-            child, master, _ = await fork(forker, [str(probe / "ksm.json"), "0"], {}, probe)
-            try:
-                assert await asyncio.wait_for(child.wait(), 30) == 0
-            finally:
-                os.close(master)
-            return json.loads((probe / "ksm.json").read_text())
+            return await forked_report(forker, [str(probe / "ksm.json"), "0"],
+                                       probe / "ksm.json", probe)
         finally:
             await forker.close()
 
@@ -448,16 +449,9 @@ def test_children_collect_their_garbage_sooner_and_never_walk_the_frozen_objects
     async def scenario() -> list[dict[str, Any]]:
         forker = await started()
         try:
-            reports = []
-            for n in range(3):  # (one at a time: each one's thresholds are its own)
-                out = probe / f"gc{n}.json"
-                child, master, _ = await fork(forker, [str(out), "0"], {}, probe)
-                try:
-                    assert await asyncio.wait_for(child.wait(), 30) == 0
-                finally:
-                    os.close(master)
-                reports.append(json.loads(out.read_text()))
-            return reports
+            # (one at a time: each one's thresholds are its own)
+            return [await forked_report(forker, [str(probe / f"gc{n}.json"), "0"],
+                                        probe / f"gc{n}.json", probe) for n in range(3)]
         finally:
             await forker.close()
 
@@ -505,16 +499,9 @@ def test_a_forked_game_collects_no_garbage_once_it_quits(probe: Path) -> None:
     async def scenario() -> list[dict[str, bool]]:
         forker = await started()
         try:
-            seen = []
-            for when in ("after", "before"):
-                out = probe / f"quit-{when}.json"
-                child, master, _ = await fork(forker, ["quit", str(out), when], {}, probe)
-                try:
-                    assert await asyncio.wait_for(child.wait(), 30) == 0
-                finally:
-                    os.close(master)
-                seen.append(json.loads(out.read_text()))
-            return seen
+            return [await forked_report(forker, ["quit", str(probe / f"quit-{when}.json"), when],
+                                        probe / f"quit-{when}.json", probe)
+                    for when in ("after", "before")]
         finally:
             await forker.close()
 
@@ -532,12 +519,8 @@ def test_a_warm_fork_server_packs_the_code_a_game_runs(probe: Path) -> None:
     async def scenario(warm: bool) -> dict[str, object]:
         forker = await started(warm=warm)
         try:
-            child, master, _ = await fork(forker, [str(probe / "pack.json"), "0"], {}, probe)
-            try:
-                assert await asyncio.wait_for(child.wait(), 30) == 0
-            finally:
-                os.close(master)
-            return json.loads((probe / "pack.json").read_text())
+            return await forked_report(forker, [str(probe / "pack.json"), "0"],
+                                       probe / "pack.json", probe)
         finally:
             await forker.close()
 
@@ -555,12 +538,8 @@ def test_children_run_without_docstrings(probe: Path) -> None:
     async def scenario() -> dict[str, object]:
         forker = await started()
         try:
-            child, master, _ = await fork(forker, [str(probe / "oo.json"), "0"], {}, probe)
-            try:
-                assert await asyncio.wait_for(child.wait(), 30) == 0
-            finally:
-                os.close(master)
-            return json.loads((probe / "oo.json").read_text())
+            return await forked_report(forker, [str(probe / "oo.json"), "0"],
+                                       probe / "oo.json", probe)
         finally:
             await forker.close()
 
