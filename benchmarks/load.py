@@ -717,11 +717,17 @@ def unredrawn_figures(missed: Sequence[Unredrawn]) -> dict[str, Any]:
     }
 
 
+def run_start(done: LoadRun) -> float:
+    """When a ``--sessions`` run began (its first connection, on the monotonic clock): the
+    zero of its keys' times."""
+    return min((r.started_at for r in done.results), default=0.0)
+
+
 def timeline(done: LoadRun, bucket: float = 10.0) -> list[dict[str, Any]]:
     """Key-to-screen latency by when the key went: ``bucket``-second windows from the first
     connection, each with its keys' count, median and p95 (where in the run the slow keys are:
     the crowd's logins at the start, or all along)."""
-    start = min((r.started_at for r in done.results), default=0.0)
+    start = run_start(done)
     windows: dict[int, list[float]] = {}
     for r in done.results:
         for at, latency in zip(r.measured_at, r.latencies, strict=False):
@@ -879,7 +885,7 @@ def write_samples(path: Path, done: LoadRun) -> None:
     """Each measured key of a ``--sessions`` run, a JSON line each (``--samples FILE``), in
     the order they went: to see which keys of which players were slow, and when (``mono``: the
     system's monotonic clock, which the server's and games' own records share)."""
-    start = min((r.started_at for r in done.results), default=0.0)
+    start = run_start(done)
     rows = [(at, f"load{r.number}", n, name, latency) for r in done.results
             for n, (at, name, latency) in enumerate(zip(r.measured_at, r.measured_keys,
                                                           r.latencies, strict=False))]
