@@ -1,8 +1,9 @@
 """Starting a game styles each widget as few times as it can: the New game screen's (``n``) and the
-table's (Enter) widgets are styled as they are mounted and at the screen's first resume, not
-again each time a class changes before that (:func:`firstshow.restyle_held`), and the title
-under the table is not restyled as it is pushed (the app loads the table's CSS at start-up).
-What the widgets end up with is what a full restyle gives them."""
+table's (Enter) widgets are styled as they are mounted; one whose classes changed after that,
+before the screen's first frame, is styled once more at the screen's first resume, not each
+time a class changes (:func:`firstshow.restyle_held`), and the others are not restyled there;
+the title under the table is not restyled as it is pushed (the app loads the table's CSS at
+start-up). What the widgets end up with is what a full restyle gives them."""
 
 from __future__ import annotations
 
@@ -68,12 +69,13 @@ async def _styled_after(pilot: Pilot[None], styled: Counter[int],
 
 
 @asynctest
-async def test_a_new_games_screens_are_each_styled_twice_and_the_title_not_again(
+async def test_a_new_games_screens_are_styled_as_mounted_and_again_only_where_a_class_changed(
         styled: Counter[int]) -> None:
-    """Every widget of the New game screen was styled as it was made (an ``Input`` sets two
-    classes as it is made), as it was mounted, again at each class it got before the first
-    frame (the fields' ``-valid``, the focus, a disabled cycler) and once more at the first
-    resume; the title and all under the app were restyled as the table's CSS came."""
+    """Every widget of the New game screen was styled as it was mounted (an ``Input`` sets two
+    classes as it is made, before that); the focused field and the cycler disabled for two
+    players, whose classes changed after their mount, once more at the first resume, and the
+    screen itself (styled as it was pushed, before its CSS was read); no other node again.
+    The title and all under the app were restyled as the New game screen's CSS came."""
     app = make_app(None)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -83,9 +85,13 @@ async def test_a_new_games_screens_are_each_styled_twice_and_the_title_not_again
         setup, nodes = await _styled_after(pilot, styled, "n")
         assert isinstance(setup, SetupScreen)
         assert len(nodes) > 25
-        assert max(styled[id(node)] for node in nodes) == 2, [
-            (node, styled[id(node)]) for node in nodes if styled[id(node)] > 2]
-        assert styled[id(setup.query_one("#setup-target", Input))] == 2
+        twice = {node for node in nodes if styled[id(node)] == 2}
+        assert all(styled[id(node)] in (1, 2) for node in nodes)
+        assert twice == {setup, setup.query_one("#setup-preset"),
+                         setup.query_one("#setup-partners")}, twice
+        assert setup.focused is setup.query_one("#setup-preset")
+        assert setup.query_one("#setup-partners").disabled
+        assert styled[id(setup.query_one("#setup-target", Input))] == 1
         # (the New game screen's CSS is loaded as it is first pushed: the app restyled)
         assert all(styled[node] == 1 for node in title_nodes)
         assert setup.query_one("#setup-target", Input).has_class("-valid")
@@ -93,7 +99,8 @@ async def test_a_new_games_screens_are_each_styled_twice_and_the_title_not_again
 
         game, nodes = await _styled_after(pilot, styled, "enter")
         assert isinstance(game, GameScreen)
-        assert max(styled[id(node)] for node in nodes) <= 2
+        assert all(styled[id(node)] == 1 for node in nodes if node is not game)
+        assert styled[id(game)] == 2  # (the screen: styled as pushed, again at its resume)
         assert not any(styled[node] for node in title_nodes)  # (the table's CSS was loaded)
         _restyled_whole(app, game)
 

@@ -1,11 +1,11 @@
-"""A screen shown for the first time: its widgets styled twice, laid out twice, drawn once.
+"""A screen shown for the first time: its widgets styled once, laid out twice, drawn once.
 
 When a screen is pushed, Textual styles each of its widgets as it mounts them, then lays the
 screen out and draws all of it (``Screen._on_screen_resume``), and on top of that:
 
 - it styles the whole screen again at that first resume (``ScreenResume.refresh_styles``),
-  although nothing was styled since its widgets were. That one is kept: skipped, the key
-  hints' ``@click`` links (the New game screen's "Enter start") did nothing in a browser;
+  although most of its widgets were styled as they were mounted, with the classes they still
+  have;
 - the first layout sends the screen a resize to the size it was just laid out at, and
   Textual's handler of it lays the screen out again, lays out every screen under it again, and
   sets the breakpoint classes (``-narrow``, ...), which styles the whole screen a third time;
@@ -16,15 +16,21 @@ screen out and draws all of it (``Screen._on_screen_resume``), and on top of tha
   row disabled. Each of the New game screen's four fields was styled three or four times
   before its first frame, each time with its four component classes.
 
-:class:`FirstShow` drops the others but the first: the breakpoint classes are set as the
-screen is made (so its widgets are styled with them at once), a resize to the size the screen
-is already laid out at only sets them (any other resize, a real one, goes on to Textual), the
-second drawing of the whole first frame is dropped (what changed since the first frame is
-still drawn, and whatever asks for a repaint later gets it), and a restyle of a node of the
-screen before its first resume, or of a node not in the DOM, is left out
-(:func:`restyle_held`, from the app's ``update_styles``): the first resume restyles every node
-of the screen, with the classes it has by then (and if that resume does not restyle, the
-screen restyles itself), and a node is styled as it is mounted. The second drawing is asked
+:class:`FirstShow` drops them: the breakpoint classes are set as the screen is made (so its
+widgets are styled with them at once), a resize to the size the screen is already laid out at
+only sets them (any other resize, a real one, goes on to Textual), the second drawing of the
+whole first frame is dropped (what changed since the first frame is still drawn, and whatever
+asks for a repaint later gets it), and a restyle of a node of the screen before its first
+resume, or of a node not in the DOM, is left out (:func:`restyle_held`, from the app's
+``update_styles``). A node is styled as it is mounted, with the classes it has by then; the
+first resume restyles, instead of the whole screen, only the nodes whose restyle was held
+(each with what it holds, with the classes they have by then) and the screen itself (styled as
+it was pushed, before the app read the CSS files it brings): on the New game screen 3 of its 26
+nodes (the screen, the focused field, the cycler disabled for two players), on the table 1 of
+17. What each node ends up with is what a full restyle gives it (tests/ui/test_restyle.py).
+(Skipping that restyle altogether once left the key hints' ``@click`` links dead in a browser,
+tests/web/test_web_browser.py, and the screen itself without the rules of its own CSS file:
+the New game screen's ``align``, its box a column to the left.) The second drawing is asked
 for once the push's widgets are all mounted (Textual's ``AwaitMount``, on the app's queue),
 and for the table also once the New game screen it replaces is removed: so it is dropped from
 the app's queue, after those (the layout they ask for stays: what it moves is drawn). Until
@@ -74,8 +80,8 @@ def restyle_held(node: DOMNode) -> bool:
       as every ``Input`` does twice; or one taken out): a widget is styled as it is mounted
       (``App._register``), with the classes it has by then;
     - ``node`` is in a :class:`FirstShow` screen that was never shown (a widget mounted in it
-      gets a class, the focus): its first resume restyles the whole screen, and then
-      ``node`` with the classes it has by then (:meth:`FirstShow.on_screen_resume`)."""
+      gets a class, the focus): its first resume restyles ``node`` and what it holds, with
+      the classes they have by then (:meth:`FirstShow._restyle_the_held`)."""
     from textual.app import App
     from textual.screen import Screen
 
@@ -87,7 +93,7 @@ def restyle_held(node: DOMNode) -> bool:
     if screen is None or screen._parent is None:  # (a screen's parent is the app)
         return True
     if isinstance(screen, FirstShow) and not screen._first_resume_done:
-        screen._restyle_held = True
+        screen._hold_restyle(node)
         return True
     return False
 
@@ -120,6 +126,7 @@ class FirstShow(_Base):
 
     _first_resume_done = False
     _restyle_held = False  # a restyle was held until the first resume (restyle_held)
+    _held_nodes: dict[int, DOMNode] | None = None  # (those nodes, by id(), in order)
     # False: the first resize to the size the screen is laid out at goes on to Textual (which
     # lays it out again; its breakpoint classes, already set, change nothing)
     SKIP_SAME_RESIZE = True
@@ -192,15 +199,47 @@ class FirstShow(_Base):
         if not self._first_resume_done:
             self._first_resume_done = True
             self._first_layout_from = get_time()
-            if self._restyle_held and not event.refresh_styles:
-                self.update_node_styles(animate=False)  # (Textual's handler does not)
-            # (the restyle of the first resume is kept: without it a key hint's click, an
-            # ``@click`` link such as the New game screen's "Enter start", did nothing in a
-            # browser: tests/web/test_web_browser.py); on the app's queue, after the push's
-            # AwaitMount and the replaced screen's removal, which ask for the whole again
+            # not the whole screen again (Textual's handler, next): only the nodes whose
+            # restyle was held, each with what it holds
+            event.refresh_styles = False
+            self._restyle_the_held()
+            # on the app's queue, after the push's AwaitMount and the replaced screen's
+            # removal, which ask for the whole again
             self.app.call_next(self._keep_first_frame)
             # (on the screen's queue: right after Textual's handler, which drew the frame)
             self.call_next(self._hold_updates)
+
+    def _hold_restyle(self, node: DOMNode) -> None:
+        """A restyle of ``node`` (and what it holds), left for the first resume."""
+        self._restyle_held = True
+        if self._held_nodes is None:
+            self._held_nodes = {}
+        self._held_nodes.setdefault(id(node), node)
+
+    def _restyle_the_held(self) -> None:
+        """At the first resume: every node whose restyle was held (:func:`restyle_held`) and
+        is still in this screen, with its descendants, each once, as Textual's
+        ``App.update_styles`` would have restyled them. The other nodes were styled as they
+        were mounted, with the classes they have (nothing asked for their restyle since)."""
+        held, self._held_nodes = self._held_nodes or {}, None
+        nodes: dict[int, DOMNode] = {}
+        for node in held.values():
+            if id(node) in nodes:
+                continue  # (in a held node restyled with what it holds)
+            if node is not self and node._parent is None:
+                continue  # (taken out since)
+            above: DOMNode | None = node
+            while above is not None and above is not self:
+                above = above._parent  # type: ignore[assignment]
+            if above is None:
+                continue  # (now in another screen's DOM, or none)
+            for each in node.walk_children(with_self=True):
+                nodes.setdefault(id(each), each)
+        # the screen itself, always: it was styled as it was pushed, before the app read
+        # the CSS files it brings (App._load_screen_css)
+        nodes.setdefault(id(self), self)
+        if nodes:
+            self.app.stylesheet.update_nodes(nodes.values(), animate=False)
 
     def _compositor_refresh(self) -> None:
         super()._compositor_refresh()
