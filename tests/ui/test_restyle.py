@@ -171,3 +171,41 @@ async def test_a_widget_not_in_the_dom_is_styled_as_it_is_mounted() -> None:
         assert app.screen._parent is app
         assert not firstshow.restyle_held(late)  # (a shown screen's: restyled at once)
         assert not firstshow.restyle_held(app)
+
+
+class _Dropped(FirstShow, Screen[None]):
+    """A FirstShow screen that marks a label (its restyle held) and takes it out again before
+    it is first shown."""
+
+    CSS: ClassVar[str] = "#gone { color: red; } #gone.-marked { color: green; }"
+
+    def compose(self) -> ComposeResult:
+        yield Static("stays", id="stays")
+        yield Static("gone", id="gone")
+
+    gone: Static | None = None
+
+    async def on_mount(self) -> None:
+        self.gone = self.query_one("#gone", Static)
+        self.gone.add_class("-marked")
+        await self.gone.remove()
+
+
+@asynctest
+async def test_a_node_taken_out_before_the_first_showing_is_not_restyled_then(
+        styled: Counter[int]) -> None:
+    """The first resume restyles the held nodes still in the screen: one taken out since is
+    left alone, and what stays is styled once, as it was mounted."""
+    app = _MarkedApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        screen = _Dropped()
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.pause()
+        assert screen._first_resume_done
+        assert screen._restyle_held  # (the label's class came before the first resume)
+        assert not screen.query("#gone")
+        counts = {type(node).__name__ + str(node.id): styled[id(node)]
+                  for node in screen.walk_children(with_self=True)}
+        assert counts == {"_DroppedNone": 2, "Staticstays": 1}, counts
+        assert screen.gone is not None and styled[id(screen.gone)] == 1  # (as mounted)

@@ -226,20 +226,17 @@ class FirstShow(_Base):
         for node in held.values():
             if id(node) in nodes:
                 continue  # (in a held node restyled with what it holds)
-            if node is not self and node._parent is None:
-                continue  # (taken out since)
             above: DOMNode | None = node
             while above is not None and above is not self:
                 above = above._parent  # type: ignore[assignment]
             if above is None:
-                continue  # (now in another screen's DOM, or none)
+                continue  # (taken out since, or now in another screen)
             for each in node.walk_children(with_self=True):
                 nodes.setdefault(id(each), each)
         # the screen itself, always: it was styled as it was pushed, before the app read
         # the CSS files it brings (App._load_screen_css)
         nodes.setdefault(id(self), self)
-        if nodes:
-            self.app.stylesheet.update_nodes(nodes.values(), animate=False)
+        self.app.stylesheet.update_nodes(nodes.values(), animate=False)
 
     def _compositor_refresh(self) -> None:
         super()._compositor_refresh()
