@@ -31,7 +31,7 @@ from .browser_support import (
     chromium_missing,
     screenshot,
 )
-from .web_support import moves_saved
+from .web_support import moves_saved, saved_turn
 
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs Linux (/proc)"),
@@ -89,7 +89,7 @@ def start_game_and_move(page: Any, screen: PageScreen, data: Path) -> int:
     screen.wait_for_text("Preset")
     page.keyboard.press("Enter")
     screen.wait_for_text("Your turn")
-    screen.wait_for(lambda: moves_saved(data) >= 0, what="the game's save")
+    screen.wait_for(lambda: saved_turn(data) == 0, what="the save of South's turn")
     before = moves_saved(data)
     page.keyboard.press("Enter")  # South plays the move shown
     screen.wait_for(lambda: moves_saved(data) >= before + 2, what="a move and the reply")
@@ -136,7 +136,8 @@ def test_the_title_and_a_whole_move_by_clicks_alone(context: Any, web: WebComman
     screen.wait_for_text("Preset")
     click_text(page, screen, "Enter start", right=2)
     screen.wait_for_text("Your turn")
-    screen.wait_for(lambda: moves_saved(web.data) >= 0, what="the game's save")
+    screen.wait_for(lambda: saved_turn(web.data) == 0,
+                    what="the save of South's turn")
     before = moves_saved(web.data)
     hand = "Your hand"
     assert hand in screen.text()
@@ -190,7 +191,7 @@ def test_a_phone_turned_to_portrait_gets_letters_that_fit_and_plays_by_taps_alon
         screen.wait_for_text("Preset")
         tap("Enter start", right=2)
         screen.wait_for_text("Your turn")
-        screen.wait_for(lambda: moves_saved(web.data) >= 0, what="the game's save")
+        screen.wait_for(lambda: saved_turn(web.data) == 0, what="the save of South's turn")
         before = moves_saved(web.data)
         first = next(mark for mark in ("┏1", "┌1") if mark in screen.text())
         tap(first, right=2, down=2)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -130,6 +131,23 @@ def moves_saved(data: Path) -> int:
         return len(json.loads(saves[0].read_bytes())["moves"])
     except (OSError, ValueError, KeyError):
         return -1
+
+
+def saved_turn(data: Path) -> int | None:
+    """Whose turn it is (a seat) in the one saved game of data directory ``data``: its
+    position's ``turn=``; None when there is no save yet.
+
+    A game saves after the frame of a move is written, so the screen can show a position
+    ("Your turn", after the computer led) before its save is there: wait for the save whose
+    turn is the player's before counting its moves."""
+    saves = list((data / "games").glob("*.json"))
+    if len(saves) != 1:
+        return None
+    try:
+        found = re.search(r"\bturn=(\d+)", json.loads(saves[0].read_bytes())["position"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return int(found.group(1)) if found else None
 
 
 async def sign_in(http: aiohttp.ClientSession, link: str) -> str:
