@@ -8,7 +8,7 @@ start-up). What the widgets end up with is what a full restyle gives them."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import pytest
 from textual import events
@@ -123,6 +123,17 @@ class _MarkedApp(App[None]):
             super().update_styles(node, animate)
 
 
+_S = TypeVar("_S", bound=Screen[Any])
+
+
+async def _shown(pilot: Pilot[Any], screen: _S) -> _S:
+    """``screen`` pushed and shown (its first resume done)."""
+    await pilot.app.push_screen(screen)
+    await pilot.pause()
+    await pilot.pause()
+    return screen
+
+
 class _LateApp(_MarkedApp):
     CSS: ClassVar[str] = "#late { color: red; } #late.-on { color: blue; }"
 
@@ -142,10 +153,7 @@ async def test_a_class_given_before_the_first_showing_is_styled_when_shown(
     monkeypatch.setattr(events.ScreenResume, "__init__", resuming)
     app = _MarkedApp()
     async with app.run_test(size=(40, 10)) as pilot:
-        screen = _Marked()
-        await app.push_screen(screen)
-        await pilot.pause()
-        await pilot.pause()
+        screen = await _shown(pilot, _Marked())
         label = screen.query_one("#label")
         assert screen._restyle_held  # (the class came before the first resume)
         assert label.has_class("-marked")
@@ -198,10 +206,7 @@ async def test_a_node_taken_out_before_the_first_showing_is_not_restyled_then(
     left alone, and what stays is styled once, as it was mounted."""
     app = _MarkedApp()
     async with app.run_test(size=(40, 10)) as pilot:
-        screen = _Dropped()
-        await app.push_screen(screen)
-        await pilot.pause()
-        await pilot.pause()
+        screen = await _shown(pilot, _Dropped())
         assert screen._first_resume_done
         assert screen._restyle_held  # (the label's class came before the first resume)
         assert not screen.query("#gone")
