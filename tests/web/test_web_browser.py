@@ -136,8 +136,7 @@ def test_the_title_and_a_whole_move_by_clicks_alone(context: Any, web: WebComman
     screen.wait_for_text("Preset")
     click_text(page, screen, "Enter start", right=2)
     screen.wait_for_text("Your turn")
-    screen.wait_for(lambda: saved_turn(web.data) == 0,
-                    what="the save of South's turn")
+    screen.wait_for(lambda: saved_turn(web.data) == 0, what="the save of South's turn")
     before = moves_saved(web.data)
     hand = "Your hand"
     assert hand in screen.text()

@@ -12,6 +12,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pyte
@@ -122,15 +123,24 @@ class WebClient:
         await asyncio.wait_for(asyncio.shield(self._reader), 10)
 
 
-def moves_saved(data: Path) -> int:
-    """The moves of the one saved game in data directory ``data`` (-1: none yet)."""
+def _saved_game(data: Path) -> dict[str, Any] | None:
+    """The one saved game in data directory ``data``, as its file's JSON (None: none yet, or
+    not readable now)."""
     saves = list((data / "games").glob("*.json"))
     if len(saves) != 1:
-        return -1
+        return None
     try:
-        return len(json.loads(saves[0].read_bytes())["moves"])
-    except (OSError, ValueError, KeyError):
-        return -1
+        game = json.loads(saves[0].read_bytes())
+    except (OSError, ValueError):
+        return None
+    return game if isinstance(game, dict) else None
+
+
+def moves_saved(data: Path) -> int:
+    """The moves of the one saved game in data directory ``data`` (-1: none yet)."""
+    game = _saved_game(data)
+    moves = game.get("moves") if game is not None else None
+    return len(moves) if isinstance(moves, list) else -1
 
 
 def saved_turn(data: Path) -> int | None:
@@ -140,13 +150,9 @@ def saved_turn(data: Path) -> int | None:
     A game saves after the frame of a move is written, so the screen can show a position
     ("Your turn", after the computer led) before its save is there: wait for the save whose
     turn is the player's before counting its moves."""
-    saves = list((data / "games").glob("*.json"))
-    if len(saves) != 1:
-        return None
-    try:
-        found = re.search(r"\bturn=(\d+)", json.loads(saves[0].read_bytes())["position"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    game = _saved_game(data)
+    position = game.get("position") if game is not None else None
+    found = re.search(r"\bturn=(\d+)", position) if isinstance(position, str) else None
     return int(found.group(1)) if found else None
 
 

@@ -226,10 +226,7 @@ class FirstShow(_Base):
         for node in held.values():
             if id(node) in nodes:
                 continue  # (in a held node restyled with what it holds)
-            above: DOMNode | None = node
-            while above is not None and above is not self:
-                above = above._parent  # type: ignore[assignment]
-            if above is None:
+            if self not in node.ancestors_with_self:
                 continue  # (taken out since, or now in another screen)
             for each in node.walk_children(with_self=True):
                 nodes.setdefault(id(each), each)
