@@ -14,9 +14,11 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 from textual._compositor import Compositor, LayoutUpdate
+from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
+from textual.widgets._toast import Toast, ToastRack
 
 from casino_tui.app.app import CasinoApp
 from casino_tui.app.renderonce import RenderedOnce
@@ -345,3 +347,64 @@ def test_textual_lays_a_first_shown_screen_out_as_firstshow_expects() -> None:
     assert _time.get_time is firstshow.get_time
     assert "screen_layout_refresh_signal.publish" in inspect.getsource(Screen._refresh_layout)
     assert "self._layout_widgets.clear()" in inspect.getsource(Screen._refresh_layout)
+
+
+@asynctest
+async def test_the_summary_is_laid_out_once_with_the_notifications_rack(
+        layouts: list[str]) -> None:
+    """A game's screens have the notifications' rack (a test's app only with
+    ``notifications=True``): its first showing hid it with a new inline rule, which laid the
+    summary out a second time in every served game. The rack is hidden so from the start:
+    one layout, and the same picture as Textual's."""
+    app = make_app(last_play())
+    async with app.run_test(size=(100, 30), tooltips=True, notifications=True) as pilot:
+        await settle(pilot)
+        layouts.clear()
+        screen = await _to_summary(app, pilot)
+        await pilot.pause(0.2)
+        assert layouts == ["RoundSummaryScreen"]
+        rack = screen.query_one(ToastRack)
+        assert not rack.display and rack.styles.inline.get_rule("display", None) == "none"
+        ours = app.export_screenshot()
+    app = make_app(last_play())
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(firstshow.FirstShow, "_extend_compose", Screen._extend_compose)
+        async with app.run_test(size=(100, 30), tooltips=True, notifications=True) as pilot:
+            await settle(pilot)
+            layouts.clear()
+            await _to_summary(app, pilot)
+            await pilot.pause(0.2)
+            assert layouts == ["RoundSummaryScreen"] * 2  # (Textual's: the rack's layout)
+            assert app.export_screenshot() == ours
+
+
+@asynctest
+async def test_a_notification_shows_on_the_summary_as_it_comes() -> None:
+    """With a notification to show as the summary comes, its rack shows it (laid out
+    again, as from Textual); once it is gone the rack is hidden."""
+    app = make_app(last_play())
+    async with app.run_test(size=(100, 30), tooltips=True, notifications=True) as pilot:
+        await settle(pilot)
+        app.notify("A message for the player", timeout=0.5)
+        screen = await _to_summary(app, pilot)
+        await pilot.pause(0.1)
+        rack = screen.query_one(ToastRack)
+        assert rack.display and len(rack.query(Toast)) == 1
+        assert "A&#160;message&#160;for" in app.export_screenshot()
+        await pilot.pause(0.8)
+        await settle(pilot)
+        app._refresh_notifications()
+        await pilot.pause(0.1)
+        assert not rack.display
+
+
+def test_textual_shows_its_notifications_rack_as_firstshow_expects() -> None:
+    """FirstShow hides the rack as Textual's ``Screen._extend_compose`` makes it: Textual adds
+    it there, hidden by its CSS, and its first showing sets ``display`` from whether there
+    are notifications (``ToastRack.show``). A Textual that changes it fails here."""
+    import inspect
+
+    assert "ToastRack(" in inspect.getsource(Screen._extend_compose)
+    assert "self.display = bool(notifications)" in inspect.getsource(ToastRack.show)
+    assert "display: none;" in ToastRack.DEFAULT_CSS
+    assert "toast_rack.show" in inspect.getsource(App._refresh_notifications)

@@ -52,6 +52,14 @@ their first sizes (each widget's virtual size, set by the first layout, asks for
 once its push's widgets are mounted (which they were at the first layout); both find what the
 first did. A widget that shows a scroll bar after the first layout (that takes room) keeps the
 second layout, as from Textual; whatever asks for a layout after the first gets it.
+
+The notifications' rack Textual adds to every screen (``ToastRack``, hidden by its CSS) is
+hidden by an inline rule as it is made: Textual's first resume of a screen shows the
+notifications on its rack (``ToastRack.show``), which sets that rule, ``display: none`` when
+there are none, a new rule that asked for a layout of the screen, and so the round's summary
+was laid out twice in every served game (a game's screen has the rack; a test's app has it
+only with ``notifications=True``). With the rule there already, ``show`` changes nothing
+unless there are notifications to show (then they are shown and laid out, as from Textual).
 """
 
 from __future__ import annotations
@@ -62,10 +70,12 @@ from typing import TYPE_CHECKING, Any
 from textual import events, messages
 from textual._time import get_time  # (the clock of a message's time)
 from textual.geometry import Size
+from textual.widgets._toast import ToastRack  # (the notifications' rack, each screen's)
 
 if TYPE_CHECKING:  # pragma: no cover
     from textual.dom import DOMNode
     from textual.screen import Screen
+    from textual.widget import Widget
 
     _Base = Screen[Any]
 else:
@@ -148,6 +158,14 @@ class FirstShow(_Base):
         with contextlib.suppress(RuntimeError):  # (Textual's NoActiveAppError)
             if self.EARLY_BREAKPOINTS:
                 self.update_classes(breakpoint_classes(self, self.app.size), update=False)
+
+    def _extend_compose(self, widgets: list[Widget]) -> None:
+        super()._extend_compose(widgets)  # (Textual's own widgets: the tooltip, the rack)
+        for widget in widgets:
+            if isinstance(widget, ToastRack):
+                # hidden as it is by its CSS, as its first showing hides it when there is
+                # nothing to show (no refresh: it is not mounted yet; see the module)
+                widget.styles.inline.set_rule("display", "none")
 
     def on_mount(self) -> None:
         if not self.SECOND_LAYOUT:
