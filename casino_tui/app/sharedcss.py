@@ -13,6 +13,15 @@ the process (or the fork server before the fork) parsed it with the same variabl
 shares parsed rules between the parses of one stylesheet in the same way: they are never
 changed once parsed.
 
+:class:`SharedStylesheet` also builds its rules from what it had when a widget brings new
+sources and nothing else changed: Textual builds the whole list of rules, and the map of each
+selector name to its rules, again from every source whenever one is added (each widget class
+the app shows for the first time adds its ``DEFAULT_CSS``: the round's summary added three,
+in two rebuilds, at every player's first round's end). The new sources come last (a source's
+place is where it was first added), so their rules go at the end of the list, and of each
+name's list in the map: what Textual's full build gives, in the same order. Anything else
+(a source changed, one whose CSS was invalid) is built in full, as from Textual.
+
 :func:`parse_ahead` parses files no screen has brought yet into that cache: the fork server
 parses every screen's file so, so that no game parses one when it first shows that screen (the
 round's summary, at the end of every player's first round, at once for a crowd).
@@ -25,7 +34,7 @@ from pathlib import PurePath
 from typing import TypeVar
 
 from textual.css.model import RuleSet
-from textual.css.stylesheet import CSSLocation, Stylesheet
+from textual.css.stylesheet import CSSLocation, CssSource, Stylesheet
 from textual.css.tokenize import tokenize_values
 from textual.css.tokenizer import Token
 from textual.theme import Theme
@@ -67,6 +76,10 @@ class SharedStylesheet(Stylesheet):
     def __init__(self, *, variables: dict[str, str] | None = None) -> None:
         super().__init__(variables=variables)
         self._variables_key: _Variables | None = None
+        # the sources the rules were last built from, in order (None: not built from them)
+        self._built_from: list[tuple[CSSLocation, CssSource]] | None = None
+        # the last map of selector names built, with the rules it was built from
+        self._map_of: tuple[list[RuleSet], dict[str, list[RuleSet]]] | None = None
 
     def set_variables(self, variables: dict[str, str]) -> None:
         super().set_variables(variables)
@@ -97,6 +110,50 @@ class SharedStylesheet(Stylesheet):
             _keep(_parsed, key, rules, MAX_PARSED)
         return rules
 
+    def parse(self) -> None:
+        """Textual's ``parse``, but only the sources added since the last one when nothing
+        else changed (see the module): their rules after the ones already built."""
+        sources = list(self.source.items())
+        built, done = self._built_from, len(self._built_from or ())
+        if (built is None or not done or done >= len(sources) or self._invalid_css
+                or sources[:done] != built):
+            super().parse()
+            self._built_from = sources if not self._invalid_css else None
+            return
+        added = SharedStylesheet(variables=self._variables)
+        added._variables_key = self._variables_key
+        for read_from, (css, is_defaults, tie_breaker, scope) in sources[done:]:
+            added.add_source(css, read_from=read_from, is_default_css=is_defaults,
+                             tie_breaker=tie_breaker, scope=scope)
+        try:
+            added.parse()
+        except Exception:
+            self._invalid_css.update(added._invalid_css)
+            self._built_from = None
+            raise
+        before, new = self._rules, added._rules
+        self._rules = before + new
+        self._rules_map = None
+        self._require_parse = False
+        self._built_from = sources
+        if self._map_of is not None and self._map_of[0] is before:
+            rules_map = dict(self._map_of[1])
+            for rule in new:
+                for name in rule.selector_names:
+                    rules_map[name] = [*rules_map.get(name, ()), rule]
+            self._rules_map = rules_map
+            self._map_of = (self._rules, rules_map)
+
+    @property
+    def rules_map(self) -> dict[str, list[RuleSet]]:
+        """Textual's map of each selector name to its rules (kept with its rules, to be
+        extended when sources are added)."""
+        if self._rules_map is None:
+            rules_map = super().rules_map
+            self._map_of = (self._rules, rules_map)
+        assert self._rules_map is not None
+        return self._rules_map
+
     def reparse(self) -> None:
         """Textual's ``reparse`` (parse every source again with the current variables, keeping
         this stylesheet as it is if that fails), from a stylesheet sharing the parsed rules."""
@@ -113,6 +170,7 @@ class SharedStylesheet(Stylesheet):
         self._rules_map = None
         self.source = fresh.source
         self._require_parse = False
+        self._built_from = fresh._built_from
 
 
 def parse_ahead(paths: Iterable[str | PurePath], variables: dict[str, str]) -> None:
