@@ -32,6 +32,7 @@ from .sharedcss import SharedStylesheet, theme_variables
 from .strips import lazy_strip_caches
 from .styles import css
 from .stylescache import unkeyed_inner_outer
+from .tint import memo_tints
 
 if TYPE_CHECKING:  # pragma: no cover
     from datetime import datetime
@@ -125,6 +126,8 @@ class CasinoApp(App[None]):
         unkeyed_inner_outer()
         # texts' widths remembered for the last 512 texts, not Rich's 4,096
         fewer_cell_lengths()
+        # a dialog's dimmed background: each style's tint worked out once per process
+        memo_tints()
         # CSS parsed once per process (and before the fork, in the fork server), not per app
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())
         self.web_links = web_links

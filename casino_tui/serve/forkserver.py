@@ -486,9 +486,9 @@ def _import_game_modules() -> None:
 def _warm_up() -> None:
     """The title screen once, with a notification, in a headless app with a throwaway data
     directory and the computer deciding in the app's process (no worker, no thread); then
-    every other screen's CSS parsed with that app's theme, a round's summary shown over the
-    title, and the New game screen and a new game's table (``n``, Enter: what every player
-    does first).
+    every other screen's CSS parsed with that app's theme, the New game screen and a new
+    game's table (``n``, Enter: what every player does first), and a round's summary shown
+    over that table.
 
     So every screen's CSS is parsed here, once, and not by every game as it shows them (each
     screen's file was parsed again at its first push, and the whole stylesheet rebuilt from
@@ -519,16 +519,17 @@ def _warm_up() -> None:
                     # every screen's CSS, parsed here once (not in each game as it first
                     # shows that screen)
                     parse_ahead(screen_css_files(), app.get_css_variables())
-                    # a round's summary shown once (its widgets' CSS, its code), which every
-                    # game shows at its round's end, all of a crowd's at once
-                    await app.push_screen(warm_up_summary())
-                    await pilot.pause()
-                    app.pop_screen()
-                    await pilot.pause()
                     await pilot.press("n")  # the New game screen
                     await pilot.pause()
                     await pilot.press("enter")  # the table
                     await pilot.pause()
+                    await pilot.pause()
+                    # a round's summary shown once over the table (its widgets' CSS, its
+                    # code, the table's styles dimmed under it: casino_tui/app/tint.py),
+                    # which every game shows at its round's end, all of a crowd's at once
+                    await app.push_screen(warm_up_summary())
+                    await pilot.pause()
+                    app.pop_screen()
                     await pilot.pause()
 
             asyncio.run(draw())
