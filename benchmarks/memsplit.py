@@ -1,7 +1,7 @@
 """Where a forked game's own memory comes from, object by object: ``python -m benchmarks.memsplit``.
 
     .venv/bin/python -m benchmarks.memsplit [--games 3] [--moves 3] [--settle 5] [--trace]
-                                            [--table]
+                                            [--table] [--snapshot FILE]
 
 Run as root (it reads page frames in ``/proc/PID/pagemap`` and memory in ``/proc/PID/mem``). It
 starts a fork server warmed up as under ``serve`` (this module's own ``_fork-server`` mode, which
@@ -34,9 +34,14 @@ to a computer), then the moves; what a player at a table of the load tool's runs
 
 ``--trace``: the games run ``tracemalloc`` from their start (after the fork: it sees only what
 the game allocates itself) and, at the end, the first game reports its largest allocations by
-line and by traceback, what ``gc`` finds, and ``sys._debugmallocstats()``. Tracing costs the
-game memory of its own, so its page split is not measured then. Prints JSON; a measuring tool,
-not a test.
+line and by traceback, what ``gc`` finds (its collections so far, and the screens and widgets
+still alive after a collection), the modules it imported itself, and
+``sys._debugmallocstats()``. ``--snapshot FILE`` keeps that game's ``tracemalloc`` snapshot, to
+compare two runs (a table game's and a solo one's, say) with ``Snapshot.load(...).compare_to``.
+The report is made in a signal handler, wherever the game is: its own allocations (the
+snapshot's, megabytes) count in ``tracemalloc``'s peak from then on. Tracing costs the game
+memory of its own, so its page split is not measured then. Prints JSON; a measuring tool, not a
+test.
 """
 
 from __future__ import annotations
@@ -49,12 +54,13 @@ import contextlib
 import gc
 import json
 import os
+import shutil
 import signal
 import statistics
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -193,14 +199,16 @@ def _report(path: str) -> None:
     import tracemalloc
 
     snapshot = tracemalloc.take_snapshot()
+    snapshot.dump(path + ".snapshot")  # (--snapshot: for tracemalloc's compare_to)
     by_line = snapshot.statistics("lineno")
     by_trace = snapshot.statistics("traceback")
     garbage_before = len(gc.get_objects())
+    collector = gc.get_stats()  # since the fork server started (the game's collections too)
     unreachable = gc.collect()
     report: dict[str, Any] = {
         "traced_mib": round(sum(s.size for s in by_line) / 2**20, 2),
         "gc_objects": garbage_before, "gc_unreachable_collected": unreachable,
-        "gc_counts": gc.get_count(), "gc_threshold": gc.get_threshold(),
+        "gc_counts": gc.get_count(), "gc_threshold": gc.get_threshold(), "gc_stats": collector,
         "top_lines": [{"kib": round(s.size / 1024, 1), "count": s.count,
                        "at": str(s.traceback[0])} for s in by_line[:40]],
         "top_tracebacks": [{"kib": round(s.size / 1024, 1), "count": s.count,
@@ -209,6 +217,8 @@ def _report(path: str) -> None:
     }
     by_type = Counter(type(o).__name__ for o in gc.get_objects())
     report["gc_types"] = by_type.most_common(25)
+    report["nodes_alive"] = nodes_alive(gc.get_objects())
+    report["modules_since_fork"] = sorted(set(sys.modules) - _modules_at_fork)
     with open(path, "w") as out:
         json.dump(report, out)
     with open(path + ".malloc", "w") as out:  # _debugmallocstats writes to C's stderr
@@ -221,12 +231,26 @@ def _report(path: str) -> None:
             os.close(saved)
 
 
+def nodes_alive(objects: Iterable[object]) -> dict[str, int]:
+    """Textual's screens and widgets among ``objects`` (after a collection: alive), by class
+    name, most first: whether a screen gone from the stack (the lobby's, under a table's game)
+    is still held."""
+    from textual.dom import DOMNode
+
+    counts = Counter(type(o).__name__ for o in objects if isinstance(o, DOMNode))
+    return dict(counts.most_common())
+
+
+_modules_at_fork: set[str] = set()  # (--trace: the modules a game imports itself are reported)
+
+
 def _game_main(main: Callable[[Sequence[str]], int]) -> Callable[[Sequence[str]], int]:
     def traced(args: Sequence[str]) -> int:
         path = os.environ.pop(TRACE_ENV, None)
         if path:
             import tracemalloc
 
+            _modules_at_fork.update(sys.modules)
             tracemalloc.start(10)
             signal.signal(signal.SIGUSR2, lambda *_: _report(path))
         return main(args)
@@ -423,7 +447,7 @@ async def to_a_table(games: list[Any]) -> None:
 
 
 async def run(games: int, moves: int, settle: float, trace: bool,
-              table: bool = False) -> dict[str, Any]:
+              table: bool = False, snapshot: Path | None = None) -> dict[str, Any]:
     from casino_tui.serve.forkserver import ForkServer
 
     from .forks import TITLE, Computers, ksm_merged_kib, smaps_rollup, start, wait_for
@@ -492,6 +516,8 @@ async def run(games: int, moves: int, settle: float, trace: bool,
                         break
                 out["trace"] = json.loads(report.read_text())
                 out["debugmallocstats"] = Path(str(report) + ".malloc").read_text()
+                if snapshot is not None:
+                    shutil.copyfile(str(report) + ".snapshot", snapshot)
             else:
                 objects = ObjectMap(object_map_path(forker.pid))
                 out |= split(started[0].proc.pid, forker.pid, objects)
@@ -526,12 +552,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="tracemalloc in the games; the first one's report")
     parser.add_argument("--table", action="store_true",
                         help="each game at a table of the server's, against a computer")
+    parser.add_argument("--snapshot", type=Path, metavar="FILE",
+                        help="with --trace: the first game's tracemalloc snapshot, saved there")
     args = parser.parse_args(args_list)
     root = str(Path(__file__).resolve().parent.parent)
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
     print(json.dumps(asyncio.run(run(args.games, args.moves, args.settle, args.trace,
-                                         args.table)),
+                                         args.table, args.snapshot)),
                      indent=1), flush=True)
     return 0
 

@@ -61,3 +61,17 @@ def test_the_split_finds_copied_written_restored_shared_and_new_pages(tmp_path: 
     assert pages["copied"] >= sixteen
     assert pages["copied_unchanged"] >= sixteen
     assert pages["new"] >= sixteen
+
+
+def test_nodes_alive_counts_textual_screens_and_widgets_only() -> None:
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+    from benchmarks.memsplit import nodes_alive
+
+    class LobbyScreen(Screen[None]):
+        pass
+
+    objects = [LobbyScreen(), Static(), Static(), object(), "Static", 3]
+    assert nodes_alive(objects) == {"Static": 2, "LobbyScreen": 1}
+    assert list(nodes_alive(objects)) == ["Static", "LobbyScreen"]  # most first
