@@ -14,7 +14,8 @@ started as a fresh process, as a served game is. A play's figure runs until the 
 turn is on the screen, so it includes drawing the computer's answer (the computer itself thinks in a
 process of its own, not counted).
 
-It prints, per kind of key, the median and mean CPU milliseconds and bytes written, over
+It prints, per kind of key (the title's ``n`` and the New game screen's Enter, each once a game,
+among them), the median and mean CPU milliseconds and bytes written, over
 ``--runs`` games of ``--turns`` turns each (the same seed each time). ``--profile FILE``
 records the first game's turns (from its first turn on) with py-spy, if installed, into FILE as
 collapsed stacks; ``--cprofile FILE`` runs the first game under cProfile (its main thread, from
@@ -246,8 +247,9 @@ class ForkServerProcess:
 def play(turns: int, size: tuple[int, int], seed: int, profile: str | None,
          cprofile: str | None = None,
          cprofile_keys: str = "all", forked: bool = False) -> dict[str, list[tuple[float, int]]]:
-    costs: dict[str, list[tuple[float, int]]] = {"right": [], "left": [], "play": [],
-                                                 "deal": [], "round_over": []}
+    costs: dict[str, list[tuple[float, int]]] = {"new": [], "start": [], "right": [],
+                                                 "left": [], "play": [], "deal": [],
+                                                 "round_over": []}
     game = Game(size, seed, cprofile, forked)
     plays = 0
 
@@ -273,9 +275,10 @@ def play(turns: int, size: tuple[int, int], seed: int, profile: str | None,
         for name, data, until in (("new", b"n", "Preset"), ("start", KEY_ENTER, YOUR_TURN)):
             if cprofile_keys == name:
                 game.start_cprofile()
-            game.key(data, until=until)
+            ms, nbytes, _ = game.key(data, until=until)
             if cprofile_keys == name:
                 game.pause_cprofile()
+            costs[name].append((ms, nbytes))
         if profile:
             game.profile(profile)
         if cprofile_keys == "all":
@@ -347,7 +350,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         ms = [v[0] for v in values]
         nbytes = [v[1] for v in values]
-        what = {"right": "Right (next card, its move previewed)", "left": "Left (back)",
+        what = {"new": "n (the title's New game: its screen drawn)",
+                "start": "Enter on the New game screen (the deal: the table drawn)",
+                "right": "Right (next card, its move previewed)", "left": "Left (back)",
                 "play": "Enter (play, then the computer's answer, to the next turn)",
                 "deal": "Enter (a hand's last card: the next deal drawn)",
                 "round_over": "Enter (the play that ends the round: its summary)"}[name]

@@ -73,6 +73,7 @@ import dataclasses
 import json
 import math
 import os
+import platform
 import random
 import re
 import shutil
@@ -684,6 +685,9 @@ def tool_figures(clients_cpu: float, sampler_cpu: float | None, lag: Sequence[fl
     of its own), and how late a task sleeping 10 ms woke (``loop_lag_ms_*``): a key sent or
     bytes read that much after their time, behind other clients' work."""
     return {
+        # the interpreter the server and its games ran on (the server is started with this
+        # tool's own): its build weighs on the games' CPU (docs/SERVE.md)
+        "python": f"{platform.python_version()} ({sys.executable})",
         "load_tool_cpu_s": _round(clients_cpu + (sampler_cpu or 0.0)),
         "clients_cpu_s": _round(clients_cpu),
         "clients_cpu_ms_per_key": _round(clients_cpu / keys * 1000 if keys else None, 2),

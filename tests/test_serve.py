@@ -12,6 +12,7 @@ import itertools
 import json
 import logging
 import os
+import platform
 import pty
 import re
 import signal
@@ -374,6 +375,9 @@ def test_title_at_client_size_keys_resize_and_quit(tmp_path: Path, keys: dict[st
     server.wait_log(rf"session 1 end: player {re.escape(keys['alice'].fingerprint)} "
                     r"duration [\d.]+s reason quit status 0")
     assert "start: player" in server.log() and "size 90x26" in server.log()
+    # the operator is told which Python the games run on (its build weighs on their CPU)
+    assert (f"games run on Python {platform.python_version()} ({sys.executable})"
+            in server.log())
 
 
 @needs_ssh
@@ -854,6 +858,8 @@ def test_load_tool_sessions_play_quit_and_save(tmp_path: Path) -> None:
     assert f["tree_processes"] >= 2 and f["tree_pss_mib"] >= f["pss_mib_per_player"]
     assert f["errors"] == [] and f["leftover_games"] == 0
     assert f["games_cpu_s"] > 0 and f["load_tool_cpu_s"] > 0  # where the CPU went
+    # the interpreter the server and its games ran on (the tool starts it with its own)
+    assert f["python"] == f"{platform.python_version()} ({sys.executable})"
     # the tool's own: its clients (per key sent) and its memory sampler (a process of its own)
     assert f["clients_cpu_s"] > 0 and f["sampler_cpu_s"] > 0
     assert f["load_tool_cpu_s"] == pytest.approx(f["clients_cpu_s"] + f["sampler_cpu_s"],

@@ -8,6 +8,8 @@ import contextlib
 import itertools
 import logging
 import os
+import platform
+import sys
 import time
 import weakref
 from collections.abc import Awaitable, Callable
@@ -421,6 +423,9 @@ class GameServer:
             log.info("the game has no %s flag yet: players resume from the title screen",
                      CONTINUE_FLAG)
         log.info("data in %s", cfg.data_dir)
+        # the games run on the server's own interpreter (forked from it, or started with it),
+        # and how that Python was built weighs on every game's CPU (docs/SERVE.md)
+        log.info("games run on Python %s (%s)", platform.python_version(), sys.executable)
         if self.forker is not None and not await self.forker.wait_ready():
             log.warning("the fork server is not ready: sessions start as fresh processes "
                         "until it is")
