@@ -120,11 +120,7 @@ class SharedStylesheet(Stylesheet):
             super().parse()
             self._built_from = sources if not self._invalid_css else None
             return
-        added = SharedStylesheet(variables=self._variables)
-        added._variables_key = self._variables_key
-        for read_from, (css, is_defaults, tie_breaker, scope) in sources[done:]:
-            added.add_source(css, read_from=read_from, is_default_css=is_defaults,
-                             tie_breaker=tie_breaker, scope=scope)
+        added = self._sheet_of(sources[done:])
         try:
             added.parse()
         except Exception:
@@ -144,6 +140,15 @@ class SharedStylesheet(Stylesheet):
             self._rules_map = rules_map
             self._map_of = (self._rules, rules_map)
 
+    def _sheet_of(self, sources: Iterable[tuple[CSSLocation, CssSource]]) -> SharedStylesheet:
+        """A new stylesheet with this one's variables and ``sources`` (not parsed yet)."""
+        sheet = SharedStylesheet(variables=self._variables)
+        sheet._variables_key = self._variables_key
+        for read_from, (css, is_defaults, tie_breaker, scope) in sources:
+            sheet.add_source(css, read_from=read_from, is_default_css=is_defaults,
+                             tie_breaker=tie_breaker, scope=scope)
+        return sheet
+
     @property
     def rules_map(self) -> dict[str, list[RuleSet]]:
         """Textual's map of each selector name to its rules (kept with its rules, to be
@@ -157,10 +162,7 @@ class SharedStylesheet(Stylesheet):
     def reparse(self) -> None:
         """Textual's ``reparse`` (parse every source again with the current variables, keeping
         this stylesheet as it is if that fails), from a stylesheet sharing the parsed rules."""
-        fresh = SharedStylesheet(variables=self._variables)
-        for read_from, (css, is_defaults, tie_breaker, scope) in self.source.items():
-            fresh.add_source(css, read_from=read_from, is_default_css=is_defaults,
-                             tie_breaker=tie_breaker, scope=scope)
+        fresh = self._sheet_of(self.source.items())
         try:
             fresh.parse()
         except Exception:
