@@ -1,8 +1,8 @@
 """benchmarks.memsplit (a forked game's private memory split into pages copied from the fork
 server and pages new to it) reads page frames right: on a child forked from this process, the
 page it wrote is copied and the object on it written, the page it wrote and put back is a copy
-with the parent's bytes, the page it did not touch is shared, and the page it mapped itself is
-new. Needs root (page frames in /proc/PID/pagemap)."""
+with the parent's bytes, the page it did not touch is shared, and the pages it was the first to
+use are new. Needs root (page frames in /proc/PID/pagemap)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,10 @@ def test_the_split_finds_copied_written_restored_shared_and_new_pages(tmp_path: 
     base = ctypes.addressof(ctypes.c_char.from_buffer(area))
     for page in range(24):
         area[page * PAGE] = 1  # in memory in the parent
+    # pages the parent never uses, and the child does: new. (Not a mapping the child makes
+    # after the fork: the parent, allocating as it reads the child's pages, could map its own
+    # memory at the same address, which the split then finds copied; it did when run alone.)
+    unused = mmap.mmap(-1, 16 * PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     kinds = ["written", "restored", "untouched"]
     starts = array.array("Q", [base + 2 * PAGE + 128, base + 5 * PAGE + 128, base + 23 * PAGE])
     ends = array.array("Q", [s + 64 for s in starts])
@@ -31,15 +35,14 @@ def test_the_split_finds_copied_written_restored_shared_and_new_pages(tmp_path: 
     ready_r, ready_w = os.pipe()
     done_r, done_w = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: write one object, write another and put it back, map a page
+    if pid == 0:  # the child: write one object, write another and put it back, use new pages
         try:
             area[2 * PAGE + 130] = 7
             for page in range(4, 20):  # 64 KiB written and put back
                 area[page * PAGE + 130] = 9
                 area[page * PAGE + 130] = 0
-            extra = mmap.mmap(-1, 16 * PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
             for page in range(16):
-                extra[page * PAGE] = 1
+                unused[page * PAGE] = 1
             os.write(ready_w, b"x")
             os.read(done_r, 1)
         finally:
@@ -52,6 +55,7 @@ def test_the_split_finds_copied_written_restored_shared_and_new_pages(tmp_path: 
         os.waitpid(pid, 0)
         for fd in (ready_r, ready_w, done_r, done_w):
             os.close(fd)
+        unused.close()
     rows = {row["kind"]: row for row in out["by_kind_on_copied_pages"]}
     assert rows["written"]["objects_on_copied"] == 1 and rows["written"]["changed"] == 1
     assert rows["restored"]["objects_on_copied"] == 1 and rows["restored"]["changed"] == 0
