@@ -54,7 +54,6 @@ import contextlib
 import gc
 import json
 import os
-import shutil
 import signal
 import statistics
 import sys
@@ -65,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 TRACE_ENV = "CASINO_TUI_MEMSPLIT_TRACE"  # the games' report file (with --trace)
+SNAPSHOT_ENV = "CASINO_TUI_MEMSPLIT_SNAPSHOT"  # where the report keeps its snapshot (--snapshot)
 _GC_FLAG, _MANAGED_DICT = 1 << 14, 1 << 4
 PAGE = os.sysconf("SC_PAGE_SIZE")
 # (the benchmark's side imports benchmarks.forks only when it runs, so that the fork server, which
@@ -194,12 +194,14 @@ def _probe_merge_pages(original: Callable[[], bool]) -> Callable[[], bool]:
 
 
 # ====================================================================== in a forked game
-def _report(path: str) -> None:
-    """The game's allocations since its fork (tracemalloc), its collector and its allocator."""
+def _report(path: str, snapshot_to: str | None = None) -> None:
+    """The game's allocations since its fork (tracemalloc), its collector and its allocator;
+    with ``snapshot_to``, its tracemalloc snapshot dumped there (for ``compare_to``)."""
     import tracemalloc
 
     snapshot = tracemalloc.take_snapshot()
-    snapshot.dump(path + ".snapshot")  # (--snapshot: for tracemalloc's compare_to)
+    if snapshot_to:
+        snapshot.dump(snapshot_to)
     by_line = snapshot.statistics("lineno")
     by_trace = snapshot.statistics("traceback")
     garbage_before = len(gc.get_objects())
@@ -247,12 +249,13 @@ _modules_at_fork: set[str] = set()  # (--trace: the modules a game imports itsel
 def _game_main(main: Callable[[Sequence[str]], int]) -> Callable[[Sequence[str]], int]:
     def traced(args: Sequence[str]) -> int:
         path = os.environ.pop(TRACE_ENV, None)
+        snapshot_to = os.environ.pop(SNAPSHOT_ENV, None)
         if path:
             import tracemalloc
 
             _modules_at_fork.update(sys.modules)
             tracemalloc.start(10)
-            signal.signal(signal.SIGUSR2, lambda *_: _report(path))
+            signal.signal(signal.SIGUSR2, lambda *_: _report(path, snapshot_to))
         return main(args)
 
     return traced
@@ -476,7 +479,8 @@ async def run(games: int, moves: int, settle: float, trace: bool,
             real_environment = computers.environment
 
             def environment() -> dict[str, str]:
-                return real_environment() | {TRACE_ENV: str(report)}
+                return real_environment() | {TRACE_ENV: str(report)} | (
+                    {SNAPSHOT_ENV: str(snapshot.resolve())} if snapshot is not None else {})
 
             computers.environment = environment  # type: ignore[method-assign]
         started = await asyncio.gather(*(start(forker, Path(tmp) / f"p{i}", computers)
@@ -516,8 +520,6 @@ async def run(games: int, moves: int, settle: float, trace: bool,
                         break
                 out["trace"] = json.loads(report.read_text())
                 out["debugmallocstats"] = Path(str(report) + ".malloc").read_text()
-                if snapshot is not None:
-                    shutil.copyfile(str(report) + ".snapshot", snapshot)
             else:
                 objects = ObjectMap(object_map_path(forker.pid))
                 out |= split(started[0].proc.pid, forker.pid, objects)
