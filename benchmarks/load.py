@@ -666,6 +666,9 @@ def memory_figures(peak: MemoryPeak) -> dict[str, Any]:
         # each game's process group (the app, and what it started itself)
         "pss_mib_per_player": _round(statistics.mean(pss) if pss else None),
         "pss_mib_per_player_max": _round(max(pss) if pss else None),
+        # each game's PSS in the order they started (their pids'): at tables, the creators
+        # connect first, the players who join by code after them
+        "pss_mib_by_start": [_round(games[pid][1] / 1024) for pid in sorted(games)],
         "processes_per_player": _round(statistics.mean(procs) if procs else None, 2),
         # every process below the server (games, shared workers, forks), per player
         "tree_processes": peak.tree_processes,

@@ -1,7 +1,8 @@
 """Where a forked game's own memory comes from, object by object: ``python -m benchmarks.memsplit``.
 
     .venv/bin/python -m benchmarks.memsplit [--games 3] [--moves 3] [--settle 5] [--trace]
-                                            [--table] [--snapshot FILE]
+                                            [--table] [--snapshot FILE] [--stop STEP]
+                                            [--unpacked]
 
 Run as root (it reads page frames in ``/proc/PID/pagemap`` and memory in ``/proc/PID/mem``). It
 starts a fork server warmed up as under ``serve`` (this module's own ``_fork-server`` mode, which
@@ -31,6 +32,18 @@ process, as under ``serve``, its computers in the pool): from the title ``t`` (T
 display name and Enter, ``n`` and Enter (a new table of two), ``s`` (start: the open seat goes
 to a computer), then the moves; what a player at a table of the load tool's runs
 (``python -m benchmarks.load --tables``) against a computer.
+
+``--stop STEP``: measure the games there instead, to see what each step costs: ``title``
+(with or without ``--table``: the title with the tables' link, or a solo one's), and with
+``--table`` ``name`` (the display name asked), ``list`` (the list of tables), ``form`` (the
+new table's form), ``waiting`` (the waiting room) or ``hand`` (the default: the first hand,
+then the moves).
+
+``--unpacked``: the games run under :func:`casino_tui.serve.hotcode.recording` from their start,
+and the first one reports the code it ran that the fork server did not pack
+(``unpacked_code``, by file in ``unpacked_code_by_file``): what
+:data:`~casino_tui.serve.hotcode.SERVED_ONLY_FUNCTIONS` should name. The profile hook costs the
+games memory and time: no split then.
 
 ``--trace``: the games run ``tracemalloc`` from their start (after the fork: it sees only what
 the game allocates itself) and, at the end, the first game reports its largest allocations by
@@ -65,6 +78,7 @@ from typing import Any
 
 TRACE_ENV = "CASINO_TUI_MEMSPLIT_TRACE"  # the games' report file (with --trace)
 SNAPSHOT_ENV = "CASINO_TUI_MEMSPLIT_SNAPSHOT"  # where the report keeps its snapshot (--snapshot)
+RECORD_ENV = "CASINO_TUI_MEMSPLIT_RECORD"  # the games' file of code run and not packed (--unpacked)
 _GC_FLAG, _MANAGED_DICT = 1 << 14, 1 << 4
 PAGE = os.sysconf("SC_PAGE_SIZE")
 # (the benchmark's side imports benchmarks.forks only when it runs, so that the fork server, which
@@ -246,10 +260,37 @@ def nodes_alive(objects: Iterable[object]) -> dict[str, int]:
 _modules_at_fork: set[str] = set()  # (--trace: the modules a game imports itself are reported)
 
 
+_recordings: list[Any] = []
+
+
+def _record_unpacked(path: str) -> None:
+    """From now on, record the code this game runs (a profile hook); on SIGUSR2, write to
+    ``path`` the keys (:func:`~casino_tui.serve.hotcode.code_key`) of what it ran that the
+    fork server did not pack."""
+    from casino_tui.serve import hotcode
+
+    recording = hotcode.recording()
+    used = recording.__enter__()
+    _recordings.append(recording)  # (kept: a context manager collected would end the hook)
+
+    def report(*_: object) -> None:
+        packed = {hotcode.code_key(code) for code in hotcode._kept}
+        ran = {hotcode.code_key(code) for code in list(used)}
+        with open(path + ".tmp", "w") as out:
+            json.dump({"ran": len(ran), "packed": len(packed), "unpacked": sorted(ran - packed)},
+                      out)
+        os.replace(path + ".tmp", path)
+
+    signal.signal(signal.SIGUSR2, report)
+
+
 def _game_main(main: Callable[[Sequence[str]], int]) -> Callable[[Sequence[str]], int]:
     def traced(args: Sequence[str]) -> int:
         path = os.environ.pop(TRACE_ENV, None)
         snapshot_to = os.environ.pop(SNAPSHOT_ENV, None)
+        record_to = os.environ.pop(RECORD_ENV, None)
+        if record_to:
+            _record_unpacked(record_to)
         if path:
             import tracemalloc
 
@@ -430,8 +471,13 @@ class Tables:
         await self.service.close()
 
 
-async def to_a_table(games: list[Any]) -> None:
-    """From the title to a game at a table of their own against a computer (``--table``)."""
+STOPS = ("title", "name", "list", "form", "waiting", "hand")  # --stop: where a game is measured
+
+
+async def to_a_table(games: list[Any], stop: str = "hand") -> None:
+    """From the title to a game at a table of their own against a computer (``--table``), or
+    only as far as ``stop`` (the title, the display name asked, the list of tables, the new
+    table's form, the waiting room)."""
     from .forks import wait_for
 
     async def keys(text: bytes, wait: bytes, timeout: float = 60) -> None:
@@ -440,17 +486,22 @@ async def to_a_table(games: list[Any]) -> None:
         await asyncio.gather(*(wait_for(g, wait, timeout) for g in games))
 
     await asyncio.gather(*(wait_for(g, b"play with people here", 60) for g in games))
-    await keys(b"t", b"display name")
-    await keys(b"Ann\r", b"at these tables")
-    await asyncio.sleep(0.5)
-    await keys(b"n", b"Listed")
-    await keys(b"\r", b"A table waiting for players")
-    await asyncio.sleep(0.5)
-    await keys(b"s", b"Your hand")
+    steps = ((b"t", b"display name", "name"), (b"Ann\r", b"at these tables", "list"),
+             (b"n", b"Listed", "form"), (b"\r", b"A table waiting for players", "waiting"),
+             (b"s", b"Your hand", "hand"))
+    if stop == "title":
+        return
+    for key, wait, step in steps:
+        if key in (b"n", b"s"):
+            await asyncio.sleep(0.5)
+        await keys(key, wait)
+        if step == stop:
+            return
 
 
 async def run(games: int, moves: int, settle: float, trace: bool,
-              table: bool = False, snapshot: Path | None = None) -> dict[str, Any]:
+              table: bool = False, snapshot: Path | None = None,
+              stop: str = "hand", unpacked: bool = False) -> dict[str, Any]:
     from casino_tui.serve.forkserver import ForkServer
 
     from .forks import TITLE, Computers, ksm_merged_kib, smaps_rollup, start, wait_for
@@ -461,6 +512,7 @@ async def run(games: int, moves: int, settle: float, trace: bool,
         raise SystemExit("the fork server did not start")
     load = os.getloadavg()
     out: dict[str, Any] = {"games": games, "moves": moves, "trace": trace, "table": table,
+                           "stop": stop,
                            "load_before": [round(x, 1) for x in load]}
     with tempfile.TemporaryDirectory(prefix="casino-memsplit-") as tmp:
         report = Path(tmp) / "trace.json"
@@ -475,6 +527,13 @@ async def run(games: int, moves: int, settle: float, trace: bool,
                 return with_computers() | tables.environment()
 
             computers.environment = at_tables  # type: ignore[method-assign]
+        if unpacked:
+            recorded_environment = computers.environment
+
+            def recording_environment() -> dict[str, str]:
+                return recorded_environment() | {RECORD_ENV: str(report) + ".code"}
+
+            computers.environment = recording_environment  # type: ignore[method-assign]
         if trace:
             real_environment = computers.environment
 
@@ -489,7 +548,9 @@ async def run(games: int, moves: int, settle: float, trace: bool,
             await asyncio.gather(*(wait_for(g, TITLE, 120) for g in started))
             await asyncio.sleep(1.0)
             if table:
-                await to_a_table(started)
+                await to_a_table(started, stop)
+            elif stop == "title":
+                pass
             else:
                 for g in started:
                     os.write(g.master, b"n")
@@ -497,7 +558,7 @@ async def run(games: int, moves: int, settle: float, trace: bool,
                 for g in started:
                     os.write(g.master, b"\r")
                 await asyncio.gather(*(wait_for(g, b"Your hand", 60) for g in started))
-            for _ in range(moves):
+            for _ in range(moves if stop == "hand" else 0):
                 await asyncio.sleep(3.0)
                 for g in started:
                     os.write(g.master, b"\x1b[C")
@@ -511,7 +572,21 @@ async def run(games: int, moves: int, settle: float, trace: bool,
             out["ksm_merged_mib"] = [round(ksm_merged_kib(g.proc.pid) / 1024, 1)
                                      for g in started]
             out["fork_server_pss_mib"] = round(smaps_rollup(forker.pid)["Pss"] / 1024, 1)
-            if trace:
+            if unpacked:
+                os.kill(started[0].proc.pid, signal.SIGUSR2)
+                code_file = Path(str(report) + ".code")
+                for _ in range(100):
+                    await asyncio.sleep(0.2)
+                    if code_file.exists():
+                        break
+                recorded = json.loads(code_file.read_text())
+                keys = recorded["unpacked"]
+                out["code_run"], out["code_packed"] = recorded["ran"], recorded["packed"]
+                out["unpacked_code_run"] = len(keys)
+                out["unpacked_code_by_file"] = Counter(
+                    k.split(":", 1)[0] for k in keys).most_common(40)
+                out["unpacked_code"] = keys
+            elif trace:
                 os.kill(started[0].proc.pid, signal.SIGUSR2)
                 for _ in range(100):
                     await asyncio.sleep(0.2)
@@ -556,12 +631,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="each game at a table of the server's, against a computer")
     parser.add_argument("--snapshot", type=Path, metavar="FILE",
                         help="with --trace: the first game's tracemalloc snapshot, saved there")
+    parser.add_argument("--unpacked", action="store_true",
+                        help="the code the first game ran that the fork server did not pack "
+                             "(a profile hook in the games: no memory figures then)")
+    parser.add_argument("--stop", choices=STOPS, default="hand",
+                        help="measure there instead of after the moves: the title, or (--table) "
+                             "a lobby's screen (default: the moves, from the first hand)")
     args = parser.parse_args(args_list)
+    if not args.table and args.stop not in ("title", "hand"):
+        parser.error(f"--stop {args.stop} is a screen on the way to a table: with --table")
     root = str(Path(__file__).resolve().parent.parent)
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
     print(json.dumps(asyncio.run(run(args.games, args.moves, args.settle, args.trace,
-                                         args.table, args.snapshot)),
+                                         args.table, args.snapshot, args.stop,
+                                         args.unpacked)),
                      indent=1), flush=True)
     return 0
 

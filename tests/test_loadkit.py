@@ -407,3 +407,17 @@ def test_a_key_drawn_late_is_waited_for_before_the_next_key() -> None:
     assert 0.2 <= took < 1.0 and late.later_s is not None and late.later_s >= 0.2
     assert late.verdict == "drawn late"
     assert nothing.later_s is None and len(keys.sent_at) == 2
+
+
+def test_memory_figures_give_each_game_in_the_order_they_started() -> None:
+    """``pss_mib_by_start``: each game's PSS at the peak, in the order of their pids (at
+    tables the creators first, then those who joined by code), beside the mean and max."""
+    from benchmarks.load import memory_figures
+    from benchmarks.loadkit import MemoryPeak
+
+    peak = MemoryPeak(sessions={300: (30000, 20480, 1), 100: (30000, 19456, 1),
+                                200: (30000, 21504, 2)})
+    figures = memory_figures(peak)
+    assert figures["pss_mib_by_start"] == [19.0, 21.0, 20.0]
+    assert figures["pss_mib_per_player"] == 20.0
+    assert figures["pss_mib_per_player_max"] == 21.0

@@ -79,3 +79,53 @@ def test_nodes_alive_counts_textual_screens_and_widgets_only() -> None:
     objects = [LobbyScreen(), Static(), Static(), object(), "Static", 3]
     assert nodes_alive(objects) == {"Static": 2, "LobbyScreen": 1}
     assert list(nodes_alive(objects)) == ["Static", "LobbyScreen"]  # most first
+
+
+@pytest.mark.parametrize(("stop", "keys"), [
+    ("title", []),
+    ("name", [b"t"]),
+    ("list", [b"t", b"Ann\r"]),
+    ("form", [b"t", b"Ann\r", b"n"]),
+    ("waiting", [b"t", b"Ann\r", b"n", b"\r"]),
+    ("hand", [b"t", b"Ann\r", b"n", b"\r", b"s"]),
+])
+def test_to_a_table_stops_at_the_step_asked(monkeypatch: pytest.MonkeyPatch, stop: str,
+                                            keys: list[bytes]) -> None:
+    """``memsplit --table --stop STEP`` measures a game on that screen of the way to a table:
+    the keys up to it are typed, and none after (each game gets every key)."""
+    import asyncio
+
+    from benchmarks import forks, memsplit
+
+    waited: list[bytes] = []
+
+    async def seen(_game: object, text: bytes, _timeout: float) -> None:
+        waited.append(text)
+
+    async def no_pause(_seconds: float) -> None:
+        return None
+
+    monkeypatch.setattr(forks, "wait_for", seen)
+    monkeypatch.setattr(memsplit.asyncio, "sleep", no_pause)
+    pipes = [os.pipe() for _ in range(2)]
+
+    class Game:
+        def __init__(self, master: int) -> None:
+            self.master = master
+
+    try:
+        asyncio.run(memsplit.to_a_table([Game(w) for _r, w in pipes], stop))
+        for read, _w in pipes:
+            os.set_blocking(read, False)
+            try:
+                typed = os.read(read, 1024)
+            except BlockingIOError:
+                typed = b""
+            assert typed == b"".join(keys)
+    finally:
+        for read, write in pipes:
+            os.close(read)
+            os.close(write)
+    assert waited[:2] == [b"play with people here"] * 2  # the title first, in each game
+    assert len(waited) == 2 * (1 + len(keys))
+    assert stop in memsplit.STOPS
