@@ -149,7 +149,57 @@ def test_the_served_only_modules_are_taken_whole() -> None:
                  if isinstance(f, types.FunctionType) and f.__module__ == codec.__name__]
     assert functions
     assert {code_key(f.__code__) for f in functions} <= keys
-    assert hotcode.served_only_code(["no.such.module"]) == set()
+    assert hotcode.served_only_code(["no.such.module"], functions=()) == set()
+
+
+def test_the_served_only_modules_nested_code_is_taken_too() -> None:
+    """The code made inside a served-only module's functions (the input thread's inner
+    functions and comprehensions) is packed with them: a served game runs it."""
+    from casino_tui.app.quiet_input import QuietLinuxDriver
+
+    keys = hotcode.served_only_code(["casino_tui.app.quiet_input"], functions=())
+    run = QuietLinuxDriver.run_input_thread.__code__
+    nested = [c for c in run.co_consts if isinstance(c, types.CodeType)]
+    assert nested
+    assert {code_key(run), *(code_key(c) for c in nested)} <= keys
+
+
+def test_the_served_only_functions_are_found_with_their_nested_code() -> None:
+    import queue
+
+    from casino_tui.app.screens.game import GameScreen
+
+    keys = hotcode.served_only_code(
+        (), functions=["queue:Queue.get", "threading:Thread.daemon",
+                       "casino_tui.app.screens.game:GameScreen._begin_human_turn",
+                       "rich.color:Color.downgrade", "textual.color:Color.parse"])
+    assert code_key(queue.Queue.get.__code__) in keys
+    daemon = threading.Thread.daemon
+    assert isinstance(daemon, property) and daemon.fget is not None
+    assert code_key(daemon.fget.__code__) in keys  # a property: its getter (and setter)
+    human = GameScreen._begin_human_turn.__code__
+    assert {code_key(c) for c in human.co_consts if isinstance(c, types.CodeType)} <= keys
+    from rich.color import Color
+
+    assert code_key(Color.downgrade.__wrapped__.__code__) in keys  # behind lru_cache
+    assert hotcode.named_functions("no.such.module:f") == []
+    assert hotcode.named_functions("queue:Queue.no_such_method") == []
+    assert hotcode.named_functions("queue:Empty") == []  # a class, not a function
+
+
+def test_every_served_only_function_is_in_this_installation() -> None:
+    """A guard: each function named in SERVED_ONLY_FUNCTIONS is found here (Textual, Rich,
+    Python or the app renamed one: find what a served game runs again, with
+    ``python -m benchmarks.memsplit --unpacked``, and update the list)."""
+    from casino_tui.serve import forkserver
+
+    forkserver._import_game_modules()  # what the fork server imports before packing
+    import casino_tui.__main__
+    import casino_tui.app.app  # noqa: F401
+
+    missing = [name for name in hotcode.SERVED_ONLY_FUNCTIONS
+               if not hotcode.named_functions(name)]
+    assert missing == []
 
 
 def test_what_the_warm_up_game_found_is_kept_for_the_installation(

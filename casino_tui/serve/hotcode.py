@@ -18,7 +18,9 @@ warms up (:func:`used_by_a_game`: in a child of the fork server, the title, then
 headless game against a computer player that plays the first legal move, under
 :func:`recording`; kept for the installation, :func:`used_by_a_game_cached`), plus all of the
 code of the modules that a served game runs and a headless one does not (:data:`SERVED_ONLY`:
-the terminal's driver, the computer players' channel). A code object with a nested one among
+the terminal's driver, the computer players' channel), and the functions it runs besides
+(:data:`SERVED_ONLY_FUNCTIONS`: its start, the driver's threads, the computer players' pool),
+each with the code nested in it. A code object with a nested one among
 its constants (a function that makes a closure, a lambda) is copied with the nested one's copy,
 so that the functions a game makes as it runs take the packed copy too.
 
@@ -53,7 +55,79 @@ SERVED_ONLY = (
     "textual.drivers.linux_driver", "textual.drivers._writer_thread", "textual._xterm_parser",
     "textual._parser", "asyncio.streams", "asyncio.selector_events", "asyncio.unix_events",
     "casino_tui.table.computers", "casino_tui.table.codec", "casino_tui.table.wire",
-    "casino_tui.app.quiet_input", "casino_tui.app.signals",
+    "casino_tui.app.quiet_input", "casino_tui.app.signals", "casino_tui.app.output",
+)
+# Functions a served game runs that the warm-up does not, in modules not taken whole ("module:
+# qualified name"): its start (the arguments, the settings, the terminal's size and encoding, the
+# app's run and its first frame's hooks), the terminal driver's threads and queue, the computer
+# players' pool (the warm-up's computer plays its first legal move in the game itself), saving a
+# display name. Found with ``python -m benchmarks.memsplit --unpacked`` (the code a forked game
+# ran that was not packed), a solo game's and a table's. An entry that this installation does
+# not have is left out (tests/test_serve_hotcode.py checks them all).
+SERVED_ONLY_FUNCTIONS = (
+    "argparse:ArgumentParser._get_positional_actions",
+    "argparse:ArgumentParser._match_arguments_partial",
+    "argparse:ArgumentParser._parse_known_args", "argparse:ArgumentParser.parse_args",
+    "argparse:ArgumentParser.parse_known_args", "argparse:Namespace.__init__",
+    "asyncio.locks:Lock._wake_up_first", "asyncio.locks:Lock.acquire",
+    "asyncio.locks:Lock.release", "asyncio.locks:_ContextManagerMixin.__aenter__",
+    "asyncio.locks:_ContextManagerMixin.__aexit__", "asyncio.tasks:_cancel_and_wait",
+    "casino_tui.__main__:_is_terminal", "casino_tui.__main__:_resume",
+    "casino_tui.__main__:game_parser", "casino_tui.__main__:main",
+    "casino_tui.__main__:terminal_lacks_symbols",
+    "casino_tui.app.app:CasinoApp._first_frame_drawn",
+    "casino_tui.app.cardfmt:CardPainter.build_text", "casino_tui.app.cardfmt:CardPainter.text",
+    "casino_tui.app.describe:_build_parts", "casino_tui.app.firstframe:written",
+    "casino_tui.app.glyphs:encoding_shows", "casino_tui.app.glyphs:output_needs_ascii",
+    "casino_tui.app.input_bytes:_lenient", "casino_tui.app.moment:Moment.come",
+    "casino_tui.app.players:PoolChooser.__init__", "casino_tui.app.players:PoolChooser._connect",
+    "casino_tui.app.players:PoolChooser.choose", "casino_tui.app.players:PoolChooser.start",
+    "casino_tui.app.screens.game:GameScreen._after_frame",
+    "casino_tui.app.screens.game:GameScreen._ask",
+    "casino_tui.app.screens.game:GameScreen._begin_computer_turn",
+    "casino_tui.app.screens.game:GameScreen._begin_human_turn",
+    "casino_tui.app.screens.game:GameScreen._frame_drawn",
+    "casino_tui.app.screens.game:GameScreen._think",
+    "casino_tui.app.screens.game:GameScreen._thought_done",
+    "casino_tui.app.screens.tablegame:TableGameScreen._refresh_away",
+    "casino_tui.app.screens.tablegame:TableGameScreen._send_move",
+    "casino_tui.engine.movegen:_retain_enforced", "casino_tui.engine.movegen:capture_allowed",
+    "casino_tui.engine.moves:Build.kind", "casino_tui.engine.moves:Build.value_str",
+    "casino_tui.engine.moves:_value_str", "casino_tui.engine.moves:normalize_move",
+    "casino_tui.engine.position:format_build", "casino_tui.engine.position:format_value",
+    "casino_tui.serve.forkserver:collect_after_first_frame",
+    "casino_tui.serve.forkserver:collect_sooner",
+    "casino_tui.serve.forkserver:once_after_first_frame",
+    "casino_tui.serve.forkserver:session_gc_thresholds",
+    "casino_tui.settings:Settings.to_dict", "casino_tui.settings:config_dir",
+    "casino_tui.settings:load_settings", "casino_tui.settings:save_settings",
+    "casino_tui.settings:settings_path",
+    "colorsys:rgb_to_hls", "copy:_deepcopy_atomic", "copy:deepcopy",
+    "dataclasses:_asdict_inner", "dataclasses:asdict", "enum:Enum._missing_",
+    "json.encoder:_make_iterencode", "pathlib:Path.replace", "pathlib:Path.write_text",
+    "pathlib:PurePath.suffix", "pathlib:PurePath.with_suffix",
+    "queue:Queue.__init__", "queue:Queue._get", "queue:Queue._init", "queue:Queue._put",
+    "queue:Queue._qsize", "queue:Queue.get", "queue:Queue.put", "queue:Queue.qsize",
+    "random:Random.uniform", "selectors:SelectSelector.__init__",
+    "selectors:SelectSelector.register", "selectors:SelectSelector.select",
+    "shutil:get_terminal_size", "signal:_enum_to_int", "signal:signal",
+    "rich.color:Color.downgrade", "rich.color:Color.get_ansi_codes",
+    "rich.color_triplet:ColorTriplet.normalized", "rich.console:Console.size",
+    "rich.control:Control.__init__", "rich.control:Control.move_to",
+    "rich.segment:Segment._split_cells",
+    "textual._xterm_parser:XTermParser.parse", "textual.app:App._begin_update",
+    "textual.app:App._end_update", "textual.app:App.run", "textual.app:App.run_async",
+    "textual.color:Color.parse", "textual.driver:Driver.flush",
+    "textual.driver:Driver.is_headless", "textual.driver:Driver.process_message",
+    "textual.drivers.linux_driver:LinuxDriver.start_application_mode",
+    "textual.events:Key.__rich_repr__", "textual.events:Key.copy",
+    "textual.geometry:Offset.clamp", "textual.geometry:Size.clamp_offset",
+    "textual.keys:Keys.value",
+    "threading:Condition._acquire_restore", "threading:Condition._release_save",
+    "threading:Condition.wait", "threading:Event.is_set", "threading:Event.wait",
+    "threading:Thread.__init__", "threading:Thread._wait_for_tstate_lock",
+    "threading:Thread.daemon", "threading:Thread.is_alive", "threading:Thread.run",
+    "threading:Thread.start", "threading:Timer.cancel", "threading:_make_invoke_excepthook",
 )
 # What the computer players think with runs in the server's pool, not in a game: not packed,
 # though the warm-up's own computer runs some of it; nor the server's side of its tables (the
@@ -306,12 +380,41 @@ def used_by_a_game_cached(moves: int = WARM_UP_MOVES, directory: Path | None = N
     return keys
 
 
-def served_only_code(modules: Collection[str] = SERVED_ONLY) -> set[str]:
-    """The code (:func:`code_key`) of every function defined in ``modules`` (those imported)."""
+def named_functions(name: str) -> list[types.FunctionType]:
+    """The functions ``"module:Qualified.name"`` names, in a module already imported (a
+    property's getter and setter, a class or static method's function, a cached function's
+    own); none if there is no such thing here."""
+    module, _, qualname = name.partition(":")
+    found: Any = sys.modules.get(module)
+    for part in qualname.split("."):
+        found = vars(found).get(part) if found is not None and hasattr(found, "__dict__") \
+            else None
+    if isinstance(found, property):
+        return [f for f in (found.fget, found.fset, found.fdel)
+                if type(f) is types.FunctionType]
+    found = getattr(found, "__func__", found)  # classmethod, staticmethod
+    found = getattr(found, "__wrapped__", found)  # functools.lru_cache
+    return [found] if type(found) is types.FunctionType else []
+
+
+def _with_nested(code: types.CodeType) -> Iterator[types.CodeType]:
+    """``code`` and the code made inside it (comprehensions, closures, lambdas)."""
+    yield code
+    for const in code.co_consts:
+        if type(const) is types.CodeType:
+            yield from _with_nested(const)
+
+
+def served_only_code(modules: Collection[str] = SERVED_ONLY,
+                     functions: Collection[str] = SERVED_ONLY_FUNCTIONS) -> set[str]:
+    """The code (:func:`code_key`) of every function defined in ``modules`` (those imported)
+    and of the ``functions`` named (:func:`named_functions`), each with the code nested in it."""
     files = {getattr(sys.modules.get(name), "__file__", None) for name in modules}
     files.discard(None)
-    return {code_key(f.__code__) for f in gc.get_objects()
-            if type(f) is types.FunctionType and f.__code__.co_filename in files}
+    codes = [f.__code__ for f in gc.get_objects()
+             if type(f) is types.FunctionType and f.__code__.co_filename in files]
+    codes += [f.__code__ for name in functions for f in named_functions(name)]
+    return {code_key(nested) for code in codes for nested in _with_nested(code)}
 
 
 def pack(used: Collection[str], then: Collection[str] = ()) -> Packed:
@@ -367,6 +470,7 @@ def pack(used: Collection[str], then: Collection[str] = ()) -> Packed:
     return Packed(codes=len(copies), functions=replaced)
 
 
-__all__ = ["NOT_IN_A_GAME", "SERVED_ONLY", "Packed", "cache_dir", "code_key", "pack",
+__all__ = ["NOT_IN_A_GAME", "SERVED_ONLY", "SERVED_ONLY_FUNCTIONS", "Packed", "cache_dir",
+           "code_key", "named_functions", "pack",
            "play_a_game", "play_a_table_game", "recording", "served_only_code",
            "used_by_a_game", "used_by_a_game_cached"]
