@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.memsplit [--games 3] [--moves 3] [--settle 5] [--trace]
                                             [--table] [--snapshot FILE] [--stop STEP]
-                                            [--unpacked]
+                                            [--unpacked] [--steps KEYS]
 
 Run as root (it reads page frames in ``/proc/PID/pagemap`` and memory in ``/proc/PID/mem``). It
 starts a fork server warmed up as under ``serve`` (this module's own ``_fork-server`` mode, which
@@ -55,6 +55,15 @@ The report is made in a signal handler, wherever the game is: its own allocation
 snapshot's, megabytes) count in ``tracemalloc``'s peak from then on. Tracing costs the game
 memory of its own, so its page split is not measured then. Prints JSON; a measuring tool, not a
 test.
+
+``--steps m,esc,m,esc`` (after the moves and the settling): each key in turn to every game (a
+character, ``esc``, ``enter``, ``right``, ``left``; ``gc``: a full collection in the game;
+``to-summary``: Right and Enter until the first game shows its round's summary), and
+``--settle`` seconds after each, the first game's private memory, its pages copied from the
+fork server and new, the pages it copied since the step before (by mapping) and the fork
+server's objects on them whose bytes differ, and whether it drew a round's summary: what a
+dialog's first showing costs, say. With ``--trace --snapshot FILE``, that game's
+``tracemalloc`` snapshot after each step too (``FILE.0`` before the first), to compare.
 """
 
 from __future__ import annotations
@@ -79,6 +88,8 @@ from typing import Any
 TRACE_ENV = "CASINO_TUI_MEMSPLIT_TRACE"  # the games' report file (with --trace)
 SNAPSHOT_ENV = "CASINO_TUI_MEMSPLIT_SNAPSHOT"  # where the report keeps its snapshot (--snapshot)
 RECORD_ENV = "CASINO_TUI_MEMSPLIT_RECORD"  # the games' file of code run and not packed (--unpacked)
+STEP_SIGNAL = signal.SIGRTMIN + 3  # (--steps --trace --snapshot) a snapshot, numbered
+COLLECT_SIGNAL = signal.SIGRTMIN + 4  # (--steps gc) a full collection in the game
 _GC_FLAG, _MANAGED_DICT = 1 << 14, 1 << 4
 PAGE = os.sysconf("SC_PAGE_SIZE")
 # (the benchmark's side imports benchmarks.forks only when it runs, so that the fork server, which
@@ -291,12 +302,17 @@ def _game_main(main: Callable[[Sequence[str]], int]) -> Callable[[Sequence[str]]
         record_to = os.environ.pop(RECORD_ENV, None)
         if record_to:
             _record_unpacked(record_to)
+        signal.signal(COLLECT_SIGNAL, lambda *_: gc.collect())
         if path:
             import tracemalloc
 
             _modules_at_fork.update(sys.modules)
             tracemalloc.start(10)
             signal.signal(signal.SIGUSR2, lambda *_: _report(path, snapshot_to))
+            if snapshot_to:  # --steps: a snapshot after each step, nothing collected
+                steps = iter(range(1000))
+                signal.signal(STEP_SIGNAL, lambda *_: tracemalloc.take_snapshot().dump(
+                    f"{snapshot_to}.{next(steps)}"))
         return main(args)
 
     return traced
@@ -342,6 +358,40 @@ def _read(mem: Any, address: int, size: int) -> bytes:
         mem.seek(address)
         return bytes(mem.read(size))
     return b""
+
+
+def page_counts(child: int, parent: int, copied_pages: dict[int, str] | None = None
+                ) -> dict[str, float]:
+    """The child's private memory and its pages copied from the parent or new, in MiB (the
+    split's totals, without the objects: cheap enough to take after every step)."""
+    from .forks import _frames, _mappings, smaps_rollup
+
+    parent_frames: dict[int, int] = {}
+    with open(f"/proc/{parent}/pagemap", "rb") as pagemap:
+        for begin, end, _name in _mappings(parent):
+            if begin < 1 << 47:
+                for i, frame in enumerate(_frames(pagemap, begin, end)):
+                    if frame:
+                        parent_frames[begin + i * PAGE] = frame
+    counts = Counter[str]()
+    with open(f"/proc/{child}/pagemap", "rb") as pagemap:
+        for begin, end, name in _mappings(child):
+            if begin < 1 << 47:
+                for i, frame in enumerate(_frames(pagemap, begin, end)):
+                    if frame:
+                        parents = parent_frames.get(begin + i * PAGE)
+                        kind = ("new" if parents is None else "shared" if parents == frame
+                                else "copied")
+                        counts[kind] += 1
+                        if kind == "copied" and copied_pages is not None:
+                            copied_pages[begin + i * PAGE] = name
+    rollup = smaps_rollup(child)
+    return {"private": round((rollup["Private_Dirty"] + rollup["Private_Clean"]) / 1024, 2),
+            "copied": round(counts["copied"] * PAGE / 2**20, 2),
+            "new": round(counts["new"] * PAGE / 2**20, 2)}
+
+
+STEP_KEYS = {"esc": b"\x1b", "enter": b"\r", "right": b"\x1b[C", "left": b"\x1b[D"}
 
 
 def split(child: int, parent: int, objects: ObjectMap) -> dict[str, Any]:
@@ -501,7 +551,8 @@ async def to_a_table(games: list[Any], stop: str = "hand") -> None:
 
 async def run(games: int, moves: int, settle: float, trace: bool,
               table: bool = False, snapshot: Path | None = None,
-              stop: str = "hand", unpacked: bool = False) -> dict[str, Any]:
+              stop: str = "hand", unpacked: bool = False,
+              steps: Sequence[str] = ()) -> dict[str, Any]:
     from casino_tui.serve.forkserver import ForkServer
 
     from .forks import TITLE, Computers, ksm_merged_kib, smaps_rollup, start, wait_for
@@ -565,6 +616,9 @@ async def run(games: int, moves: int, settle: float, trace: bool,
                     await asyncio.sleep(0.1)
                     os.write(g.master, b"\r")
             await asyncio.sleep(settle)
+            if steps:
+                out["steps"] = await _steps(started, forker.pid, steps, settle,
+                                            trace and snapshot is not None)
             memory = [smaps_rollup(g.proc.pid) for g in started]
             out["pss_mib"] = [round(m["Pss"] / 1024, 1) for m in memory]
             out["private_mib"] = [round((m["Private_Dirty"] + m["Private_Clean"]) / 1024, 1)
@@ -615,6 +669,68 @@ async def run(games: int, moves: int, settle: float, trace: bool,
     return out
 
 
+async def _steps(games: list[Any], fork_server: int, steps: Sequence[str], settle: float,
+                 snapshots: bool) -> list[dict[str, Any]]:
+    """``--steps``: each key in turn to every game, then, ``settle`` seconds later, the first
+    game's private memory split (and its tracemalloc snapshot, numbered from 0 at the start)."""
+    objects = ObjectMap(object_map_path(fork_server))
+    child = games[0].proc.pid
+    copied_before: set[int] = set()
+
+    def measure(step: str) -> dict[str, Any]:
+        if snapshots:
+            os.kill(child, STEP_SIGNAL)
+        copied: dict[int, str] = {}
+        row: dict[str, Any] = {"after": step} | page_counts(child, fork_server, copied)
+        fresh = sorted(copied.keys() - copied_before)
+        row["newly_copied_by_mapping"] = Counter(copied[p] for p in fresh).most_common(4)
+        copied_before.update(copied)
+        written: Counter[str] = Counter()
+        uncovered = 0
+        with open(f"/proc/{child}/mem", "rb") as mine_mem, \
+                open(f"/proc/{fork_server}/mem", "rb") as theirs_mem:
+            for page in fresh:
+                mine, theirs = _read(mine_mem, page, PAGE), _read(theirs_mem, page, PAGE)
+                covered = 0
+                for begin, end, code in objects.on_page(page):
+                    lo, hi = max(begin, page), min(end, page + PAGE)
+                    covered += hi - lo
+                    if mine[lo - page:hi - page] != theirs[lo - page:hi - page]:
+                        written[objects.kinds[code]] += 1
+                uncovered += max(PAGE - covered, 0)
+        row["drew_a_summary"] = b"summary" in games[0].screen
+        row["newly_copied_pages"] = len(fresh)
+        row["newly_copied_uncovered_kib"] = uncovered // 1024
+        row["written_objects_on_them"] = written.most_common(12)
+        return row
+
+    rows = [measure("start")]
+    for step in steps:
+        if step == "to-summary":  # Right, Enter until the first game shows its round's summary
+            for _ in range(40):
+                for g in games:
+                    g.screen = b""
+                    os.write(g.master, STEP_KEYS["right"])
+                await asyncio.sleep(0.1)
+                for g in games:
+                    os.write(g.master, STEP_KEYS["enter"])
+                await asyncio.sleep(settle)
+                rows.append(measure("right+enter"))
+                if rows[-1]["drew_a_summary"]:
+                    break
+            continue
+        for g in games:
+            g.screen = b""
+            if step == "gc":
+                os.kill(g.proc.pid, COLLECT_SIGNAL)
+            else:
+                os.write(g.master, STEP_KEYS.get(step, step.encode()))
+        await asyncio.sleep(settle)
+        rows.append(measure(step))
+    await asyncio.sleep(1.0)  # (the last snapshot written)
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "_fork-server":
@@ -637,6 +753,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--stop", choices=STOPS, default="hand",
                         help="measure there instead of after the moves: the title, or (--table) "
                              "a lobby's screen (default: the moves, from the first hand)")
+    parser.add_argument("--steps", default="", metavar="KEYS",
+                        help="after the moves, these keys in turn (comma-separated: a "
+                             "character, esc, enter, right, left, or gc: a full collection "
+                             "in the game; to-summary: Right and Enter until the first game's "
+                             "round summary shows), the first game's pages "
+                             "split after each (with --trace --snapshot FILE: FILE.0, FILE.1... "
+                             "its snapshots)")
     args = parser.parse_args(args_list)
     if not args.table and args.stop not in ("title", "hand"):
         parser.error(f"--stop {args.stop} is a screen on the way to a table: with --table")
@@ -645,7 +768,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
     print(json.dumps(asyncio.run(run(args.games, args.moves, args.settle, args.trace,
                                          args.table, args.snapshot, args.stop,
-                                         args.unpacked)),
+                                         args.unpacked,
+                                         [k for k in args.steps.split(",") if k])),
                      indent=1), flush=True)
     return 0
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.memsplit import PAGE, ObjectMap, split, write_object_map
+from benchmarks.memsplit import PAGE, ObjectMap, page_counts, split, write_object_map
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="page frames need root")
 
@@ -50,6 +50,8 @@ def test_the_split_finds_copied_written_restored_shared_and_new_pages(tmp_path: 
     try:
         assert os.read(ready_r, 1) == b"x"
         out = split(pid, os.getpid(), ObjectMap(tmp_path / "map"))
+        copied: dict[int, str] = {}
+        counts = page_counts(pid, os.getpid(), copied)  # (--steps: the same, without objects)
     finally:
         os.write(done_w, b"x")
         os.waitpid(pid, 0)
@@ -65,6 +67,9 @@ def test_the_split_finds_copied_written_restored_shared_and_new_pages(tmp_path: 
     assert pages["copied"] >= sixteen
     assert pages["copied_unchanged"] >= sixteen
     assert pages["new"] >= sixteen
+    assert counts["copied"] >= sixteen and counts["new"] >= sixteen and counts["private"] > 0
+    assert base + 2 * PAGE in copied and base + 4 * PAGE in copied
+    assert base + 23 * PAGE not in copied  # still the parent's
 
 
 def test_nodes_alive_counts_textual_screens_and_widgets_only() -> None:
