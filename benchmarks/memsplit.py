@@ -81,7 +81,7 @@ import statistics
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -360,11 +360,11 @@ def _read(mem: Any, address: int, size: int) -> bytes:
     return b""
 
 
-def page_counts(child: int, parent: int, copied_pages: dict[int, str] | None = None
-                ) -> dict[str, float]:
-    """The child's private memory and its pages copied from the parent or new, in MiB (the
-    split's totals, without the objects: cheap enough to take after every step)."""
-    from .forks import _frames, _mappings, smaps_rollup
+def classified_pages(child: int, parent: int) -> Iterator[tuple[int, str, str]]:
+    """Each page the child has (in user space), with its mapping's name and its kind against
+    the parent's: ``new`` (the parent had no page there), ``shared`` (the same frame) or
+    ``copied`` (a frame of the child's own where the parent had one)."""
+    from .forks import _frames, _mappings
 
     parent_frames: dict[int, int] = {}
     with open(f"/proc/{parent}/pagemap", "rb") as pagemap:
@@ -373,18 +373,28 @@ def page_counts(child: int, parent: int, copied_pages: dict[int, str] | None = N
                 for i, frame in enumerate(_frames(pagemap, begin, end)):
                     if frame:
                         parent_frames[begin + i * PAGE] = frame
-    counts = Counter[str]()
     with open(f"/proc/{child}/pagemap", "rb") as pagemap:
         for begin, end, name in _mappings(child):
             if begin < 1 << 47:
                 for i, frame in enumerate(_frames(pagemap, begin, end)):
                     if frame:
                         parents = parent_frames.get(begin + i * PAGE)
-                        kind = ("new" if parents is None else "shared" if parents == frame
-                                else "copied")
-                        counts[kind] += 1
-                        if kind == "copied" and copied_pages is not None:
-                            copied_pages[begin + i * PAGE] = name
+                        yield begin + i * PAGE, name, (
+                            "new" if parents is None else "shared" if parents == frame
+                            else "copied")
+
+
+def page_counts(child: int, parent: int, copied_pages: dict[int, str] | None = None
+                ) -> dict[str, float]:
+    """The child's private memory and its pages copied from the parent or new, in MiB (the
+    split's totals, without the objects: cheap enough to take after every step)."""
+    from .forks import smaps_rollup
+
+    counts = Counter[str]()
+    for address, name, kind in classified_pages(child, parent):
+        counts[kind] += 1
+        if kind == "copied" and copied_pages is not None:
+            copied_pages[address] = name
     rollup = smaps_rollup(child)
     return {"private": round((rollup["Private_Dirty"] + rollup["Private_Clean"]) / 1024, 2),
             "copied": round(counts["copied"] * PAGE / 2**20, 2),
@@ -396,33 +406,14 @@ STEP_KEYS = {"esc": b"\x1b", "enter": b"\r", "right": b"\x1b[C", "left": b"\x1b[
 
 def split(child: int, parent: int, objects: ObjectMap) -> dict[str, Any]:
     """The child's private pages against the parent's, and the objects on the copied ones."""
-    from .forks import _frames, _mappings
-
-    parent_frames: dict[int, int] = {}
-    with open(f"/proc/{parent}/pagemap", "rb") as pagemap:
-        for begin, end, _name in _mappings(parent):
-            if begin >= 1 << 47:
-                continue
-            for i, frame in enumerate(_frames(pagemap, begin, end)):
-                if frame:
-                    parent_frames[begin + i * PAGE] = frame
     pages: dict[str, dict[str, int]] = {}
     copied: list[int] = []
     mapping_of: dict[int, str] = {}
-    with open(f"/proc/{child}/pagemap", "rb") as pagemap:
-        for begin, end, name in _mappings(child):
-            if begin >= 1 << 47:
-                continue
-            row = pages.setdefault(name, {"shared": 0, "copied": 0, "new": 0})
-            for i, frame in enumerate(_frames(pagemap, begin, end)):
-                if frame:
-                    parents = parent_frames.get(begin + i * PAGE)
-                    kind = ("new" if parents is None else "shared" if parents == frame
-                            else "copied")
-                    row[kind] += 1
-                    if kind == "copied":
-                        copied.append(begin + i * PAGE)
-                        mapping_of[begin + i * PAGE] = name
+    for address, name, kind in classified_pages(child, parent):
+        pages.setdefault(name, {"shared": 0, "copied": 0, "new": 0})[kind] += 1
+        if kind == "copied":
+            copied.append(address)
+            mapping_of[address] = name
     copied_set = set(copied)
     on_copied: Counter[str] = Counter()  # bytes of each kind on copied pages
     changed: Counter[str] = Counter()  # ... of objects whose bytes differ from the parent's
