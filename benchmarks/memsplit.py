@@ -540,6 +540,21 @@ async def to_a_table(games: list[Any], stop: str = "hand") -> None:
             return
 
 
+def _add_environment(computers: Any, extra: Callable[[], dict[str, str]]) -> None:
+    """The games' environment from now on: what ``computers`` gave them, and ``extra``'s."""
+    given = computers.environment
+    computers.environment = lambda: given() | extra()
+
+
+async def _until_written(path: Path, seconds: float = 20.0) -> bool:
+    """Wait (up to ``seconds``) until a game has written ``path``; whether it has."""
+    for _ in range(round(seconds / 0.2)):
+        await asyncio.sleep(0.2)
+        if path.exists():
+            return True
+    return False
+
+
 async def run(games: int, moves: int, settle: float, trace: bool,
               table: bool = False, snapshot: Path | None = None,
               stop: str = "hand", unpacked: bool = False,
@@ -563,27 +578,12 @@ async def run(games: int, moves: int, settle: float, trace: bool,
         tables = Tables(Path(tmp), computers) if table else None
         if tables is not None:
             await tables.start()
-            with_computers = computers.environment
-
-            def at_tables() -> dict[str, str]:
-                return with_computers() | tables.environment()
-
-            computers.environment = at_tables  # type: ignore[method-assign]
+            _add_environment(computers, tables.environment)
         if unpacked:
-            recorded_environment = computers.environment
-
-            def recording_environment() -> dict[str, str]:
-                return recorded_environment() | {RECORD_ENV: str(report) + ".code"}
-
-            computers.environment = recording_environment  # type: ignore[method-assign]
+            _add_environment(computers, lambda: {RECORD_ENV: str(report) + ".code"})
         if trace:
-            real_environment = computers.environment
-
-            def environment() -> dict[str, str]:
-                return real_environment() | {TRACE_ENV: str(report)} | (
-                    {SNAPSHOT_ENV: str(snapshot.resolve())} if snapshot is not None else {})
-
-            computers.environment = environment  # type: ignore[method-assign]
+            _add_environment(computers, lambda: {TRACE_ENV: str(report)} | (
+                {SNAPSHOT_ENV: str(snapshot.resolve())} if snapshot is not None else {}))
         started = await asyncio.gather(*(start(forker, Path(tmp) / f"p{i}", computers)
                                          for i in range(games)))
         try:
@@ -620,10 +620,7 @@ async def run(games: int, moves: int, settle: float, trace: bool,
             if unpacked:
                 os.kill(started[0].proc.pid, signal.SIGUSR2)
                 code_file = Path(str(report) + ".code")
-                for _ in range(100):
-                    await asyncio.sleep(0.2)
-                    if code_file.exists():
-                        break
+                await _until_written(code_file)
                 recorded = json.loads(code_file.read_text())
                 keys = recorded["unpacked"]
                 out["code_run"], out["code_packed"] = recorded["ran"], recorded["packed"]
@@ -633,13 +630,11 @@ async def run(games: int, moves: int, settle: float, trace: bool,
                 out["unpacked_code"] = keys
             elif trace:
                 os.kill(started[0].proc.pid, signal.SIGUSR2)
-                for _ in range(100):
-                    await asyncio.sleep(0.2)
-                    if Path(str(report) + ".malloc").exists():
-                        await asyncio.sleep(0.5)
-                        break
+                malloc_file = Path(str(report) + ".malloc")
+                if await _until_written(malloc_file):
+                    await asyncio.sleep(0.5)
                 out["trace"] = json.loads(report.read_text())
-                out["debugmallocstats"] = Path(str(report) + ".malloc").read_text()
+                out["debugmallocstats"] = malloc_file.read_text()
             else:
                 objects = ObjectMap(object_map_path(forker.pid))
                 out |= split(started[0].proc.pid, forker.pid, objects)

@@ -387,8 +387,7 @@ def named_functions(name: str) -> list[types.FunctionType]:
     module, _, qualname = name.partition(":")
     found: Any = sys.modules.get(module)
     for part in qualname.split("."):
-        found = vars(found).get(part) if found is not None and hasattr(found, "__dict__") \
-            else None
+        found = getattr(found, "__dict__", {}).get(part)
     if isinstance(found, property):
         return [f for f in (found.fget, found.fset, found.fdel)
                 if type(f) is types.FunctionType]
