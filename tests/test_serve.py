@@ -71,7 +71,7 @@ from casino_tui.serve.pty_session import (
     set_winsize,
     valid_term,
 )
-from casino_tui.serve.server import CIPHERS, RateLimiter
+from casino_tui.serve.server import CIPHERS, RateLimiter, interpreter_note
 
 # ====================================================================== pieces
 
@@ -377,7 +377,17 @@ def test_title_at_client_size_keys_resize_and_quit(tmp_path: Path, keys: dict[st
     assert "start: player" in server.log() and "size 90x26" in server.log()
     # the operator is told which Python the games run on (its build weighs on their CPU)
     assert (f"games run on Python {platform.python_version()} ({sys.executable})"
-            in server.log())
+            f"{interpreter_note(sys.version_info[:2])}\n" in server.log())
+
+
+def test_the_log_advises_python_3_12_for_memory_only_on_3_11() -> None:
+    note = interpreter_note((3, 11))
+    assert note.startswith("; on Python 3.12 or later each game keeps about 1.7 MiB less")
+    assert '"Which Python for a server"' in note
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    assert "Which Python for a server" in readme.read_text(encoding="utf-8")
+    assert interpreter_note((3, 12)) == ""
+    assert interpreter_note((3, 13)) == ""
 
 
 @needs_ssh
