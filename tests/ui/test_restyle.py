@@ -8,6 +8,7 @@ start-up). What the widgets end up with is what a full restyle gives them."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path, PurePath
 from typing import Any, ClassVar, TypeVar
 
 import pytest
@@ -15,6 +16,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
+from textual.geometry import Spacing
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Static
@@ -214,3 +216,38 @@ async def test_a_node_taken_out_before_the_first_showing_is_not_restyled_then(
                   for node in screen.walk_children(with_self=True)}
         assert counts == {"_DroppedNone": 2, "Staticstays": 1}, counts
         assert screen.gone is not None and styled[id(screen.gone)] == 1  # (as mounted)
+
+
+@asynctest
+async def test_a_screens_own_css_is_read_before_its_widgets_are_styled(
+        tmp_path: Path) -> None:
+    """Textual's ``App.run`` runs every task at once on Python 3.12 and later (asyncio's eager
+    task factory): a pushed screen's task composes and mounts its widgets, each styled as it
+    is mounted, before ``push_screen`` reads the CSS files the screen brings. The screen
+    reads them first (:meth:`FirstShow._compose`), so its widgets have their rules, as on
+    3.11 (the first resume restyles only what was held and the screen: the New game screen
+    was drawn on 3.12 without its own file's rules). Here the screen's task runs before the
+    push, on any Python."""
+    own = tmp_path / "own.tcss"
+    own.write_text("#box { padding: 0 3; color: green; }\n", encoding="utf-8")
+
+    class OwnCss(FirstShow, Screen[None]):
+        CSS_PATH: ClassVar[list[str | PurePath]] = [own]
+
+        def compose(self) -> ComposeResult:
+            yield Static("box", id="box")
+
+    app = _MarkedApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        screen = OwnCss()
+        app._register(app, screen)  # its task runs now: composed, mounted, not yet pushed
+        for _ in range(20):
+            await pilot.pause()
+            if screen.query("#box") and screen.query_one("#box").is_mounted:
+                break
+        assert screen.query_one("#box").is_mounted
+        await _shown(pilot, screen)
+        box = screen.query_one("#box")
+        assert box.styles.padding == Spacing(0, 3, 0, 3)
+        assert box.styles.color.rgb == (0, 128, 0)
+        _restyled_whole(app, screen)

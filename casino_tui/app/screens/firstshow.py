@@ -159,6 +159,15 @@ class FirstShow(_Base):
             if self.EARLY_BREAKPOINTS:
                 self.update_classes(breakpoint_classes(self, self.app.size), update=False)
 
+    async def _compose(self) -> None:
+        # The CSS files the screen brings, read before its widgets are made and mounted (each
+        # is styled as it is mounted, and the first resume restyles only what was held): as
+        # Textual's push_screen reads them before the screen's task runs, unless that task
+        # runs at once, as Textual's App.run has every task do on Python 3.12 and later
+        # (asyncio's eager task factory), where they came after the widgets were styled
+        self.app._load_screen_css(self)
+        await super()._compose()
+
     def _extend_compose(self, widgets: list[Widget]) -> None:
         super()._extend_compose(widgets)  # (Textual's own widgets: the tooltip, the rack)
         for widget in widgets:
