@@ -591,9 +591,7 @@ async def run(games: int, moves: int, settle: float, trace: bool,
             await asyncio.sleep(1.0)
             if table:
                 await to_a_table(started, stop)
-            elif stop == "title":
-                pass
-            else:
+            elif stop != "title":
                 for g in started:
                     os.write(g.master, b"n")
                 await asyncio.gather(*(wait_for(g, b"Preset", 60) for g in started))
